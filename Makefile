@@ -1,0 +1,44 @@
+# Every target creates .venv and installs the pinned dependencies itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+BASE_URL ?=
+API_KEY ?=
+CONFORMANCE_ARGS ?=
+
+.PHONY: all test conformance generate lint vectors bench reliability clean venv
+
+all: test
+
+$(STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Regenerate generated/together_rl_client from spec/openapi.yaml (never edit generated/ by hand).
+generate: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/openapi-python-client generate \
+	    --path spec/openapi.yaml --output-path generated/together_rl_client \
+	    --meta none --config spec/generator.yaml --custom-template-path spec/templates \
+	    --overwrite --fail-on-warning
+	rm -rf generated/together_rl_client/.ruff_cache
+
+## All tests: spec, generated client freshness, emulator, wrapper, in-process contract suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+## The contract suite: against the embedded emulator, or BASE_URL=... API_KEY=... for another server.
+conformance: $(STAMP)
+	$(BIN)/python -m contract_tests $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(API_KEY),--api-key $(API_KEY)) $(CONFORMANCE_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache

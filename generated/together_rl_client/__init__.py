@@ -1,0 +1,8 @@
+"""A client library for accessing Together RL training API (forward-backward)"""
+
+from .client import AuthenticatedClient, Client
+
+__all__ = (
+    "AuthenticatedClient",
+    "Client",
+)

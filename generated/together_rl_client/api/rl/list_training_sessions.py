@@ -1,0 +1,227 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_data import ErrorData
+from ...models.session_status import SessionStatus
+from ...models.sessions_list_response import SessionsListResponse
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["after"] = after
+
+    params["limit"] = limit
+
+    json_status: list[str] | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = []
+        for status_item_data in status:
+            status_item = status_item_data.value
+            json_status.append(status_item)
+
+    params["status"] = json_status
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/rl/training-sessions",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorData | SessionsListResponse | None:
+    if response.status_code == 200:
+        response_200 = SessionsListResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorData.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorData.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 429:
+        response_429 = ErrorData.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorData.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorData | SessionsListResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> Response[ErrorData | SessionsListResponse]:
+    """List training sessions
+
+     Newest first. Page with `after` set to the previous page's `meta.next_cursor`.
+
+    Args:
+        after (str | Unset):
+        limit (int | Unset):  Default: 20.
+        status (list[SessionStatus] | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | SessionsListResponse]
+    """
+
+    kwargs = _get_kwargs(
+        after=after,
+        limit=limit,
+        status=status,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> ErrorData | SessionsListResponse | None:
+    """List training sessions
+
+     Newest first. Page with `after` set to the previous page's `meta.next_cursor`.
+
+    Args:
+        after (str | Unset):
+        limit (int | Unset):  Default: 20.
+        status (list[SessionStatus] | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | SessionsListResponse
+    """
+
+    return sync_detailed(
+        client=client,
+        after=after,
+        limit=limit,
+        status=status,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> Response[ErrorData | SessionsListResponse]:
+    """List training sessions
+
+     Newest first. Page with `after` set to the previous page's `meta.next_cursor`.
+
+    Args:
+        after (str | Unset):
+        limit (int | Unset):  Default: 20.
+        status (list[SessionStatus] | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | SessionsListResponse]
+    """
+
+    kwargs = _get_kwargs(
+        after=after,
+        limit=limit,
+        status=status,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> ErrorData | SessionsListResponse | None:
+    """List training sessions
+
+     Newest first. Page with `after` set to the previous page's `meta.next_cursor`.
+
+    Args:
+        after (str | Unset):
+        limit (int | Unset):  Default: 20.
+        status (list[SessionStatus] | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | SessionsListResponse
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            after=after,
+            limit=limit,
+            status=status,
+        )
+    ).parsed

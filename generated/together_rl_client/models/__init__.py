@@ -1,0 +1,135 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .checkpoint_registration import CheckpointRegistration
+from .cispo_loss_params import CISPOLossParams
+from .compute_config import ComputeConfig
+from .compute_config_request import ComputeConfigRequest
+from .compute_config_request_gpu_type import ComputeConfigRequestGpuType
+from .cross_entropy_loss_params import CrossEntropyLossParams
+from .d_type import DType
+from .dppo_loss_params import DPPOLossParams
+from .dro_loss_params import DROLossParams
+from .encoded_text_chunk import EncodedTextChunk
+from .error_data import ErrorData
+from .error_detail import ErrorDetail
+from .forward_backward_body import ForwardBackwardBody
+from .forward_backward_operation import ForwardBackwardOperation
+from .forward_backward_result import ForwardBackwardResult
+from .forward_backward_result_metrics import ForwardBackwardResultMetrics
+from .generator_config import GeneratorConfig
+from .gpu_type import GpuType
+from .grpo_loss_aggregation_type import GRPOLossAggregationType
+from .grpo_loss_params import GRPOLossParams
+from .grpo_loss_ratio_type import GRPOLossRatioType
+from .inference_checkpoint import InferenceCheckpoint
+from .inference_checkpoint_registration import InferenceCheckpointRegistration
+from .list_meta import ListMeta
+from .lora_config import LoraConfig
+from .lora_trainer_limits import LoraTrainerLimits
+from .loss_config import LossConfig
+from .loss_fn_inputs import LossFnInputs
+from .loss_fn_output import LossFnOutput
+from .loss_fn_output_tensors import LossFnOutputTensors
+from .loss_type import LossType
+from .model_input import ModelInput
+from .model_input_chunk import ModelInputChunk
+from .model_resources import ModelResources
+from .model_resources_create import ModelResourcesCreate
+from .model_resources_error import ModelResourcesError
+from .model_resources_error_code import ModelResourcesErrorCode
+from .model_resources_status import ModelResourcesStatus
+from .muon_scaling_strategy import MuonScalingStrategy
+from .operation_error import OperationError
+from .operation_error_code import OperationErrorCode
+from .operation_status import OperationStatus
+from .optimizer_config import OptimizerConfig
+from .optimizer_config_adam import OptimizerConfigAdam
+from .optimizer_config_muon import OptimizerConfigMuon
+from .policy_state import PolicyState
+from .ppo_loss_params import PPOLossParams
+from .sample import Sample
+from .sampling_defaults import SamplingDefaults
+from .session import Session
+from .session_create import SessionCreate
+from .session_error import SessionError
+from .session_error_code import SessionErrorCode
+from .session_metadata import SessionMetadata
+from .session_status import SessionStatus
+from .sessions_list_response import SessionsListResponse
+from .status_details import StatusDetails
+from .supported_compute_config import SupportedComputeConfig
+from .supported_model import SupportedModel
+from .supported_models import SupportedModels
+from .tensor_data import TensorData
+from .trainer_config import TrainerConfig
+from .trainer_limits import TrainerLimits
+from .training_checkpoint import TrainingCheckpoint
+from .wandb_metadata import WandbMetadata
+
+__all__ = (
+    "CISPOLossParams",
+    "CheckpointRegistration",
+    "ComputeConfig",
+    "ComputeConfigRequest",
+    "ComputeConfigRequestGpuType",
+    "CrossEntropyLossParams",
+    "DPPOLossParams",
+    "DROLossParams",
+    "DType",
+    "EncodedTextChunk",
+    "ErrorData",
+    "ErrorDetail",
+    "ForwardBackwardBody",
+    "ForwardBackwardOperation",
+    "ForwardBackwardResult",
+    "ForwardBackwardResultMetrics",
+    "GRPOLossAggregationType",
+    "GRPOLossParams",
+    "GRPOLossRatioType",
+    "GeneratorConfig",
+    "GpuType",
+    "InferenceCheckpoint",
+    "InferenceCheckpointRegistration",
+    "ListMeta",
+    "LoraConfig",
+    "LoraTrainerLimits",
+    "LossConfig",
+    "LossFnInputs",
+    "LossFnOutput",
+    "LossFnOutputTensors",
+    "LossType",
+    "ModelInput",
+    "ModelInputChunk",
+    "ModelResources",
+    "ModelResourcesCreate",
+    "ModelResourcesError",
+    "ModelResourcesErrorCode",
+    "ModelResourcesStatus",
+    "MuonScalingStrategy",
+    "OperationError",
+    "OperationErrorCode",
+    "OperationStatus",
+    "OptimizerConfig",
+    "OptimizerConfigAdam",
+    "OptimizerConfigMuon",
+    "PPOLossParams",
+    "PolicyState",
+    "Sample",
+    "SamplingDefaults",
+    "Session",
+    "SessionCreate",
+    "SessionError",
+    "SessionErrorCode",
+    "SessionMetadata",
+    "SessionStatus",
+    "SessionsListResponse",
+    "StatusDetails",
+    "SupportedComputeConfig",
+    "SupportedModel",
+    "SupportedModels",
+    "TensorData",
+    "TrainerConfig",
+    "TrainerLimits",
+    "TrainingCheckpoint",
+    "WandbMetadata",
+)

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.compute_config_request_gpu_type import ComputeConfigRequestGpuType
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="ComputeConfigRequest")
+
+
+@_attrs_define
+class ComputeConfigRequest:
+    """
+    Attributes:
+        gpu_type (ComputeConfigRequestGpuType | Unset):
+        num_generator_replicas (int | Unset): Generator replicas for sampling; 0 for a trainer-only resource.
+    """
+
+    gpu_type: ComputeConfigRequestGpuType | Unset = UNSET
+    num_generator_replicas: int | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        gpu_type: str | Unset = UNSET
+        if not isinstance(self.gpu_type, Unset):
+            gpu_type = self.gpu_type.value
+
+        num_generator_replicas = self.num_generator_replicas
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if gpu_type is not UNSET:
+            field_dict["gpu_type"] = gpu_type
+        if num_generator_replicas is not UNSET:
+            field_dict["num_generator_replicas"] = num_generator_replicas
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        _gpu_type = d.pop("gpu_type", UNSET)
+        gpu_type: ComputeConfigRequestGpuType | Unset
+        if isinstance(_gpu_type, Unset):
+            gpu_type = UNSET
+        else:
+            gpu_type = ComputeConfigRequestGpuType(_gpu_type)
+
+        num_generator_replicas = d.pop("num_generator_replicas", UNSET)
+
+        compute_config_request = cls(
+            gpu_type=gpu_type,
+            num_generator_replicas=num_generator_replicas,
+        )
+
+        return compute_config_request

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="CrossEntropyLossParams")
+
+
+@_attrs_define
+class CrossEntropyLossParams:
+    """Currently empty."""
+
+    def to_dict(self) -> dict[str, Any]:
+
+        field_dict: dict[str, Any] = {}
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        cross_entropy_loss_params = cls()
+
+        return cross_entropy_loss_params

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="DPPOLossParams")
+
+
+@_attrs_define
+class DPPOLossParams:
+    """Probability-change limits, measured in probability space (not log-probability space).
+
+    Attributes:
+        delta_low (float | Unset): Limit for tokens with negative advantage. In [0, 1]. Default: 0.15.
+        delta_high (float | Unset): Limit for tokens with positive advantage. In [0, 1]. Default: 0.15.
+    """
+
+    delta_low: float | Unset = 0.15
+    delta_high: float | Unset = 0.15
+
+    def to_dict(self) -> dict[str, Any]:
+        delta_low = self.delta_low
+
+        delta_high = self.delta_high
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if delta_low is not UNSET:
+            field_dict["delta_low"] = delta_low
+        if delta_high is not UNSET:
+            field_dict["delta_high"] = delta_high
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        delta_low = d.pop("delta_low", UNSET)
+
+        delta_high = d.pop("delta_high", UNSET)
+
+        dppo_loss_params = cls(
+            delta_low=delta_low,
+            delta_high=delta_high,
+        )
+
+        return dppo_loss_params

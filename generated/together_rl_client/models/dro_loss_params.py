@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="DROLossParams")
+
+
+@_attrs_define
+class DROLossParams:
+    """DRO parameters. The params object is required for `LOSS_TYPE_DRO` because `beta` has no default.
+
+    Attributes:
+        beta (float): Coefficient on the quadratic log-ratio penalty. Required; there is no default.
+    """
+
+    beta: float
+
+    def to_dict(self) -> dict[str, Any]:
+        beta = self.beta
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "beta": beta,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        beta = d.pop("beta")
+
+        dro_loss_params = cls(
+            beta=beta,
+        )
+
+        return dro_loss_params

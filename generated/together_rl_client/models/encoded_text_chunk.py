@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="EncodedTextChunk")
+
+
+@_attrs_define
+class EncodedTextChunk:
+    """Pre-tokenized text input.
+
+    Attributes:
+        tokens (list[int | str]): Token ids. The official SDK sends JSON integers; decimal strings are accepted too.
+    """
+
+    tokens: list[int | str]
+
+    def to_dict(self) -> dict[str, Any]:
+        tokens = []
+        for tokens_item_data in self.tokens:
+            tokens_item: int | str
+            tokens_item = tokens_item_data
+            tokens.append(tokens_item)
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "tokens": tokens,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        tokens = []
+        _tokens = d.pop("tokens")
+        for tokens_item_data in _tokens:
+
+            def _parse_tokens_item(data: object) -> int | str:
+                return cast(int | str, data)
+
+            tokens_item = _parse_tokens_item(tokens_item_data)
+
+            tokens.append(tokens_item)
+
+        encoded_text_chunk = cls(
+            tokens=tokens,
+        )
+
+        return encoded_text_chunk

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.loss_config import LossConfig
+    from ..models.sample import Sample
+
+
+T = TypeVar("T", bound="ForwardBackwardBody")
+
+
+@_attrs_define
+class ForwardBackwardBody:
+    """A forward-backward request. The user's documentation describes only the two flags; the
+    official SDK requires `samples` and `loss` and omits flags that are not set.
+
+        Attributes:
+            samples (list[Sample]): The batch of training samples.
+            loss (LossConfig): The loss function and its parameters. Only the params object that matches `type` may be
+                present (a 400 otherwise); `LOSS_TYPE_IMPORTANCE_SAMPLING` has none and `LOSS_TYPE_DRO`
+                requires `dro_params`. The user's documentation shows five params objects at once and no
+                `type`; the official SDK requires `type` and rejects foreign params objects.
+            forward_only (bool | Unset): Run the forward pass only: report the loss and metrics, and the per-sample outputs
+                when
+                requested, without accumulating gradients. Pair it with `return_loss_fn_outputs` to
+                score a batch and read back its per-token log-probabilities.
+                 Default: False.
+            return_loss_fn_outputs (bool | Unset): Return the per-sample output tensors
+                (`output.loss_fn_outputs[i].tensors.logprobs`)
+                alongside the loss and metrics. Increases the response size substantially for large
+                batches; leave it unset for ordinary training steps.
+                 Default: False.
+    """
+
+    samples: list[Sample]
+    loss: LossConfig
+    forward_only: bool | Unset = False
+    return_loss_fn_outputs: bool | Unset = False
+
+    def to_dict(self) -> dict[str, Any]:
+        samples = []
+        for samples_item_data in self.samples:
+            samples_item = samples_item_data.to_dict()
+            samples.append(samples_item)
+
+        loss = self.loss.to_dict()
+
+        forward_only = self.forward_only
+
+        return_loss_fn_outputs = self.return_loss_fn_outputs
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "samples": samples,
+                "loss": loss,
+            }
+        )
+        if forward_only is not UNSET:
+            field_dict["forward_only"] = forward_only
+        if return_loss_fn_outputs is not UNSET:
+            field_dict["return_loss_fn_outputs"] = return_loss_fn_outputs
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.loss_config import LossConfig
+        from ..models.sample import Sample
+
+        d = dict(src_dict)
+        samples = []
+        _samples = d.pop("samples")
+        for samples_item_data in _samples:
+            samples_item = Sample.from_dict(samples_item_data)
+
+            samples.append(samples_item)
+
+        loss = LossConfig.from_dict(d.pop("loss"))
+
+        forward_only = d.pop("forward_only", UNSET)
+
+        return_loss_fn_outputs = d.pop("return_loss_fn_outputs", UNSET)
+
+        forward_backward_body = cls(
+            samples=samples,
+            loss=loss,
+            forward_only=forward_only,
+            return_loss_fn_outputs=return_loss_fn_outputs,
+        )
+
+        return forward_backward_body

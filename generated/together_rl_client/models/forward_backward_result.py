@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.forward_backward_result_metrics import ForwardBackwardResultMetrics
+    from ..models.loss_fn_output import LossFnOutput
+
+
+T = TypeVar("T", bound="ForwardBackwardResult")
+
+
+@_attrs_define
+class ForwardBackwardResult:
+    """Result on success.
+
+    Attributes:
+        loss (float): The loss value of the whole request.
+        metrics (ForwardBackwardResultMetrics | Unset): Loss-specific metrics, e.g. `loss/clip/high_fraction` and
+            `loss/kl_ref/mean` for GRPO.
+            No key is guaranteed.
+        loss_fn_outputs (list[LossFnOutput] | Unset): One entry per sample, in request order; empty unless
+            `return_loss_fn_outputs` was set.
+    """
+
+    loss: float
+    metrics: ForwardBackwardResultMetrics | Unset = UNSET
+    loss_fn_outputs: list[LossFnOutput] | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        loss = self.loss
+
+        metrics: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.metrics, Unset):
+            metrics = self.metrics.to_dict()
+
+        loss_fn_outputs: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.loss_fn_outputs, Unset):
+            loss_fn_outputs = []
+            for loss_fn_outputs_item_data in self.loss_fn_outputs:
+                loss_fn_outputs_item = loss_fn_outputs_item_data.to_dict()
+                loss_fn_outputs.append(loss_fn_outputs_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "loss": loss,
+            }
+        )
+        if metrics is not UNSET:
+            field_dict["metrics"] = metrics
+        if loss_fn_outputs is not UNSET:
+            field_dict["loss_fn_outputs"] = loss_fn_outputs
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.forward_backward_result_metrics import ForwardBackwardResultMetrics
+        from ..models.loss_fn_output import LossFnOutput
+
+        d = dict(src_dict)
+        loss = d.pop("loss")
+
+        _metrics = d.pop("metrics", UNSET)
+        metrics: ForwardBackwardResultMetrics | Unset
+        if isinstance(_metrics, Unset):
+            metrics = UNSET
+        else:
+            metrics = ForwardBackwardResultMetrics.from_dict(_metrics)
+
+        _loss_fn_outputs = d.pop("loss_fn_outputs", UNSET)
+        loss_fn_outputs: list[LossFnOutput] | Unset = UNSET
+        if _loss_fn_outputs is not UNSET:
+            loss_fn_outputs = []
+            for loss_fn_outputs_item_data in _loss_fn_outputs:
+                loss_fn_outputs_item = LossFnOutput.from_dict(loss_fn_outputs_item_data)
+
+                loss_fn_outputs.append(loss_fn_outputs_item)
+
+        forward_backward_result = cls(
+            loss=loss,
+            metrics=metrics,
+            loss_fn_outputs=loss_fn_outputs,
+        )
+
+        forward_backward_result.additional_properties = d
+        return forward_backward_result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.inference_checkpoint_registration import InferenceCheckpointRegistration
+
+
+T = TypeVar("T", bound="InferenceCheckpoint")
+
+
+@_attrs_define
+class InferenceCheckpoint:
+    """
+    Attributes:
+        id (str):
+        created_at (datetime.datetime):
+        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
+            plain integers. Both forms are accepted and either may be returned.
+        registration (InferenceCheckpointRegistration | Unset):
+    """
+
+    id: str
+    created_at: datetime.datetime
+    step: int | str
+    registration: InferenceCheckpointRegistration | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        created_at = self.created_at.isoformat()
+
+        step: int | str
+        step = self.step
+
+        registration: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.registration, Unset):
+            registration = self.registration.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "created_at": created_at,
+                "step": step,
+            }
+        )
+        if registration is not UNSET:
+            field_dict["registration"] = registration
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.inference_checkpoint_registration import InferenceCheckpointRegistration
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        def _parse_step(data: object) -> int | str:
+            return cast(int | str, data)
+
+        step = _parse_step(d.pop("step"))
+
+        _registration = d.pop("registration", UNSET)
+        registration: InferenceCheckpointRegistration | Unset
+        if isinstance(_registration, Unset):
+            registration = UNSET
+        else:
+            registration = InferenceCheckpointRegistration.from_dict(_registration)
+
+        inference_checkpoint = cls(
+            id=id,
+            created_at=created_at,
+            step=step,
+            registration=registration,
+        )
+
+        inference_checkpoint.additional_properties = d
+        return inference_checkpoint
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

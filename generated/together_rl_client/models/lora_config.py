@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="LoraConfig")
+
+
+@_attrs_define
+class LoraConfig:
+    """
+    Attributes:
+        rank (int | Unset):
+        alpha (int | Unset):
+        dropout (float | Unset):
+        seed (int | str | Unset): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
+            sends
+            plain integers. Both forms are accepted and either may be returned.
+        train_unembed (bool | Unset):  Default: True.
+    """
+
+    rank: int | Unset = UNSET
+    alpha: int | Unset = UNSET
+    dropout: float | Unset = UNSET
+    seed: int | str | Unset = UNSET
+    train_unembed: bool | Unset = True
+
+    def to_dict(self) -> dict[str, Any]:
+        rank = self.rank
+
+        alpha = self.alpha
+
+        dropout = self.dropout
+
+        seed: int | str | Unset
+        if isinstance(self.seed, Unset):
+            seed = UNSET
+        else:
+            seed = self.seed
+
+        train_unembed = self.train_unembed
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if rank is not UNSET:
+            field_dict["rank"] = rank
+        if alpha is not UNSET:
+            field_dict["alpha"] = alpha
+        if dropout is not UNSET:
+            field_dict["dropout"] = dropout
+        if seed is not UNSET:
+            field_dict["seed"] = seed
+        if train_unembed is not UNSET:
+            field_dict["train_unembed"] = train_unembed
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        rank = d.pop("rank", UNSET)
+
+        alpha = d.pop("alpha", UNSET)
+
+        dropout = d.pop("dropout", UNSET)
+
+        def _parse_seed(data: object) -> int | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            return cast(int | str | Unset, data)
+
+        seed = _parse_seed(d.pop("seed", UNSET))
+
+        train_unembed = d.pop("train_unembed", UNSET)
+
+        lora_config = cls(
+            rank=rank,
+            alpha=alpha,
+            dropout=dropout,
+            seed=seed,
+            train_unembed=train_unembed,
+        )
+
+        return lora_config

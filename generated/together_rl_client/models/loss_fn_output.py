@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.loss_fn_output_tensors import LossFnOutputTensors
+
+
+T = TypeVar("T", bound="LossFnOutput")
+
+
+@_attrs_define
+class LossFnOutput:
+    """Per-sample outputs of the loss function.
+
+    Attributes:
+        tensors (LossFnOutputTensors): Output tensors by name. Built-in losses return `logprobs`: float32 log-
+            probabilities of
+            `target_tokens` under the current policy, one per input token; positions excluded from
+            the loss (zero weight or mask) are exactly 0.0.
+    """
+
+    tensors: LossFnOutputTensors
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        tensors = self.tensors.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "tensors": tensors,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.loss_fn_output_tensors import LossFnOutputTensors
+
+        d = dict(src_dict)
+        tensors = LossFnOutputTensors.from_dict(d.pop("tensors"))
+
+        loss_fn_output = cls(
+            tensors=tensors,
+        )
+
+        loss_fn_output.additional_properties = d
+        return loss_fn_output
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

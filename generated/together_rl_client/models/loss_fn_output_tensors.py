@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.tensor_data import TensorData
+
+
+T = TypeVar("T", bound="LossFnOutputTensors")
+
+
+@_attrs_define
+class LossFnOutputTensors:
+    """Output tensors by name. Built-in losses return `logprobs`: float32 log-probabilities of
+    `target_tokens` under the current policy, one per input token; positions excluded from
+    the loss (zero weight or mask) are exactly 0.0.
+
+    """
+
+    additional_properties: dict[str, TensorData] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+
+        field_dict: dict[str, Any] = {}
+        for prop_name, prop in self.additional_properties.items():
+            field_dict[prop_name] = prop.to_dict()
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.tensor_data import TensorData
+
+        d = dict(src_dict)
+        loss_fn_output_tensors = cls()
+
+        additional_properties = {}
+        for prop_name, prop_dict in d.items():
+            additional_property = TensorData.from_dict(prop_dict)
+
+            additional_properties[prop_name] = additional_property
+
+        loss_fn_output_tensors.additional_properties = additional_properties
+        return loss_fn_output_tensors
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> TensorData:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: TensorData) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.encoded_text_chunk import EncodedTextChunk
+
+
+T = TypeVar("T", bound="ModelInputChunk")
+
+
+@_attrs_define
+class ModelInputChunk:
+    """One chunk of model input. `encoded_text` is the only chunk kind.
+
+    Attributes:
+        encoded_text (EncodedTextChunk): Pre-tokenized text input.
+    """
+
+    encoded_text: EncodedTextChunk
+
+    def to_dict(self) -> dict[str, Any]:
+        encoded_text = self.encoded_text.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "encoded_text": encoded_text,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.encoded_text_chunk import EncodedTextChunk
+
+        d = dict(src_dict)
+        encoded_text = EncodedTextChunk.from_dict(d.pop("encoded_text"))
+
+        model_input_chunk = cls(
+            encoded_text=encoded_text,
+        )
+
+        return model_input_chunk

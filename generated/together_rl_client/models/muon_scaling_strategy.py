@@ -1,0 +1,21 @@
+from enum import StrEnum
+
+
+class MuonScalingStrategy(StrEnum):
+    MUON_SCALING_STRATEGY_MATCH_ADAM = "MUON_SCALING_STRATEGY_MATCH_ADAM"
+    MUON_SCALING_STRATEGY_ORIGINAL = "MUON_SCALING_STRATEGY_ORIGINAL"
+    MUON_SCALING_STRATEGY_UNSPECIFIED = "MUON_SCALING_STRATEGY_UNSPECIFIED"
+
+    @classmethod
+    def _missing_(cls, value: object) -> "MuonScalingStrategy | None":
+        """Keep values a newer server sends instead of failing: they parse as an ``UNKNOWN`` member
+        whose ``value`` is the string received, and serialise back unchanged."""
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "UNKNOWN"
+        member._value_ = value
+        return member
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,23 @@
+from enum import StrEnum
+
+
+class OperationStatus(StrEnum):
+    TRAINING_OPERATION_STATUS_COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
+    TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
+    TRAINING_OPERATION_STATUS_PENDING = "TRAINING_OPERATION_STATUS_PENDING"
+    TRAINING_OPERATION_STATUS_RUNNING = "TRAINING_OPERATION_STATUS_RUNNING"
+    TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
+
+    @classmethod
+    def _missing_(cls, value: object) -> "OperationStatus | None":
+        """Keep values a newer server sends instead of failing: they parse as an ``UNKNOWN`` member
+        whose ``value`` is the string received, and serialise back unchanged."""
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "UNKNOWN"
+        member._value_ = value
+        return member
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.optimizer_config_adam import OptimizerConfigAdam
+    from ..models.optimizer_config_muon import OptimizerConfigMuon
+
+
+T = TypeVar("T", bound="OptimizerConfig")
+
+
+@_attrs_define
+class OptimizerConfig:
+    """
+    Attributes:
+        adam (OptimizerConfigAdam | Unset):
+        muon (OptimizerConfigMuon | Unset):
+    """
+
+    adam: OptimizerConfigAdam | Unset = UNSET
+    muon: OptimizerConfigMuon | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        adam: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.adam, Unset):
+            adam = self.adam.to_dict()
+
+        muon: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.muon, Unset):
+            muon = self.muon.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if adam is not UNSET:
+            field_dict["adam"] = adam
+        if muon is not UNSET:
+            field_dict["muon"] = muon
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.optimizer_config_adam import OptimizerConfigAdam
+        from ..models.optimizer_config_muon import OptimizerConfigMuon
+
+        d = dict(src_dict)
+        _adam = d.pop("adam", UNSET)
+        adam: OptimizerConfigAdam | Unset
+        if isinstance(_adam, Unset):
+            adam = UNSET
+        else:
+            adam = OptimizerConfigAdam.from_dict(_adam)
+
+        _muon = d.pop("muon", UNSET)
+        muon: OptimizerConfigMuon | Unset
+        if isinstance(_muon, Unset):
+            muon = UNSET
+        else:
+            muon = OptimizerConfigMuon.from_dict(_muon)
+
+        optimizer_config = cls(
+            adam=adam,
+            muon=muon,
+        )
+
+        return optimizer_config

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="OptimizerConfigAdam")
+
+
+@_attrs_define
+class OptimizerConfigAdam:
+    def to_dict(self) -> dict[str, Any]:
+
+        field_dict: dict[str, Any] = {}
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        optimizer_config_adam = cls()
+
+        return optimizer_config_adam

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.muon_scaling_strategy import MuonScalingStrategy
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="OptimizerConfigMuon")
+
+
+@_attrs_define
+class OptimizerConfigMuon:
+    """
+    Attributes:
+        scaling_strategy (MuonScalingStrategy | Unset):
+    """
+
+    scaling_strategy: MuonScalingStrategy | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        scaling_strategy: str | Unset = UNSET
+        if not isinstance(self.scaling_strategy, Unset):
+            scaling_strategy = self.scaling_strategy.value
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if scaling_strategy is not UNSET:
+            field_dict["scaling_strategy"] = scaling_strategy
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        _scaling_strategy = d.pop("scaling_strategy", UNSET)
+        scaling_strategy: MuonScalingStrategy | Unset
+        if isinstance(_scaling_strategy, Unset):
+            scaling_strategy = UNSET
+        else:
+            scaling_strategy = MuonScalingStrategy(_scaling_strategy)
+
+        optimizer_config_muon = cls(
+            scaling_strategy=scaling_strategy,
+        )
+
+        return optimizer_config_muon

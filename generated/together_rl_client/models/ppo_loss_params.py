@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="PPOLossParams")
+
+
+@_attrs_define
+class PPOLossParams:
+    """PPO clip bounds, absolute (not 1±epsilon). This project's defaults 0.8 and 1.2 (unconfirmed for the live API).
+
+    Attributes:
+        clip_low_threshold (float | Unset): Lower absolute bound of the ratio in the clipped surrogate. Must be <= 1.
+        clip_high_threshold (float | Unset): Upper absolute bound of the ratio in the clipped surrogate. Must be >= 1.
+    """
+
+    clip_low_threshold: float | Unset = UNSET
+    clip_high_threshold: float | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        clip_low_threshold = self.clip_low_threshold
+
+        clip_high_threshold = self.clip_high_threshold
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if clip_low_threshold is not UNSET:
+            field_dict["clip_low_threshold"] = clip_low_threshold
+        if clip_high_threshold is not UNSET:
+            field_dict["clip_high_threshold"] = clip_high_threshold
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        clip_low_threshold = d.pop("clip_low_threshold", UNSET)
+
+        clip_high_threshold = d.pop("clip_high_threshold", UNSET)
+
+        ppo_loss_params = cls(
+            clip_low_threshold=clip_low_threshold,
+            clip_high_threshold=clip_high_threshold,
+        )
+
+        return ppo_loss_params

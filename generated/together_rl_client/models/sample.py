@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.loss_fn_inputs import LossFnInputs
+    from ..models.model_input import ModelInput
+
+
+T = TypeVar("T", bound="Sample")
+
+
+@_attrs_define
+class Sample:
+    """One training sample. `model_input` is `(prompt + response)[:-1]`; the `loss_fn_inputs`
+    tensors have one slot per model-input token.
+
+        Attributes:
+            model_input (ModelInput): The model input, as chunks concatenated in order.
+            loss_fn_inputs (LossFnInputs): Per-token loss tensors keyed by name. Every tensor is 1-D and exactly as long as
+                the
+                sample's model input (its tokens across all chunks); slot t describes the token predicted
+                at input position t, i.e. `(prompt+response)[t+1]`. Keys and dtypes:
+                `target_tokens` (int64; required by every loss), `logprobs` (float32; the sampler's
+                log-probs), `advantages` (float32), `reference_logprobs` (float32; GRPO only),
+                `weights` (int64 or float32, non-negative), `mask` (int64 or float32). `weights` and
+                `mask` are mutually exclusive. Which keys each loss requires is given in `LossType`.
+                Unknown keys are accepted and ignored (the official SDK only warns about them).
+            routed_experts_key (str | Unset): Opaque key returned with a sampled sequence; passing it back reuses the same
+                MoE
+                expert selections. Not in the user's documentation; sent by the official SDK.
+    """
+
+    model_input: ModelInput
+    loss_fn_inputs: LossFnInputs
+    routed_experts_key: str | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        model_input = self.model_input.to_dict()
+
+        loss_fn_inputs = self.loss_fn_inputs.to_dict()
+
+        routed_experts_key = self.routed_experts_key
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "model_input": model_input,
+                "loss_fn_inputs": loss_fn_inputs,
+            }
+        )
+        if routed_experts_key is not UNSET:
+            field_dict["routed_experts_key"] = routed_experts_key
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.loss_fn_inputs import LossFnInputs
+        from ..models.model_input import ModelInput
+
+        d = dict(src_dict)
+        model_input = ModelInput.from_dict(d.pop("model_input"))
+
+        loss_fn_inputs = LossFnInputs.from_dict(d.pop("loss_fn_inputs"))
+
+        routed_experts_key = d.pop("routed_experts_key", UNSET)
+
+        sample = cls(
+            model_input=model_input,
+            loss_fn_inputs=loss_fn_inputs,
+            routed_experts_key=routed_experts_key,
+        )
+
+        return sample

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SamplingDefaults")
+
+
+@_attrs_define
+class SamplingDefaults:
+    """
+    Attributes:
+        logprobs (int | Unset):
+        max_tokens (int | Unset):
+        n (int | Unset):
+        temperature (float | Unset):
+    """
+
+    logprobs: int | Unset = UNSET
+    max_tokens: int | Unset = UNSET
+    n: int | Unset = UNSET
+    temperature: float | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        logprobs = self.logprobs
+
+        max_tokens = self.max_tokens
+
+        n = self.n
+
+        temperature = self.temperature
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if logprobs is not UNSET:
+            field_dict["logprobs"] = logprobs
+        if max_tokens is not UNSET:
+            field_dict["max_tokens"] = max_tokens
+        if n is not UNSET:
+            field_dict["n"] = n
+        if temperature is not UNSET:
+            field_dict["temperature"] = temperature
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        logprobs = d.pop("logprobs", UNSET)
+
+        max_tokens = d.pop("max_tokens", UNSET)
+
+        n = d.pop("n", UNSET)
+
+        temperature = d.pop("temperature", UNSET)
+
+        sampling_defaults = cls(
+            logprobs=logprobs,
+            max_tokens=max_tokens,
+            n=n,
+            temperature=temperature,
+        )
+
+        sampling_defaults.additional_properties = d
+        return sampling_defaults
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.session_error_code import SessionErrorCode
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SessionError")
+
+
+@_attrs_define
+class SessionError:
+    """
+    Attributes:
+        code (SessionErrorCode | Unset):
+        message (str | Unset):
+        occurred_at (datetime.datetime | Unset):
+    """
+
+    code: SessionErrorCode | Unset = UNSET
+    message: str | Unset = UNSET
+    occurred_at: datetime.datetime | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        code: str | Unset = UNSET
+        if not isinstance(self.code, Unset):
+            code = self.code.value
+
+        message = self.message
+
+        occurred_at: str | Unset = UNSET
+        if not isinstance(self.occurred_at, Unset):
+            occurred_at = self.occurred_at.isoformat()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if code is not UNSET:
+            field_dict["code"] = code
+        if message is not UNSET:
+            field_dict["message"] = message
+        if occurred_at is not UNSET:
+            field_dict["occurred_at"] = occurred_at
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        _code = d.pop("code", UNSET)
+        code: SessionErrorCode | Unset
+        if isinstance(_code, Unset):
+            code = UNSET
+        else:
+            code = SessionErrorCode(_code)
+
+        message = d.pop("message", UNSET)
+
+        _occurred_at = d.pop("occurred_at", UNSET)
+        occurred_at: datetime.datetime | Unset
+        if isinstance(_occurred_at, Unset):
+            occurred_at = UNSET
+        else:
+            occurred_at = datetime.datetime.fromisoformat(_occurred_at)
+
+        session_error = cls(
+            code=code,
+            message=message,
+            occurred_at=occurred_at,
+        )
+
+        session_error.additional_properties = d
+        return session_error
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="TrainerLimits")
+
+
+@_attrs_define
+class TrainerLimits:
+    """
+    Attributes:
+        max_batch_size (int | Unset): The maximum global batch size accepted by a forward-backward step.
+        max_seq_length (int | Unset):
+    """
+
+    max_batch_size: int | Unset = UNSET
+    max_seq_length: int | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        max_batch_size = self.max_batch_size
+
+        max_seq_length = self.max_seq_length
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if max_batch_size is not UNSET:
+            field_dict["max_batch_size"] = max_batch_size
+        if max_seq_length is not UNSET:
+            field_dict["max_seq_length"] = max_seq_length
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        max_batch_size = d.pop("max_batch_size", UNSET)
+
+        max_seq_length = d.pop("max_seq_length", UNSET)
+
+        trainer_limits = cls(
+            max_batch_size=max_batch_size,
+            max_seq_length=max_seq_length,
+        )
+
+        trainer_limits.additional_properties = d
+        return trainer_limits
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
