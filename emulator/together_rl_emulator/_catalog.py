@@ -1,0 +1,66 @@
+"""Base models the emulator serves, with their real vocabulary sizes and limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BaseModel:
+    name: str
+    vocab_size: int
+    max_batch_size: int
+    max_seq_length: int
+    context_length: int
+
+
+CATALOG: dict[str, BaseModel] = {
+    model.name: model
+    for model in (
+        BaseModel("Qwen/Qwen3-8B", 151_936, 256, 32_768, 32_768),
+        BaseModel("meta-llama/Llama-3.1-8B-Instruct", 128_256, 256, 32_768, 131_072),
+        # Small enough for fast tests: a full bigram policy, exact softmax over 1,024 tokens.
+        BaseModel("emulator/tiny-1k", 1_024, 256, 8_192, 8_192),
+    )
+}
+
+TINY_MODEL = "emulator/tiny-1k"
+
+
+def supported_models_body() -> dict[str, Any]:
+    """The `SupportedModels` body of `GET /rl/supported-models`."""
+    return {
+        "data": [
+            {
+                "base_model": model.name,
+                "default_gpu_type": "B200-SXM",
+                "compute_configs": [
+                    {
+                        "gpu_type": "B200-SXM",
+                        "generator_config": {
+                            "context_length": model.context_length,
+                            "sampling_defaults": {
+                                "logprobs": 0,
+                                "max_tokens": 512,
+                                "n": 1,
+                                "temperature": 1.0,
+                            },
+                        },
+                        "trainer_config": {
+                            "full": {
+                                "max_batch_size": model.max_batch_size,
+                                "max_seq_length": model.max_seq_length,
+                            },
+                            "lora": {
+                                "max_batch_size": model.max_batch_size,
+                                "max_rank": 64,
+                                "max_seq_length": model.max_seq_length,
+                            },
+                        },
+                    }
+                ],
+            }
+            for model in CATALOG.values()
+        ]
+    }

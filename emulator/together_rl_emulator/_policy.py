@@ -1,0 +1,184 @@
+"""A small, exactly normalised, differentiable next-token policy over a full vocabulary.
+
+Model (V = vocab size, K clusters, H context buckets, d = DIM):
+
+- cluster of token v: c(v) = v % K, with K = min(V, 1024) (for V <= 1024 it is a bigram model);
+- context of input token x: h(x) = W[x % H], with H = min(V, 4096);
+- logit(v | x) = b[v] + h(x) . E[c(v)];
+- log Z(x) = logsumexp_k( h(x) . E[k] + log S_k ),  S_k = sum_{v : c(v) = k} exp(b[v]);
+- log p(v | x) = logit(v | x) - log Z(x), exactly normalised over all V tokens.
+
+The context enters only through its bucket j = x % H, so log Z and the cluster posterior
+P[j, k] = exp(h_j . E[k] + log S_k - log Z_j) are computed once per bucket present in the
+batch: cost O(T + H'·K·d + V) for T tokens and H' <= min(T, H) distinct buckets, never O(T·V).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+DIM = 16
+MAX_CLUSTERS = 1024
+MAX_BUCKETS = 4096
+INIT_STD_B = 0.02
+INIT_STD_WE = 0.1
+
+
+@dataclass
+class PolicyParams:
+    """Parameters: b (V,) unigram bias, W (H, d) context-bucket embeddings, E (K, d) cluster embeddings."""
+
+    b: F64
+    W: F64
+    E: F64
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.b.shape[0])
+
+    def to_arrays(self) -> dict[str, F64]:
+        """The parameter arrays themselves (not copies): updating them in place updates the policy."""
+        return {"b": self.b, "W": self.W, "E": self.E}
+
+    @classmethod
+    def from_arrays(cls, d: dict[str, npt.ArrayLike]) -> PolicyParams:
+        """Build from {"b", "W", "E"}; float64 arrays are shared, not copied. K and H come from the shapes."""
+        b, W, E = (np.ascontiguousarray(d[k], dtype=np.float64) for k in ("b", "W", "E"))
+        if b.ndim != 1 or W.ndim != 2 or E.ndim != 2 or W.shape[1] != E.shape[1]:
+            raise ValueError(f"bad parameter shapes b{b.shape} W{W.shape} E{E.shape}")
+        if not (1 <= E.shape[0] <= b.shape[0] and 1 <= W.shape[0]):
+            raise ValueError("need 1 <= clusters <= vocab size and at least one context bucket")
+        return cls(b=b, W=W, E=E)
+
+    def copy(self) -> PolicyParams:
+        return PolicyParams(b=self.b.copy(), W=self.W.copy(), E=self.E.copy())
+
+
+def init_policy(vocab_size: int, seed: int) -> PolicyParams:
+    """Deterministic small random init: log-probs are close to -log V but not exactly uniform."""
+    if vocab_size < 1:
+        raise ValueError("vocab_size must be >= 1")
+    rng = np.random.default_rng(seed)
+    k, h = min(vocab_size, MAX_CLUSTERS), min(vocab_size, MAX_BUCKETS)
+    return PolicyParams(
+        b=rng.normal(0.0, INIT_STD_B, vocab_size),
+        W=rng.normal(0.0, INIT_STD_WE, (h, DIM)),
+        E=rng.normal(0.0, INIT_STD_WE, (k, DIM)),
+    )
+
+
+@dataclass
+class Forward:
+    """Result of `forward`. Only `logprobs` is public; the other fields are what `backward` needs."""
+
+    logprobs: list[F64]
+    lengths: list[int]
+    targets: I64  # (T,) concatenated targets
+    buckets: I64  # (H',) distinct context buckets of the batch, ascending
+    row: I64  # (T,) index of each token's bucket in `buckets`
+    cell: I64  # (T,) row * K + c(target): flat index into the (H', K) grid
+    post: F64  # (H', K) cluster posterior P[j, k] per bucket
+
+
+def _padded(x: F64, k: int, fill: float) -> F64:
+    """x laid out as a (ceil(V/K), K) grid, so column k holds exactly the tokens of cluster k."""
+    pad = (-x.shape[0]) % k
+    return np.concatenate([x, np.full(pad, fill)]).reshape(-1, k)
+
+
+def _cluster_log_mass(b: F64, k: int) -> tuple[F64, F64]:
+    """(log S_k for each cluster k, exp(b_v - max b) per token), computed stably."""
+    bmax = float(b.max())
+    eb = np.exp(b - bmax)
+    return np.log(_padded(eb, k, 0.0).sum(axis=0)) + bmax, eb
+
+
+def _check_tokens(tokens: I64, vocab_size: int, what: str) -> None:
+    if tokens.size and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab_size):
+        raise ValueError(f"{what} token out of range [0, {vocab_size})")
+
+
+def forward(params: PolicyParams, inputs: list[I64], targets: list[I64]) -> Forward:
+    """log p(targets[i][t] | inputs[i][t]) for every sample i and position t, batched."""
+    V, K, H = params.vocab_size, params.E.shape[0], params.W.shape[0]
+    if len(inputs) != len(targets) or any(len(x) != len(y) for x, y in zip(inputs, targets)):
+        raise ValueError("inputs and targets must have the same number of samples and lengths")
+    lengths = [len(y) for y in targets]
+    x = np.concatenate([np.asarray(a, dtype=np.int64) for a in inputs]) if inputs else np.zeros(0, np.int64)
+    y = np.concatenate([np.asarray(a, dtype=np.int64) for a in targets]) if targets else np.zeros(0, np.int64)
+    _check_tokens(x, V, "input")
+    _check_tokens(y, V, "target")
+
+    j = x % H
+    present = np.zeros(H, dtype=bool)
+    present[j] = True
+    buckets = np.flatnonzero(present)
+    row = (np.cumsum(present) - 1)[j]
+    cell = row * K + y % K
+
+    grid = params.W[buckets] @ params.E.T  # (H', K): h_j . E_k
+    dot = grid.ravel()[cell]  # h_t . E[c(y_t)], taken before `grid` is overwritten
+    log_s, _ = _cluster_log_mass(params.b, K)
+    grid += log_s
+    mx = grid.max(axis=1, keepdims=True)
+    grid -= mx
+    np.exp(grid, out=grid)
+    z = grid.sum(axis=1)
+    grid /= z[:, None]
+    log_z = mx[:, 0] + np.log(z)
+
+    lp = params.b[y] + dot - log_z[row]
+    return Forward(
+        logprobs=np.split(lp, np.cumsum(lengths)[:-1]) if lengths else [],
+        lengths=lengths,
+        targets=y,
+        buckets=buckets,
+        row=row,
+        cell=cell,
+        post=grid,
+    )
+
+
+def backward(params: PolicyParams, fwd: Forward, dlogp: list[F64]) -> dict[str, F64]:
+    """Exact gradients of L w.r.t. b, W, E given g_t = dL/dlogp_t (same keys/shapes as to_arrays()).
+
+    With G_j = sum of g_t over tokens in bucket j and M[j, k] = sum of g_t over tokens in
+    bucket j whose target is in cluster k, D = M - G[:, None] * P:
+      dW[j] = D[j] @ E,  dE = D.T @ W[buckets],
+      db[v] = sum_{t: y_t = v} g_t - exp(b_v) / S_{c(v)} * (G @ P)[c(v)].
+    """
+    V, K = params.vocab_size, params.E.shape[0]
+    if [len(g) for g in dlogp] != fwd.lengths:
+        raise ValueError("dlogp lengths do not match the forward pass")
+    g = np.concatenate([np.asarray(a, dtype=np.float64) for a in dlogp]) if dlogp else np.zeros(0)
+    nb = fwd.buckets.shape[0]
+    G = np.bincount(fwd.row, weights=g, minlength=nb)
+    D = np.bincount(fwd.cell, weights=g, minlength=nb * K).reshape(nb, K)
+    D -= G[:, None] * fwd.post
+
+    dW = np.zeros_like(params.W)
+    dW[fwd.buckets] = D @ params.E
+    dE = D.T @ params.W[fwd.buckets]
+
+    log_s, eb = _cluster_log_mass(params.b, K)
+    coef = (G @ fwd.post) * np.exp(float(params.b.max()) - log_s)  # (G @ P)_k / S_k, times exp(max b)
+    db = np.bincount(fwd.targets, weights=g, minlength=V) - (_padded(eb, K, 0.0) * coef).ravel()[:V]
+    return {"b": db, "W": dW, "E": dE}
+
+
+def next_token_logprobs(params: PolicyParams, prev_token: int) -> F64:
+    """The full (V,) normalised log-distribution of the token following `prev_token`."""
+    V, K, H = params.vocab_size, params.E.shape[0], params.W.shape[0]
+    _check_tokens(np.array([prev_token], dtype=np.int64), V, "input")
+    a = params.E @ params.W[prev_token % H]  # (K,)
+    log_s, _ = _cluster_log_mass(params.b, K)
+    u = a + log_s
+    mx = float(u.max())
+    log_z = mx + float(np.log(np.exp(u - mx).sum()))
+    return (_padded(params.b, K, 0.0) + (a - log_z)).ravel()[:V]
