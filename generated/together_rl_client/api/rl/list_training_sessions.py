@@ -15,6 +15,8 @@ def _get_kwargs(
     *,
     after: str | Unset = UNSET,
     limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
     status: list[SessionStatus] | Unset = UNSET,
 ) -> dict[str, Any]:
 
@@ -23,6 +25,10 @@ def _get_kwargs(
     params["after"] = after
 
     params["limit"] = limit
+
+    params["created_by"] = created_by
+
+    params["model_resources_id"] = model_resources_id
 
     json_status: list[str] | Unset = UNSET
     if not isinstance(status, Unset):
@@ -94,6 +100,8 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
     status: list[SessionStatus] | Unset = UNSET,
 ) -> Response[ErrorData | SessionsListResponse]:
     """List training sessions
@@ -103,6 +111,8 @@ def sync_detailed(
     Args:
         after (str | Unset):
         limit (int | Unset):  Default: 20.
+        created_by (str | Unset):
+        model_resources_id (str | Unset):
         status (list[SessionStatus] | Unset):
 
     Raises:
@@ -116,6 +126,8 @@ def sync_detailed(
     kwargs = _get_kwargs(
         after=after,
         limit=limit,
+        created_by=created_by,
+        model_resources_id=model_resources_id,
         status=status,
     )
 
@@ -131,6 +143,8 @@ def sync(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
     status: list[SessionStatus] | Unset = UNSET,
 ) -> ErrorData | SessionsListResponse | None:
     """List training sessions
@@ -140,6 +154,8 @@ def sync(
     Args:
         after (str | Unset):
         limit (int | Unset):  Default: 20.
+        created_by (str | Unset):
+        model_resources_id (str | Unset):
         status (list[SessionStatus] | Unset):
 
     Raises:
@@ -154,6 +170,8 @@ def sync(
         client=client,
         after=after,
         limit=limit,
+        created_by=created_by,
+        model_resources_id=model_resources_id,
         status=status,
     ).parsed
 
@@ -163,6 +181,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
     status: list[SessionStatus] | Unset = UNSET,
 ) -> Response[ErrorData | SessionsListResponse]:
     """List training sessions
@@ -172,6 +192,8 @@ async def asyncio_detailed(
     Args:
         after (str | Unset):
         limit (int | Unset):  Default: 20.
+        created_by (str | Unset):
+        model_resources_id (str | Unset):
         status (list[SessionStatus] | Unset):
 
     Raises:
@@ -185,6 +207,8 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         after=after,
         limit=limit,
+        created_by=created_by,
+        model_resources_id=model_resources_id,
         status=status,
     )
 
@@ -198,6 +222,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
     status: list[SessionStatus] | Unset = UNSET,
 ) -> ErrorData | SessionsListResponse | None:
     """List training sessions
@@ -207,6 +233,8 @@ async def asyncio(
     Args:
         after (str | Unset):
         limit (int | Unset):  Default: 20.
+        created_by (str | Unset):
+        model_resources_id (str | Unset):
         status (list[SessionStatus] | Unset):
 
     Raises:
@@ -222,6 +250,8 @@ async def asyncio(
             client=client,
             after=after,
             limit=limit,
+            created_by=created_by,
+            model_resources_id=model_resources_id,
             status=status,
         )
     ).parsed
