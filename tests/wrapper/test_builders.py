@@ -1,0 +1,265 @@
+"""Builders: losses' bounds, the sample shift and masking, non-finite refusal, and the wire
+body compared with what the official SDK (together==3.1.1) sends for the same data."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import httpx
+import numpy as np
+import orjson
+import pytest
+from together_rl import InvalidRequestError, Sample, build_forward_backward, encode_body, losses
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: losses.GRPO(clip_low_threshold=1.1), "loss.grpo_params.clip_low_threshold"),
+        (lambda: losses.GRPO(clip_high_threshold=0.9), "loss.grpo_params.clip_high_threshold"),
+        (lambda: losses.GRPO(beta=-0.1), "loss.grpo_params.beta"),
+        (lambda: losses.GRPO(beta=math.nan), "loss.grpo_params.beta"),
+        (lambda: losses.GRPO(agg_type="mean_of_nothing"), "loss.grpo_params.agg_type"),
+        (lambda: losses.PPO(clip_low_threshold=-0.1), "loss.ppo_params.clip_low_threshold"),
+        (lambda: losses.PPO(clip_high_threshold=0.5), "loss.ppo_params.clip_high_threshold"),
+        (
+            lambda: losses.CISPO(clip_low_threshold=5, clip_high_threshold=4),
+            "loss.cispo_params.clip_low_threshold",
+        ),
+        (lambda: losses.DRO(), "loss.dro_params.beta"),
+        (lambda: losses.DRO(beta=-1), "loss.dro_params.beta"),
+        (lambda: losses.DPPO(delta_low=1.5), "loss.dppo_params.delta_low"),
+        (lambda: losses.DPPO(delta_high=math.inf), "loss.dppo_params.delta_high"),
+    ],
+)
+def test_loss_bounds_name_the_field(make: Any, field: str) -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        make()
+    assert caught.value.field == field
+    assert field in str(caught.value)
+
+
+def test_loss_wire_shapes() -> None:
+    assert losses.CrossEntropy().to_wire() == {"type": "LOSS_TYPE_CROSS_ENTROPY"}
+    assert losses.ImportanceSampling().to_wire() == {"type": "LOSS_TYPE_IMPORTANCE_SAMPLING"}
+    assert losses.GRPO(
+        clip_low_threshold=0.8, agg_type="token_mean", ratio_type="sequence"
+    ).to_wire() == {
+        "type": "LOSS_TYPE_GRPO",
+        "grpo_params": {
+            "clip_low_threshold": 0.8,
+            "agg_type": "GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN",
+            "ratio_type": "GRPO_LOSS_RATIO_TYPE_SEQUENCE",
+        },
+    }
+    assert losses.DRO(beta=0.05).to_wire() == {
+        "type": "LOSS_TYPE_DRO",
+        "dro_params": {"beta": 0.05},
+    }
+    assert losses.DPPO(delta_low=0.1).to_wire() == {
+        "type": "LOSS_TYPE_DPPO",
+        "dppo_params": {"delta_low": 0.1},
+    }
+
+
+def test_dict_losses_checked_like_builders() -> None:
+    sample = Sample.from_completion([1, 2], [3], logprobs=[-1.0], advantages=1.0)
+    body = build_forward_backward(
+        [sample], {"type": "ppo", "ppo_params": {"clip_high_threshold": 1.3}}
+    )
+    assert body["loss"] == {"type": "LOSS_TYPE_PPO", "ppo_params": {"clip_high_threshold": 1.3}}
+    with pytest.raises(InvalidRequestError) as caught:
+        build_forward_backward([sample], {"type": "LOSS_TYPE_PPO", "grpo_params": {}})
+    assert caught.value.field == "loss.grpo_params"
+    with pytest.raises(InvalidRequestError) as caught:
+        build_forward_backward([sample], {"type": "LOSS_TYPE_UNSPECIFIED"})
+    assert caught.value.field == "loss.type"
+
+
+def test_from_completion_shift_and_mask() -> None:
+    sample = Sample.from_completion(
+        [10, 11, 12],
+        [20, 21],
+        logprobs=[-0.5, -0.25],
+        advantages=2.0,
+        reference_logprobs=[-0.4, -0.2],
+    )
+    wire = sample.to_wire()
+    tokens = wire["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+    inputs = wire["loss_fn_inputs"]
+    assert list(tokens) == [10, 11, 12, 20]
+    assert list(inputs["target_tokens"]["data"]) == [11, 12, 20, 21]
+    assert list(inputs["logprobs"]["data"]) == [0.0, 0.0, -0.5, -0.25]
+    assert list(inputs["advantages"]["data"]) == [0.0, 0.0, 2.0, 2.0]
+    assert list(inputs["reference_logprobs"]["data"]) == [0.0, 0.0, -0.4, -0.2]
+    assert list(inputs["weights"]["data"]) == [0.0, 0.0, 1.0, 1.0]
+    assert {k: v["dtype"] for k, v in inputs.items()} == {
+        "target_tokens": "int64",
+        "logprobs": "float32",
+        "advantages": "float32",
+        "reference_logprobs": "float32",
+        "weights": "float32",
+    }
+
+
+def test_lists_and_numpy_give_the_same_body() -> None:
+    as_lists = Sample.from_completion(
+        [1, 2, 3], [4, 5], logprobs=[-1.0, -2.0], advantages=[0.5, 0.5]
+    )
+    as_arrays = Sample.from_completion(
+        np.array([1, 2, 3], dtype=np.int32),
+        np.array([4, 5]),
+        logprobs=np.array([-1.0, -2.0], dtype=np.float32),
+        advantages=np.array([0.5, 0.5]),
+    )
+    loss = losses.GRPO()
+    assert encode_body(build_forward_backward([as_lists], loss)) == encode_body(
+        build_forward_backward([as_arrays], loss)
+    )
+
+
+def test_from_completion_checks_lengths() -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        Sample.from_completion([1], [2, 3], logprobs=[-1.0])
+    assert caught.value.field == "logprobs"
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("as_numpy", [False, True])
+def test_non_finite_refused_naming_sample_and_key(bad: float, as_numpy: bool) -> None:
+    samples: list[Any] = [
+        Sample.from_completion([1, 2], [3, 4], logprobs=[-1.0, -1.0], advantages=1.0)
+        for _ in range(4)
+    ]
+    advantages = [0.0, 0.0, bad]
+    samples[3] = {
+        "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
+        "loss_fn_inputs": {
+            "target_tokens": {"data": [2, 3, 4], "dtype": "int64"},
+            "logprobs": {"data": [0.0, -1.0, -1.0], "dtype": "float32"},
+            "advantages": {
+                "data": np.array(advantages) if as_numpy else advantages,
+                "dtype": "float32",
+            },
+        },
+    }
+    with pytest.raises(InvalidRequestError) as caught:
+        encode_body(build_forward_backward(samples, losses.GRPO()))
+    assert caught.value.field == "samples[3].loss_fn_inputs.advantages"
+    assert "samples[3].loss_fn_inputs.advantages contains" in str(caught.value)
+    assert ("NaN" if math.isnan(bad) else "Infinity") in str(caught.value)
+
+
+def test_sample_checks_name_the_field() -> None:
+    good = Sample.from_completion([1, 2], [3, 4], logprobs=[-1.0, -1.0], advantages=1.0)
+    with pytest.raises(InvalidRequestError) as caught:
+        build_forward_backward([good, good], losses.GRPO(beta=0.1))
+    assert caught.value.field == "samples[0].loss_fn_inputs.reference_logprobs"
+    short = good.to_wire()
+    short["loss_fn_inputs"] = {
+        **short["loss_fn_inputs"],
+        "advantages": {"data": [1.0], "dtype": "float32"},
+    }
+    with pytest.raises(InvalidRequestError) as caught:
+        build_forward_backward([good, short], losses.GRPO())
+    assert caught.value.field == "samples[1].loss_fn_inputs.advantages"
+    both = good.to_wire()
+    both["loss_fn_inputs"] = {
+        **both["loss_fn_inputs"],
+        "mask": {"data": [0, 0, 1], "dtype": "int64"},
+    }
+    with pytest.raises(InvalidRequestError) as caught:
+        build_forward_backward([both], losses.GRPO())
+    assert caught.value.field == "samples[0].loss_fn_inputs.mask"
+
+
+# ----------------------------------------------------------------------------- official SDK
+
+
+def sdk_body(samples: list[dict[str, Any]], loss: dict[str, Any], **flags: Any) -> Any:
+    """The JSON body the official SDK's Trainer sends for these wire dicts."""
+    from together import AsyncTogether
+    from together.post_training import SessionClient
+
+    captured: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        captured.append(request.content)
+        return httpx.Response(
+            200,
+            json={
+                "id": "op-1",
+                "status": "TRAINING_OPERATION_STATUS_COMPLETED",
+                "output": {"loss": 0.0, "metrics": {}},
+            },
+        )
+
+    client = AsyncTogether(
+        api_key="k",
+        base_url="http://sdk.test",
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+    )
+    session = SessionClient("sess-1", client)
+    session.trainer.forward_backward(samples=samples, loss=loss, **flags)  # type: ignore[arg-type]
+    assert len(captured) == 1
+    return orjson.loads(captured[0])
+
+
+def sdk_sample(
+    prompt: list[int], completion: list[int], **per_token: list[float]
+) -> dict[str, Any]:
+    """A sample written by hand the way the SDK's Sample docstring says."""
+    full = prompt + completion
+    pad = [0.0] * (len(prompt) - 1)
+    inputs: dict[str, Any] = {"target_tokens": {"data": full[1:], "dtype": "int64"}}
+    for name, values in per_token.items():
+        inputs[name] = {"data": pad + values, "dtype": "float32"}
+    inputs["weights"] = {"data": pad + [1.0] * len(completion), "dtype": "float32"}
+    return {
+        "model_input": {"chunks": [{"encoded_text": {"tokens": full[:-1]}}]},
+        "loss_fn_inputs": inputs,
+    }
+
+
+CASES: list[tuple[Any, dict[str, Any]]] = [
+    (
+        losses.GRPO(
+            clip_low_threshold=0.8,
+            clip_high_threshold=1.2,
+            beta=0.1,
+            agg_type="token_mean",
+            ratio_type="token",
+        ),
+        {"reference_logprobs": True},
+    ),
+    (losses.PPO(clip_low_threshold=0.8, clip_high_threshold=1.2), {}),
+    (losses.CISPO(clip_high_threshold=4.0), {}),
+    (losses.DRO(beta=0.05), {}),
+    (losses.DPPO(delta_low=0.1, delta_high=0.2), {}),
+    (losses.ImportanceSampling(), {}),
+    (losses.CrossEntropy(), {"no_policy": True}),
+]
+
+
+@pytest.mark.parametrize(("loss", "options"), CASES, ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("flags", [{}, {"return_loss_fn_outputs": True}])
+def test_body_matches_official_sdk(
+    loss: Any, options: dict[str, Any], flags: dict[str, Any]
+) -> None:
+    rng = np.random.default_rng(0)
+    ours, theirs = [], []
+    for length in (3, 5):
+        prompt = [int(t) for t in rng.integers(0, 1000, 4)]
+        completion = [int(t) for t in rng.integers(0, 1000, length)]
+        per_token: dict[str, list[float]] = {}
+        if not options.get("no_policy"):
+            per_token["logprobs"] = [float(x) for x in -rng.random(length)]
+            per_token["advantages"] = [float(rng.normal())] * length
+        if options.get("reference_logprobs"):
+            per_token["reference_logprobs"] = [float(x) for x in -rng.random(length)]
+        ours.append(Sample.from_completion(prompt, completion, **per_token))
+        theirs.append(sdk_sample(prompt, completion, **per_token))
+    body = orjson.loads(encode_body(build_forward_backward(ours, loss, **flags)))
+    assert body == sdk_body(theirs, loss.to_wire(), **flags)
+    assert body["samples"] == theirs  # and the builder wrote what the SDK docs prescribe

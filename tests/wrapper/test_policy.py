@@ -1,0 +1,144 @@
+"""Pure policy tests: retry classification, backoff, Retry-After, the polling schedule."""
+
+from __future__ import annotations
+
+import email.utils
+import itertools
+
+import pytest
+from together_rl._policy import (
+    DurationTracker,
+    OperationPoll,
+    PollPlanner,
+    PollPolicy,
+    RetryPolicy,
+    RetryState,
+    backoff_delay,
+    parse_retry_after,
+    poll_wait,
+    should_retry_status,
+)
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504, 520, 599])
+def test_retryable_statuses(status: int) -> None:
+    assert should_retry_status(status, {})
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 405, 413, 422])
+def test_never_retried(status: int) -> None:
+    assert not should_retry_status(status, {})
+
+
+def test_x_should_retry_overrides_both_ways() -> None:
+    assert not should_retry_status(409, {"x-should-retry": "false"})
+    assert should_retry_status(400, {"x-should-retry": "true"})
+
+
+def test_retry_after_forms() -> None:
+    assert parse_retry_after({"retry-after": "3"}) == 3.0
+    assert parse_retry_after({"retry-after": "0.5"}) == 0.5
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({"retry-after": "-1"}) is None
+    assert parse_retry_after({}) is None
+    date = email.utils.formatdate(1_000_030.0, usegmt=True)
+    assert parse_retry_after({"retry-after": date}, wall_clock=lambda: 1_000_000.0) == 30.0
+    past = email.utils.formatdate(999_000.0, usegmt=True)
+    assert parse_retry_after({"retry-after": past}, wall_clock=lambda: 1_000_000.0) == 0.0
+
+
+def test_backoff_grows_bounded_with_jitter() -> None:
+    policy = RetryPolicy(initial_backoff=0.5, max_backoff=4.0, jitter=0.25)
+    assert backoff_delay(policy, 0, 0.0) == 0.5
+    assert backoff_delay(policy, 2, 0.0) == 2.0
+    assert backoff_delay(policy, 10, 0.0) == 4.0
+    assert backoff_delay(policy, 10, 0.999) == pytest.approx(4.0 * (1 - 0.25 * 0.999))
+
+
+def test_retry_state_uses_capped_retry_after_and_stops() -> None:
+    now = [0.0]
+    state = RetryState(
+        RetryPolicy(max_retries=2, max_retry_after=10.0, call_timeout=None),
+        clock=lambda: now[0],
+        rand=lambda: 0.0,
+    )
+    assert state.after_status(429, {"retry-after": "120"}) == 10.0
+    assert state.after_status(503, {}) == pytest.approx(0.5)  # backoff after one retry
+    assert state.after_status(503, {}) is None  # max_retries reached
+    assert state.after_status(400, {}) is None
+
+
+def test_retry_state_respects_call_deadline() -> None:
+    now = [0.0]
+    state = RetryState(RetryPolicy(call_timeout=5.0), clock=lambda: now[0], rand=lambda: 0.0)
+    assert state.after_status(429, {"retry-after": "2"}) == 2.0
+    now[0] = 4.0
+    assert state.after_status(429, {"retry-after": "2"}) is None
+    assert state.attempt_timeout() == pytest.approx(1.0)
+
+
+def test_first_operation_polls_early_then_grows_to_cap() -> None:
+    policy = PollPolicy()
+    poll = OperationPoll(policy, DurationTracker(policy), submitted_at=0.0, predicted_start=0.0)
+    first = poll.next_poll_at()
+    assert first == pytest.approx(0.015)
+    times = [first]
+    for _ in range(30):
+        poll.observe(sent_at=times[-1], done=False)
+        times.append(poll.next_poll_at())
+    intervals = [b - a for a, b in itertools.pairwise(times)]
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(intervals))
+    assert max(intervals) == pytest.approx(policy.max_interval)
+
+
+def simulate(duration: float, operations: int, policy: PollPolicy | None = None) -> list[int]:
+    """GETs per operation for operations that each take `duration`, collected at once."""
+    planner = PollPlanner(policy)
+    gets: list[int] = []
+    now = 0.0
+    for _ in range(operations):
+        poll = planner.submitted("fb", now)
+        done_at = now + duration
+        while True:
+            at = max(poll.next_poll_at(), now)
+            poll.observe(sent_at=at, done=at >= done_at)
+            now = at
+            if at >= done_at:
+                break
+        planner.finished(poll)
+        gets.append(poll.gets)
+        now += 0.001
+    return gets
+
+
+@pytest.mark.parametrize("duration", [0.02, 0.2, 1.3])
+def test_steady_state_needs_one_or_two_gets(duration: float) -> None:
+    gets = simulate(duration, 60)
+    steady = gets[20:]
+    assert max(steady) <= 2
+    assert sum(steady) / len(steady) < 1.6
+
+
+def test_learned_duration_adapts_when_operations_get_faster() -> None:
+    planner = PollPlanner()
+    tracker = planner.tracker("fb")
+    tracker.seed(1.0)
+    for _ in range(40):
+        tracker.update(hit=True)  # always already done: it is faster than we think
+    assert tracker.estimate is not None and tracker.estimate < 0.1
+
+
+def test_queued_operation_is_predicted_after_the_one_ahead() -> None:
+    planner = PollPlanner()
+    planner.tracker("fb").seed(0.2)
+    first = planner.submitted("fb", 0.0)
+    second = planner.submitted("fb", 0.01)
+    assert first.next_poll_at() == pytest.approx(0.2)
+    assert second.next_poll_at() == pytest.approx(0.4)
+
+
+def test_poll_wait_stops_at_deadline() -> None:
+    assert poll_wait(1.0, 0.5, None) == 0.5
+    assert poll_wait(1.0, 0.5, 0.8) is None
+    assert poll_wait(0.2, 0.5, 2.0) == 0.0

@@ -1,0 +1,143 @@
+"""Exceptions raised by the wrapper. Every one derives from :class:`TogetherRLError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TogetherRLError(Exception):
+    """Base class of every error the wrapper raises."""
+
+
+class InvalidRequestError(TogetherRLError, ValueError):
+    """The request was refused before anything was sent; ``field`` names the culprit."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class APIConnectionError(TogetherRLError):
+    """The server could not be reached, or the connection dropped, on every attempt."""
+
+    def __init__(self, message: str, *, operation: str) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
+class APITimeoutError(APIConnectionError, TimeoutError):
+    """The HTTP request (or the call's overall deadline) timed out."""
+
+
+class APIStatusError(TogetherRLError):
+    """The server answered with a non-2xx status.
+
+    ``operation`` is the request that failed (e.g. ``POST /rl/training-sessions``); ``message``,
+    ``param``, ``type`` and ``code`` come from the JSON error body when there is one, and
+    ``body`` holds the parsed JSON or the raw text otherwise.
+    """
+
+    def __init__(
+        self,
+        status_code: int,
+        *,
+        operation: str,
+        message: str,
+        param: str | None = None,
+        type: str | None = None,
+        code: str | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        where = f" (param: {param})" if param else ""
+        super().__init__(f"{operation} -> HTTP {status_code}: {message}{where}")
+        self.status_code = status_code
+        self.operation = operation
+        self.message = message
+        self.param = param
+        self.type = type
+        self.code = code
+        self.body = body
+        self.headers = headers or {}
+
+
+class BadRequestError(APIStatusError):
+    """400: the request is invalid; ``param`` names the field."""
+
+
+class AuthenticationError(APIStatusError):
+    """401: the API key is missing or unknown."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403."""
+
+
+class NotFoundError(APIStatusError):
+    """404: no such resource for this API key."""
+
+
+class ConflictError(APIStatusError):
+    """409: a request with the same Idempotency-Key is still being processed."""
+
+
+class PayloadTooLargeError(APIStatusError):
+    """413."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: e.g. the Idempotency-Key was already used with a different body."""
+
+
+class RateLimitError(APIStatusError):
+    """429."""
+
+
+class InternalServerError(APIStatusError):
+    """5xx (including non-standard codes such as 520)."""
+
+
+_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error_class(status_code: int) -> type[APIStatusError]:
+    """The exception class for an HTTP status."""
+    if status_code >= 500:
+        return InternalServerError
+    return _STATUS_ERRORS.get(status_code, APIStatusError)
+
+
+class OperationFailedError(TogetherRLError):
+    """The operation reached ``TRAINING_OPERATION_STATUS_FAILED``."""
+
+    def __init__(self, operation_id: str, code: str | None, message: str | None) -> None:
+        super().__init__(f"operation {operation_id} failed: {code or 'no code'}: {message or ''}")
+        self.operation_id = operation_id
+        self.code = code
+        self.message = message
+
+
+class OperationTimeoutError(TogetherRLError, TimeoutError):
+    """The operation did not finish in time. It keeps running on the server: collect it later
+    with ``session.get_forward_backward(operation_id)``."""
+
+    def __init__(self, operation_id: str, waited: float) -> None:
+        super().__init__(
+            f"operation {operation_id} not finished after {waited:.3f} s; it keeps running, "
+            "collect it later by id"
+        )
+        self.operation_id = operation_id
+        self.waited = waited
+
+
+class ResourceStateError(TogetherRLError):
+    """A session or model resource reached a state from which it cannot become usable."""
