@@ -36,6 +36,10 @@ test: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/python -m contract_tests $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(API_KEY),--api-key $(API_KEY)) $(CONFORMANCE_ARGS)
 
+## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
+vectors: $(STAMP)
+	$(BIN)/python -m contract_tests.vectors
+
 lint: $(STAMP)
 	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks
 	$(BIN)/mypy

@@ -1,0 +1,14 @@
+"""A local Together RL training server: real state, real idempotency and real loss math.
+
+    from together_rl_emulator import create_app
+    app = create_app(api_keys=["test-key"], seed=0, op_latency_ms=0, state_dir=None, max_body_mb=64)
+
+or from a shell: `together-rl-emulator --port 8765 --api-key KEY` (see docs/emulator.md).
+"""
+
+from __future__ import annotations
+
+from ._app import EmulatorApp, EmulatorState, create_app, owner_id
+from ._catalog import CATALOG, TINY_MODEL
+
+__all__ = ["CATALOG", "TINY_MODEL", "EmulatorApp", "EmulatorState", "create_app", "owner_id"]

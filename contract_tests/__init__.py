@@ -1,0 +1,18 @@
+"""Contract suite: does a server conform to ``spec/openapi.yaml`` and the behaviour it describes?
+
+Run it with ``python -m contract_tests`` (against the embedded emulator, started on a free
+loopback port) or ``python -m contract_tests --base-url URL --api-key KEY`` (against any server). Three parts:
+
+1. schemathesis over every operation of the spec (all phases, all checks);
+2. scenario tests schemathesis cannot express (idempotency, lifecycle, auth, validation, ordering);
+3. loss-math conformance (forward-only passes recomputed with ``_loss_reference``).
+
+Everything ends in one summary table, ``reports/conformance.junit.xml`` and
+``reports/conformance.md``.
+"""  # noqa: E501
+
+from contract_tests._results import CheckResult, SuiteResult
+from contract_tests._runner import SuiteOptions, run_suite
+from contract_tests._target import Target
+
+__all__ = ["CheckResult", "SuiteOptions", "SuiteResult", "Target", "run_suite"]

@@ -1,0 +1,94 @@
+"""``python -m contract_tests``: run the contract suite and write the reports.
+
+With no ``--base-url`` the embedded emulator is started on a free loopback port with two
+generated keys. With ``--base-url`` the server is treated as the real, billable API (see
+:class:`contract_tests.Target`). Exit code 0 only when nothing failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from contract_tests._emulator_process import emulator_subprocess
+from contract_tests._results import SuiteResult, summary_table
+from contract_tests._runner import SuiteOptions, run_suite
+from contract_tests._schemathesis_run import ALL_PHASES
+from contract_tests._target import Target
+
+EXTERNAL_MIN_INTERVAL_S = 0.5
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m contract_tests",
+        description="Check a server against spec/openapi.yaml (default: the embedded emulator).",
+    )
+    parser.add_argument("--base-url", help="server root without /v1; default: start the emulator")
+    parser.add_argument("--api-key", help="API key (default: TOGETHER_API_KEY)")
+    parser.add_argument("--second-api-key", help="a second key, to check tenant isolation")
+    parser.add_argument(
+        "--session-id", help="an existing session; the only one forward-only passes go to"
+    )
+    parser.add_argument(
+        "--allow-mutations",
+        action="store_true",
+        help="against a non-emulator target: allow creating resources and training (costs money)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="schemathesis and emulator seed")
+    parser.add_argument(
+        "--max-examples", type=int, default=None,
+        help="schemathesis examples per operation and phase (default 10; 3 for external targets)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--phases", default=",".join(ALL_PHASES), help="schemathesis phases, comma-separated"
+    )
+    parser.add_argument("--no-schemathesis", action="store_true", help="skip part 1")
+    parser.add_argument("--no-scenarios", action="store_true", help="skip parts 2 and 3")
+    parser.add_argument("-k", dest="keyword", help="pytest -k expression for parts 2 and 3")
+    parser.add_argument("--report-dir", default="reports", type=Path)
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    external = args.base_url is not None
+    options = SuiteOptions(
+        seed=args.seed,
+        max_examples=args.max_examples or (3 if external else 10),
+        phases=tuple(p.strip() for p in args.phases.split(",") if p.strip()),
+        schemathesis=not args.no_schemathesis,
+        scenario_modules=() if args.no_scenarios else SuiteOptions().scenario_modules,
+        pytest_args=("-k", args.keyword) if args.keyword else (),
+        report_dir=args.report_dir,
+        progress=not args.quiet,
+    )
+    if external:
+        target = Target(
+            base_url=args.base_url,
+            api_key=args.api_key or os.environ.get("TOGETHER_API_KEY"),
+            second_api_key=args.second_api_key,
+            session_id=args.session_id,
+            allow_mutations=args.allow_mutations,
+            min_interval_s=EXTERNAL_MIN_INTERVAL_S,
+        )
+        suite = run_suite(target, options)
+    else:
+        print("[contract] starting the embedded emulator ...", file=sys.stderr, flush=True)
+        with emulator_subprocess(seed=args.seed) as target:
+            print(f"[contract] emulator at {target.base_url}", file=sys.stderr, flush=True)
+            suite = run_suite(target, options)
+    _print_summary(suite, args.report_dir)
+    return 1 if suite.failed else 0
+
+
+def _print_summary(suite: SuiteResult, report_dir: Path) -> None:
+    print()
+    print(summary_table(suite))
+    for note in suite.notes:
+        print(f"note: {note}")
+    print(f"reports: {report_dir / 'conformance.junit.xml'}, {report_dir / 'conformance.md'}")
+    print("RESULT: " + ("FAILED" if suite.failed else "PASSED"))

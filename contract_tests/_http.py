@@ -1,0 +1,190 @@
+"""The HTTP client scenario tests use: bearer auth, a rate limit, Retry-After, and a safety guard.
+
+The guard is the suite's promise to owners of a real API key: against a target that is not the
+emulator and without ``--allow-mutations``, a request that could create, stop or train anything
+raises :class:`SafetyViolation` before it leaves the process.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from typing import Any
+
+import httpx
+import orjson
+
+from contract_tests._target import Target
+
+FORWARD_BACKWARD_PATH = re.compile(
+    r"^/v1/rl/training-sessions/([^/]+)/operations/forward-backward$"
+)
+MAX_RETRY_AFTER_S = 60.0
+TERMINAL_STATUSES = frozenset(
+    {"TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED"}
+)
+
+
+class SafetyViolation(RuntimeError):
+    """A request the suite must not send to this target."""
+
+
+class TargetClient:
+    """A small synchronous client for one target and one API key."""
+
+    def __init__(self, target: Target, api_key: str | None = None, *, retries: int = 3) -> None:
+        self.target = target
+        self.api_key = api_key if api_key is not None else target.api_key
+        self.retries = retries
+        self._http = httpx.Client(base_url=target.base_url, timeout=httpx.Timeout(30.0))
+        self._lock = threading.Lock()
+        self._last_request = 0.0
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> TargetClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ requests
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        auth: bool = True,
+        api_key: str | None = None,
+    ) -> httpx.Response:
+        """Send one request; ``path`` starts with ``/v1``. 429/503 are retried after Retry-After."""
+        self._guard(method, path, json)
+        all_headers: dict[str, str] = {"Accept": "application/json"}
+        key = api_key if api_key is not None else self.api_key
+        if auth and key:
+            all_headers["Authorization"] = f"Bearer {key}"
+        if json is not None:
+            content = orjson.dumps(json)
+        if content is not None:
+            all_headers["Content-Type"] = "application/json"
+        all_headers.update(headers or {})
+        for attempt in range(self.retries + 1):
+            self._pace()
+            response = self._http.request(method, path, content=content, headers=all_headers)
+            if response.status_code not in (429, 503) or attempt == self.retries:
+                return response
+            time.sleep(_retry_after_seconds(response))
+        raise AssertionError("unreachable")
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> httpx.Response:
+        return self.request("POST", path, **kw)
+
+    # ------------------------------------------------------------------ helpers
+    def create_model_resources(self, base_model: str) -> dict[str, Any]:
+        response = self.post("/v1/rl/model-resources", json={"base_model": base_model})
+        _expect(response, 200)
+        return dict(response.json())
+
+    def start_session(self, model_resources_id: str) -> dict[str, Any]:
+        response = self.post(
+            "/v1/rl/training-sessions", json={"model_resources_id": model_resources_id}
+        )
+        _expect(response, 200)
+        return dict(response.json())
+
+    def submit_forward_backward(
+        self, session_id: str, body: dict[str, Any], key: str | None = None
+    ) -> httpx.Response:
+        return self.post(
+            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
+            json=body,
+            headers={"Idempotency-Key": key or str(uuid.uuid4())},
+        )
+
+    def get_operation(self, session_id: str, operation_id: str) -> httpx.Response:
+        return self.get(
+            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
+        )
+
+    def wait_for_operation(
+        self, session_id: str, operation_id: str, *, timeout_s: float = 60.0
+    ) -> dict[str, Any]:
+        """Poll until COMPLETED or FAILED (unknown statuses keep polling); returns the operation."""
+        deadline = time.monotonic() + timeout_s
+        delay = 0.005
+        while True:
+            response = self.get_operation(session_id, operation_id)
+            _expect(response, 200)
+            operation = dict(response.json())
+            if "status" not in operation:
+                raise AssertionError(
+                    f"operation {operation_id} has no `status` (required): {operation}"
+                )
+            if operation.get("status") in TERMINAL_STATUSES:
+                return operation
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"operation {operation_id} not terminal after {timeout_s} s: {operation}"
+                )
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    def run_forward_backward(self, session_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Submit and wait; returns the terminal operation."""
+        response = self.submit_forward_backward(session_id, body)
+        _expect(response, 200)
+        return self.wait_for_operation(session_id, response.json()["id"])
+
+    # ------------------------------------------------------------------ internals
+    def _pace(self) -> None:
+        if self.target.min_interval_s <= 0:
+            return
+        with self._lock:
+            wait = self._last_request + self.target.min_interval_s - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self._last_request = time.monotonic()
+
+    def _guard(self, method: str, path: str, body: Any) -> None:
+        if method.upper() in ("GET", "HEAD", "OPTIONS") or self.target.may_mutate:
+            return
+        match = FORWARD_BACKWARD_PATH.match(path)
+        if match is None:
+            raise SafetyViolation(
+                f"{method} {path} would mutate a non-emulator target; pass --allow-mutations"
+            )
+        if match.group(1) != self.target.session_id:
+            raise SafetyViolation(
+                f"forward-backward to session {match.group(1)!r}: only the session named with "
+                "--session-id may be used against a non-emulator target"
+            )
+        if not (isinstance(body, dict) and body.get("forward_only") is True):
+            raise SafetyViolation(
+                "forward-backward without forward_only=true would accumulate gradients on a "
+                "non-emulator target; pass --allow-mutations"
+            )
+
+
+def _retry_after_seconds(response: httpx.Response) -> float:
+    try:
+        value = float(response.headers.get("Retry-After", "1"))
+    except ValueError:
+        value = 1.0
+    return min(max(value, 0.0), MAX_RETRY_AFTER_S)
+
+
+def _expect(response: httpx.Response, status: int) -> None:
+    if response.status_code != status:
+        raise AssertionError(
+            f"{response.request.method} {response.request.url.path}: expected {status}, "
+            f"got {response.status_code}: {response.text[:500]}"
+        )

@@ -1,0 +1,93 @@
+"""Resources the suite needs before fuzzing: a model resource, sessions and one operation.
+
+Against the emulator (or with ``--allow-mutations``) they are created. Against any other target
+nothing is created: the session named with ``--session-id`` is used, and its one forward-only
+operation is the only thing submitted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from contract_tests._http import TargetClient
+from contract_tests._target import EMULATOR_BASE_MODEL, Target
+
+#: A forward-only cross-entropy pass valid for any vocabulary of at least 8 tokens.
+PROBE_BODY = {
+    "samples": [
+        {
+            "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
+            "loss_fn_inputs": {
+                "target_tokens": {"data": [2, 3, 4], "dtype": "int64"},
+                "weights": {"data": [0.0, 1.0, 1.0], "dtype": "float32"},
+            },
+        }
+    ],
+    "loss": {"type": "LOSS_TYPE_CROSS_ENTROPY"},
+    "forward_only": True,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Provisioned:
+    """IDs the fuzzer pins so that cases reach the core logic instead of 404."""
+
+    model_resources_id: str | None
+    session_id: str | None
+    #: A session the fuzzer may stop (never the one forward-backward is fuzzed against).
+    spare_session_id: str | None
+    operation_id: str | None
+    base_model: str | None
+
+
+def provision(target: Target) -> Provisioned:
+    with TargetClient(target) as client:
+        if target.may_mutate and target.session_id is None:
+            resources = client.create_model_resources(_base_model(target))
+            session = client.start_session(resources["id"])
+            spare = client.start_session(resources["id"])
+            return Provisioned(
+                resources["id"],
+                session["id"],
+                spare["id"],
+                _probe_operation(client, session["id"]),
+                resources["base_model"],
+            )
+        if target.session_id is None:
+            return Provisioned(None, None, None, None, None)
+        response = client.get(f"/v1/rl/training-sessions/{target.session_id}")
+        session = response.json() if response.status_code == 200 else {}
+        return Provisioned(
+            session.get("model_resources_id"),
+            target.session_id,
+            None,
+            _probe_operation(client, target.session_id),
+            session.get("base_model"),
+        )
+
+
+def _probe_operation(client: TargetClient, session_id: str) -> str:
+    """Submit one forward-only pass and return its id; waiting is best effort (the checks that
+    follow report a broken operation far better than a provisioning error would)."""
+    response = client.submit_forward_backward(session_id, PROBE_BODY)
+    if response.status_code != 200:
+        raise AssertionError(
+            f"cannot submit the probe operation: {response.status_code} {response.text[:300]}"
+        )
+    operation_id = str(response.json()["id"])
+    try:
+        client.wait_for_operation(session_id, operation_id, timeout_s=30)
+    except AssertionError as error:
+        print(f"[contract] warning: probe operation: {error}", file=sys.stderr, flush=True)
+    return operation_id
+
+
+def _base_model(target: Target) -> str:
+    if target.is_emulator:
+        return EMULATOR_BASE_MODEL
+    with TargetClient(target) as client:
+        models = client.get("/v1/rl/supported-models").json().get("data", [])
+    if not models:
+        raise RuntimeError("the target lists no supported models")
+    return str(models[0]["base_model"])

@@ -1,0 +1,316 @@
+"""Part 1: schemathesis over every operation of the spec, driven through its engine.
+
+The engine runs all four phases (examples, coverage, fuzzing, stateful through the spec's links)
+with every check; its events give, per generated case, the result of each check, which become
+:class:`CheckResult` rows. Configuration (tooling-notes.md B):
+
+- bearer auth through ``auth.openapi.bearerAuth`` (plain headers give a false ST401);
+- a fresh ``Idempotency-Key`` per case, replacing only valid-looking keys so negative cases stay
+  negative;
+- ``positive_data_acceptance`` also accepts 400: the spec documents 400 for bodies that are
+  schema-valid but break a rule the schema cannot express;
+- the ids of a provisioned model resource, session and operation are pinned, so cases reach the
+  core logic instead of 404.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import schemathesis
+from schemathesis.engine import Status, events, from_schema
+
+from contract_tests._provision import Provisioned
+from contract_tests._results import FAILED, PASSED, SKIPPED, CheckResult
+from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
+
+ALL_PHASES = ("examples", "coverage", "fuzzing", "stateful")
+VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+#: 400 is the spec's answer to a schema-valid body that breaks a semantic rule.
+POSITIVE_EXPECTED_STATUSES = ["2xx", "400", "401", "403", "404", "409", "429"]
+READ_ONLY_METHODS = frozenset({"GET"})
+
+Progress = Callable[[str], None]
+
+
+def _print(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def build_config(
+    target: Target,
+    provisioned: Provisioned,
+    *,
+    seed: int,
+    max_examples: int,
+    phases: tuple[str, ...],
+) -> dict[str, Any]:
+    operations: list[dict[str, Any]] = []
+
+    def pin(spec_operation_id: str, **parameters: str | None) -> None:
+        given = {name: value for name, value in parameters.items() if value}
+        if given:
+            operations.append({"include-operation-id": spec_operation_id, "parameters": given})
+
+    pin("getModelResources", model_resources_id=provisioned.model_resources_id)
+    pin("getTrainingSession", session_id=provisioned.session_id)
+    pin("stopTrainingSession", session_id=provisioned.spare_session_id)
+    pin("forwardBackward", session_id=provisioned.session_id)
+    pin(
+        "getForwardBackwardOperation",
+        session_id=provisioned.session_id,
+        operation_id=provisioned.operation_id,
+    )
+    stateful = "stateful" in phases and target.may_mutate
+    config: dict[str, Any] = {
+        "seed": seed,
+        "base-url": target.api_url,
+        "auth": {"openapi": {"bearerAuth": {"bearer": target.api_key or ""}}},
+        "generation": {"max-examples": max_examples},
+        "phases": {
+            "examples": {"enabled": "examples" in phases},
+            "coverage": {"enabled": "coverage" in phases},
+            "fuzzing": {"enabled": "fuzzing" in phases},
+            "stateful": {"enabled": stateful, "max-steps": 8},
+        },
+        "checks": {"positive_data_acceptance": {"expected-statuses": POSITIVE_EXPECTED_STATUSES}},
+        "request-timeout": 30,
+        # Keep token ids readable in failure reports; only the bearer key is secret.
+        "output": {
+            "sanitization": {"keys-to-sanitize": ["authorization"], "sensitive-markers": []}
+        },
+        "operations": operations,
+    }
+    if not target.is_emulator:
+        config["rate-limit"] = "120/m"
+    return config
+
+
+def load_schema(
+    target: Target,
+    provisioned: Provisioned,
+    *,
+    seed: int = 0,
+    max_examples: int = 10,
+    phases: tuple[str, ...] = ALL_PHASES,
+    operation_ids: tuple[str, ...] | None = None,
+) -> Any:
+    """The spec as a schemathesis schema, configured and hooked for ``target``."""
+    config = schemathesis.Config.from_dict(
+        build_config(target, provisioned, seed=seed, max_examples=max_examples, phases=phases)
+    )
+    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    if operation_ids is not None:
+        schema = schema.include(operation_id=list(operation_ids))
+    if not target.may_mutate:
+        allowed = {"forwardBackward"} if provisioned.session_id else set()
+        schema = schema.include(
+            func=lambda ctx: (
+                ctx.operation.method.upper() in READ_ONLY_METHODS
+                or ctx.operation.definition.raw.get("operationId") in allowed
+            )
+        )
+    _register_hooks(schema, target, provisioned)
+    return schema
+
+
+def _operation_id(ctx: Any) -> str | None:
+    operation = getattr(ctx, "operation", None)
+    if operation is None:
+        return None
+    return operation.definition.raw.get("operationId")  # type: ignore[no-any-return]
+
+
+#: True while :func:`run_schemathesis` runs; the global ``before_call`` hook acts only then.
+_RUNNING = threading.Event()
+_GLOBAL_HOOK_REGISTERED = False
+
+
+def _fresh_idempotency_key(headers: dict[str, Any] | None) -> None:
+    """Replace a valid-looking Idempotency-Key with a new UUID; leave broken ones broken."""
+    if headers and "Idempotency-Key" in headers:
+        value = headers["Idempotency-Key"]
+        if isinstance(value, str) and VALID_IDEMPOTENCY_KEY.match(value):
+            headers["Idempotency-Key"] = str(uuid.uuid4())
+
+
+def _register_global_before_call() -> None:
+    # ``before_call`` exists only as a global hook. It is needed because some coverage-phase
+    # cases skip ``map_headers`` and would reuse a key with another body (a 422, not a bug).
+    global _GLOBAL_HOOK_REGISTERED
+    if _GLOBAL_HOOK_REGISTERED:
+        return
+    _GLOBAL_HOOK_REGISTERED = True
+
+    @schemathesis.hook  # type: ignore[untyped-decorator]
+    def before_call(ctx: Any, case: Any, kwargs: dict[str, Any]) -> None:
+        if _RUNNING.is_set():
+            _fresh_idempotency_key(case.headers)
+
+
+def _register_hooks(schema: Any, target: Target, provisioned: Provisioned) -> None:
+    _register_global_before_call()
+
+    @schema.hook  # type: ignore[untyped-decorator]
+    def map_headers(ctx: Any, headers: dict[str, Any] | None) -> dict[str, Any] | None:
+        _fresh_idempotency_key(headers)
+        return headers
+
+    base_model = provisioned.base_model or EMULATOR_BASE_MODEL
+
+    @schema.hook  # type: ignore[untyped-decorator]
+    def map_body(ctx: Any, body: Any) -> Any:
+        if not isinstance(body, dict):
+            return body
+        operation_id = _operation_id(ctx)
+        if operation_id == "createModelResources" and _non_empty_str(body.get("base_model")):
+            body["base_model"] = base_model
+        elif operation_id == "startTrainingSession" and provisioned.model_resources_id:
+            if _non_empty_str(body.get("model_resources_id")):
+                body["model_resources_id"] = provisioned.model_resources_id
+        elif operation_id == "forwardBackward" and not target.may_mutate:
+            # Safety: only forward-only passes reach a non-emulator target.
+            body["forward_only"] = True
+        return body
+
+
+def _non_empty_str(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def run_schemathesis(
+    schema: Any, progress: Progress = _print
+) -> tuple[list[CheckResult], list[str]]:
+    """Run the engine over ``schema``; return one result per check applied, and the warnings."""
+    _RUNNING.set()
+    try:
+        return _run(schema, progress)
+    finally:
+        _RUNNING.clear()
+
+
+MISSING_DATA_MIN_CASES = 5
+MISSING_DATA_RATIO = 0.9
+
+
+def _positive_statuses(recorder: Any) -> list[int]:
+    statuses = []
+    for case_id, interaction in recorder.interactions.items():
+        node = recorder.cases.get(case_id)
+        mode = getattr(getattr(getattr(node, "value", None), "meta", None), "generation", None)
+        if node is None or getattr(getattr(mode, "mode", None), "value", None) != "positive":
+            continue
+        if interaction.response is not None:
+            statuses.append(int(interaction.response.status_code))
+    return statuses
+
+
+def _missing_test_data(statuses_by_operation: dict[str, list[int]]) -> list[CheckResult]:
+    """schemathesis's "missing test data" condition: positive cases that almost only see 404."""
+    results = []
+    for label, statuses in sorted(statuses_by_operation.items()):
+        if label == "Stateful tests" or len(statuses) < MISSING_DATA_MIN_CASES:
+            continue
+        share = statuses.count(404) / len(statuses)
+        status = FAILED if share >= MISSING_DATA_RATIO else PASSED
+        detail = f"{share:.0%} of {len(statuses)} positive cases answered 404 (ids not pinned?)"
+        results.append(
+            CheckResult("schemathesis", label, "(test data reaches the logic)", status, detail)
+        )
+    return results
+
+
+def _run(schema: Any, progress: Progress) -> tuple[list[CheckResult], list[str]]:
+    results: list[CheckResult] = []
+    notes: list[str] = []
+    positive: dict[str, list[int]] = {}
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished) and event.phase.value != "stateful":
+            positive.setdefault(event.recorder.label, []).extend(_positive_statuses(event.recorder))
+        if isinstance(event, events.PhaseStarted):
+            progress(f"[schemathesis] phase {event.phase.name.value} ...")
+        elif isinstance(event, events.ScenarioFinished):
+            scenario = _scenario_results(event.recorder, event.phase.value)
+            results += scenario
+            failed = sum(1 for r in scenario if r.status == FAILED)
+            status = "FAILED" if failed else event.status.value
+            if event.status == Status.SKIP and not scenario:
+                results.append(
+                    CheckResult(
+                        "schemathesis",
+                        event.recorder.label,
+                        "(operation)",
+                        SKIPPED,
+                        event.skip_reason or "skipped by schemathesis",
+                    )
+                )
+            progress(
+                f"[schemathesis] {event.phase.value:<9} {event.recorder.label:<78} "
+                f"{len(event.recorder.cases):>4} cases  {status}"
+            )
+        elif isinstance(event, events.NonFatalError):
+            results.append(
+                CheckResult(
+                    "schemathesis", event.label, "(error)", FAILED, _format_error(event.value)
+                )
+            )
+            progress(f"[schemathesis] error in {event.label}: {event.value!r}")
+        elif isinstance(event, events.FatalError):
+            results.append(
+                CheckResult("schemathesis", "-", "(fatal)", FAILED, _format_error(event.exception))
+            )
+            progress(f"[schemathesis] fatal: {event.exception!r}")
+        elif isinstance(event, events.SchemaAnalysisWarnings):
+            for warning in event.warnings:
+                notes.append(f"schemathesis warning: {warning}")
+    results += _missing_test_data(positive)
+    return results, notes
+
+
+def _scenario_results(recorder: Any, phase: str) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    for case_id, checks in recorder.checks.items():
+        node = recorder.cases.get(case_id)
+        label = node.value.operation.label if node is not None else recorder.label
+        for check in checks:
+            if check.status == Status.SUCCESS:
+                results.append(CheckResult("schemathesis", label, check.name, PASSED))
+            elif check.status == Status.FAILURE:
+                results.append(
+                    CheckResult(
+                        "schemathesis",
+                        label,
+                        check.name,
+                        FAILED,
+                        _format_failure(check, phase, recorder.interactions.get(case_id)),
+                    )
+                )
+            else:
+                results.append(CheckResult("schemathesis", label, check.name, SKIPPED))
+    return results
+
+
+def _format_failure(check: Any, phase: str, interaction: Any) -> str:
+    info = check.failure_info
+    response = getattr(interaction, "response", None)
+    answer = ""
+    if response is not None:
+        body = getattr(response, "content", b"") or b""
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        answer = f"\nResponse: {getattr(response, 'status_code', '?')} {text[:400]}"
+    if info is None:
+        return f"{check.name} failed ({phase} phase){answer}"
+    failure = info.failure
+    title = getattr(failure, "title", type(failure).__name__)
+    message = getattr(failure, "message", "")
+    code = getattr(failure, "code", "")
+    return f"[{phase}] {title} ({code})\n{message}{answer}\nReproduce: {info.code_sample}".strip()
+
+
+def _format_error(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,132 @@
+"""Fixtures of the scenario and loss-math tests; they run against any target.
+
+Under ``python -m contract_tests`` the target comes from the runner's :class:`ResultCollector`.
+Under plain pytest it comes from ``--ct-base-url``/``--ct-api-key``/... (or ``TOGETHER_BASE_URL``
+and ``TOGETHER_API_KEY`` with ``--ct-external``); with none of them an emulator subprocess is
+started for the session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from contract_tests._emulator_process import emulator_subprocess
+from contract_tests._http import TargetClient
+from contract_tests._provision import PROBE_BODY
+from contract_tests._pytest_plugin import ResultCollector
+from contract_tests._target import EMULATOR_BASE_MODEL, Target
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("contract_tests")
+    group.addoption("--ct-base-url", default=None, help="server root (without /v1)")
+    group.addoption("--ct-api-key", default=None, help="API key (default: TOGETHER_API_KEY)")
+    group.addoption("--ct-second-api-key", default=None, help="a second key, for tenant isolation")
+    group.addoption("--ct-session-id", default=None, help="session to send forward-only passes to")
+    group.addoption("--ct-allow-mutations", action="store_true", help="allow creating/training")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "operation(label): the spec operation a test checks")
+
+
+def _collector(config: pytest.Config) -> ResultCollector | None:
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, ResultCollector):
+            return plugin
+    return None
+
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    collector = _collector(request.config)
+    if collector is not None:
+        yield collector.target
+        return
+
+    def option(name: str) -> Any:
+        return request.config.getoption(name, default=None)
+
+    base_url = option("--ct-base-url")
+    if base_url:
+        yield Target(
+            base_url=base_url,
+            api_key=option("--ct-api-key") or os.environ.get("TOGETHER_API_KEY"),
+            second_api_key=option("--ct-second-api-key"),
+            session_id=option("--ct-session-id"),
+            allow_mutations=bool(option("--ct-allow-mutations")),
+            min_interval_s=0.5,
+        )
+        return
+    with emulator_subprocess() as emulator:
+        yield emulator
+
+
+@pytest.fixture(scope="session")
+def findings(request: pytest.FixtureRequest) -> list[str]:
+    """Where tests record what they found (printed in the report's Findings)."""
+    collector = _collector(request.config)
+    return collector.notes if collector is not None else []
+
+
+@pytest.fixture(scope="session")
+def client(target: Target) -> Iterator[TargetClient]:
+    if target.skip_reason:
+        pytest.skip(target.skip_reason)
+    with TargetClient(target) as http:
+        yield http
+
+
+@pytest.fixture(scope="session")
+def second_client(target: Target) -> Iterator[TargetClient]:
+    if target.skip_reason:
+        pytest.skip(target.skip_reason)
+    if not target.second_api_key:
+        pytest.skip("no second API key (--second-api-key): tenant isolation is not checked")
+    with TargetClient(target, api_key=target.second_api_key) as http:
+        yield http
+
+
+def needs_mutations(target: Target) -> None:
+    if not target.may_mutate:
+        pytest.skip("creates resources or trains: needs the emulator or --allow-mutations")
+
+
+@pytest.fixture(scope="session")
+def model_resources(client: TargetClient, target: Target) -> dict[str, Any]:
+    needs_mutations(target)
+    return client.create_model_resources(_base_model(client, target))
+
+
+def _base_model(client: TargetClient, target: Target) -> str:
+    if target.is_emulator:
+        return EMULATOR_BASE_MODEL
+    return str(client.get("/v1/rl/supported-models").json()["data"][0]["base_model"])
+
+
+@pytest.fixture
+def fresh_session(client: TargetClient, model_resources: dict[str, Any]) -> dict[str, Any]:
+    """A new RUNNING session (emulator or --allow-mutations only)."""
+    return client.start_session(model_resources["id"])
+
+
+@pytest.fixture(scope="session")
+def session_id(client: TargetClient, target: Target) -> str:
+    """The session forward-only passes go to: --session-id, or one created on the emulator."""
+    if target.session_id:
+        return target.session_id
+    needs_mutations(target)
+    resources = client.create_model_resources(_base_model(client, target))
+    return str(client.start_session(resources["id"])["id"])
+
+
+@pytest.fixture
+def probe_body() -> dict[str, Any]:
+    """A valid forward-only cross-entropy body (a fresh copy per test)."""
+    import copy
+
+    return copy.deepcopy(PROBE_BODY)

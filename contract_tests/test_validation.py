@@ -1,0 +1,123 @@
+"""Validation: every invalid example of spec/examples/invalid gets 400 naming its field.
+
+Each file holds ``body``, ``param`` (the expected ``error.param``), ``schema_valid`` (whether the
+body passes the JSON Schema and breaks only a semantic rule) and ``description``. The file name's
+prefix says which operation it is for.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract_tests._http import TargetClient
+from contract_tests._target import SPEC_PATH
+
+INVALID_DIR = SPEC_PATH.parent / "examples" / "invalid"
+FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
+OPERATIONS = {
+    "forward_backward": FB,
+    "model_resources_create": "POST /rl/model-resources",
+    "session_create": "POST /rl/training-sessions",
+}
+#: Examples whose token ids assume the emulator's tiny vocabulary (1,024 tokens).
+VOCABULARY_DEPENDENT = "vocab"
+
+
+def _examples() -> list[Any]:
+    params = []
+    for path in sorted(INVALID_DIR.glob("*.json")):
+        prefix = path.name.split(".", 1)[0]
+        operation = OPERATIONS.get(prefix, "-")
+        params.append(pytest.param(path, id=path.stem, marks=pytest.mark.operation(operation)))
+    return params
+
+
+def _check_error(response: Any, example: dict[str, Any], findings: list[str]) -> None:
+    assert response.status_code == 400, (
+        f"{example['description']}: expected 400, got {response.status_code}: {response.text[:300]}"
+    )
+    error = response.json()["error"]
+    assert error["message"], "error.message must say what is wrong"
+    param, expected = error.get("param"), example["param"]
+    if param == expected:
+        return
+    # A more precise path inside the named field (e.g. `...weights.data[1]` for `...weights`)
+    # still names the field; it is accepted and reported.
+    more_precise = isinstance(param, str) and param.startswith((f"{expected}.", f"{expected}["))
+    assert more_precise, (
+        f"{example['description']}: error.param {param!r} != {expected!r} "
+        f"(message: {error['message']})"
+    )
+    findings.append(
+        f"validation: error.param {param!r} is more precise than the example's {expected!r}"
+    )
+
+
+@pytest.mark.parametrize("path", _examples())
+def test_invalid_example_is_400_naming_the_field(
+    path: Path, client: TargetClient, session_id: str, findings: list[str]
+) -> None:
+    example = json.loads(path.read_text(encoding="utf-8"))
+    body = example["body"]
+    target = client.target
+    if VOCABULARY_DEPENDENT in path.stem and not target.is_emulator:
+        pytest.skip("assumes the emulator's 1,024-token vocabulary")
+    kind = path.name.split(".", 1)[0]
+    if kind == "forward_backward":
+        if not target.may_mutate:
+            if not isinstance(body, dict) or "forward_only" in path.stem:
+                pytest.skip("would not be forward-only; needs the emulator or --allow-mutations")
+            body = dict(body, forward_only=True)
+        response = client.post(
+            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
+            json=body,
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+        )
+    elif kind in ("model_resources_create", "session_create"):
+        if not target.may_mutate:
+            pytest.skip("a create request; needs the emulator or --allow-mutations")
+        route = (
+            "/v1/rl/model-resources"
+            if kind == "model_resources_create"
+            else "/v1/rl/training-sessions"
+        )
+        response = client.post(route, json=body)
+    else:
+        pytest.fail(f"no operation known for example file prefix {kind!r}")
+    _check_error(response, example, findings)
+
+
+@pytest.mark.operation(FB)
+@pytest.mark.parametrize(
+    "raw",
+    [b"{", b"", b"[]", b"null", b'"samples"', b'{"samples": [}', b"\xff\xfe"],
+    ids=["truncated", "empty", "array", "null", "string", "broken-array", "not-utf8"],
+)
+def test_malformed_body_is_a_clean_400(client: TargetClient, session_id: str, raw: bytes) -> None:
+    if not client.target.may_mutate:
+        pytest.skip("not a forward-only body; needs the emulator or --allow-mutations")
+    response = client.post(
+        f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
+        content=raw,
+        headers={"Idempotency-Key": str(uuid.uuid4())},
+    )
+    assert response.status_code == 400, f"{raw!r}: {response.status_code} {response.text[:300]}"
+    assert response.json()["error"]["message"]
+
+
+@pytest.mark.operation(FB)
+def test_nothing_is_stored_for_an_invalid_request(
+    client: TargetClient, session_id: str, probe_body: dict[str, Any]
+) -> None:
+    """An invalid request does not consume its Idempotency-Key."""
+    key = str(uuid.uuid4())
+    broken = dict(probe_body, samples=[])
+    refused = client.submit_forward_backward(session_id, broken, key)
+    assert refused.status_code == 400, refused.text
+    accepted = client.submit_forward_backward(session_id, probe_body, key)
+    assert accepted.status_code == 200, accepted.text

@@ -1,0 +1,266 @@
+"""Generate the vectors by driving an in-process emulator (seed 0) over loopback."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from contract_tests._emulator_process import emulator_in_thread
+from contract_tests._http import TargetClient
+from contract_tests._provision import PROBE_BODY
+from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
+
+VECTORS_DIR = Path(__file__).resolve().parent
+API_KEY = "vectors-key"
+SEED = 0
+EXAMPLES_DIR = SPEC_PATH.parent / "examples"
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-]\d{2}:?\d{2})?$")
+ID_FIELDS = ("id", "session_id", "model_resources_id", "operation_id")
+KEPT_HEADERS = ("retry-after", "x-should-retry", "allow")
+
+
+class _Recorder:
+    """Sends requests and records them with server-chosen ids replaced by placeholders."""
+
+    def __init__(self, client: TargetClient) -> None:
+        self.client = client
+        self.placeholders: dict[str, str] = {}
+        self.counts: dict[str, int] = {}
+
+    def name_id(self, value: str, kind: str) -> str:
+        if value not in self.placeholders:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            self.placeholders[value] = f"<{kind}:{self.counts[kind]}>"
+        return self.placeholders[value]
+
+    def scrub(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: self.scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        if isinstance(value, str):
+            if TIMESTAMP.match(value):
+                return "<timestamp>"
+            for real, placeholder in self.placeholders.items():
+                value = value.replace(real, placeholder)
+        return value
+
+    def step(self, method: str, path: str, *, body: Any = None, raw: bytes | None = None,
+             headers: dict[str, str] | None = None, auth: bool = True) -> dict[str, Any]:  # fmt: skip  # noqa: E501
+        response = self.client.request(
+            method, path, json=body, content=raw, headers=headers, auth=auth
+        )
+        parsed = response.json() if response.content else None
+        if isinstance(parsed, dict):
+            for field in ID_FIELDS:
+                if isinstance(parsed.get(field), str):
+                    self.name_id(parsed[field], _kind(path, field))
+        request: dict[str, Any] = {"method": method, "path": path, "headers": dict(headers or {})}
+        if auth:
+            request["headers"]["Authorization"] = "Bearer <api_key>"
+        if body is not None:
+            request["body"] = body
+        if raw is not None:
+            request["raw_body"] = raw.decode("utf-8", "replace")
+        kept = {k: v for k, v in response.headers.items() if k.lower() in KEPT_HEADERS}
+        return self.scrub(
+            {
+                "request": request,
+                "response": {"status": response.status_code, "headers": kept, "body": parsed},
+            }
+        )
+
+    def wait(self, session_id: str, operation_id: str) -> dict[str, Any]:
+        self.client.wait_for_operation(session_id, operation_id)
+        return self.step(
+            "GET",
+            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}",
+        )
+
+
+ALLOWED_LIST = re.compile(r"(allowed: )([A-Z, ]+)")
+
+
+def _sorted_methods(text: str) -> str:
+    return ", ".join(sorted(m.strip() for m in text.split(",") if m.strip()))
+
+
+def _normalise(step: dict[str, Any], *, racy_status: bool = False) -> dict[str, Any]:
+    """Make a step deterministic: method lists sorted; a status that depends on timing hidden."""
+    response = step["response"]
+    if "allow" in response["headers"]:
+        response["headers"]["allow"] = _sorted_methods(response["headers"]["allow"])
+    error = response["body"].get("error") if isinstance(response["body"], dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        error["message"] = ALLOWED_LIST.sub(
+            lambda m: m.group(1) + _sorted_methods(m.group(2)), error["message"]
+        )
+    if racy_status and isinstance(response["body"], dict) and "status" in response["body"]:
+        # PENDING, RUNNING or already COMPLETED (with output), depending on the worker's speed.
+        response["body"] = {"id": response["body"].get("id"), "status": "<status>"}
+    return step
+
+
+def _kind(path: str, field: str) -> str:
+    if field != "id":
+        return field
+    if "forward-backward" in path:
+        return "operation_id"
+    if "model-resources" in path:
+        return "model_resources_id"
+    return "session_id"
+
+
+def _fb_path(session_id: str) -> str:
+    return f"/v1/rl/training-sessions/{session_id}/operations/forward-backward"
+
+
+def _loss_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    out = []
+    for path in sorted((EXAMPLES_DIR / "valid").glob("forward_backward.*.json")):
+        example = json.loads(path.read_text(encoding="utf-8"))
+        body = copy.deepcopy(example.get("body", example))
+        body["forward_only"] = True
+        body["return_loss_fn_outputs"] = True
+        submit = rec.step(
+            "POST", _fb_path(session_id), body=body, headers={"Idempotency-Key": f"vec-{path.stem}"}
+        )
+        steps = [submit]
+        if submit["response"]["status"] == 200:
+            real_id = next(
+                k for k, v in rec.placeholders.items() if v == submit["response"]["body"]["id"]
+            )
+            steps.append(rec.wait(session_id, real_id))
+        out.append(
+            {"name": path.stem, "source": f"spec/examples/valid/{path.name}", "steps": steps}
+        )
+    return out
+
+
+def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
+    out = []
+    for path in sorted((EXAMPLES_DIR / "invalid").glob("*.json")):
+        example = json.loads(path.read_text(encoding="utf-8"))
+        kind = path.name.split(".", 1)[0]
+        if kind == "forward_backward":
+            step = rec.step(
+                "POST",
+                _fb_path(session_id),
+                body=example["body"],
+                headers={"Idempotency-Key": f"vec-{path.stem}"},
+            )
+        elif kind == "model_resources_create":
+            step = rec.step("POST", "/v1/rl/model-resources", body=example["body"])
+        else:
+            step = rec.step("POST", "/v1/rl/training-sessions", body=example["body"])
+        out.append({"name": path.stem, "expected_param": example["param"], "steps": [step]})
+    fb = _fb_path(session_id)
+    extra = [
+        (
+            "malformed_json",
+            [
+                rec.step(
+                    "POST", fb, raw=b'{"samples": [', headers={"Idempotency-Key": "vec-malformed"}
+                )
+            ],
+        ),
+        ("missing_idempotency_key", [rec.step("POST", fb, body=PROBE_BODY)]),
+        ("no_auth", [rec.step("GET", "/v1/rl/supported-models", auth=False)]),
+        (
+            "unknown_key",
+            [
+                rec.step(
+                    "GET",
+                    "/v1/rl/supported-models",
+                    auth=False,
+                    headers={"Authorization": "Bearer wrong"},
+                )
+            ],
+        ),
+        ("unknown_session", [rec.step("GET", "/v1/rl/training-sessions/no-such-session")]),
+        ("unknown_operation", [rec.step("GET", f"{fb}/no-such-operation")]),
+        ("unknown_model_resources", [rec.step("GET", "/v1/rl/model-resources/no-such-resources")]),
+        ("method_not_allowed", [rec.step("DELETE", f"/v1/rl/training-sessions/{session_id}")]),
+    ]
+    out += [{"name": name, "steps": [_normalise(step) for step in steps]} for name, steps in extra]
+    return out
+
+
+def _idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    fb = _fb_path(session_id)
+    changed = dict(PROBE_BODY, return_loss_fn_outputs=True)
+    first = _normalise(
+        rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
+        racy_status=True,
+    )
+    replay = _normalise(
+        rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
+        racy_status=True,
+    )
+    real_id = next(k for k, v in rec.placeholders.items() if v == first["response"]["body"]["id"])
+    done = rec.wait(session_id, real_id)
+    late = rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"})
+    conflict = rec.step("POST", fb, body=changed, headers={"Idempotency-Key": "vec-replay"})
+    return [
+        {"name": "replay_returns_same_operation", "steps": [first, replay, done, late]},
+        {"name": "changed_body_is_422", "steps": [conflict]},
+    ]
+
+
+def generate_all() -> dict[str, list[dict[str, Any]]]:
+    """All vector files by name, generated from a fresh in-process emulator."""
+    from together_rl_emulator import create_app
+
+    app = create_app(api_keys=[API_KEY], seed=SEED)
+    with emulator_in_thread(app) as base_url:
+        target = Target(base_url=base_url, api_key=API_KEY, is_emulator=True)
+        with TargetClient(target, retries=0) as client:
+            rec = _Recorder(client)
+            setup = [
+                rec.step("POST", "/v1/rl/model-resources", body={"base_model": EMULATOR_BASE_MODEL})
+            ]
+            resources_id = client.get("/v1/rl/training-sessions").json() and _real(
+                rec, "model_resources_id", 1
+            )
+            setup.append(
+                rec.step(
+                    "POST", "/v1/rl/training-sessions", body={"model_resources_id": resources_id}
+                )
+            )
+            session_id = _real(rec, "session_id", 1)
+            return {
+                "setup.json": [{"name": "create_model_resources_and_session", "steps": setup}],
+                "losses.json": _loss_vectors(rec, session_id),
+                "errors.json": _error_vectors(rec, session_id, resources_id),
+                "idempotency.json": _idempotency_vectors(rec, session_id),
+            }
+
+
+def _real(rec: _Recorder, kind: str, number: int) -> str:
+    wanted = f"<{kind}:{number}>"
+    return next(real for real, placeholder in rec.placeholders.items() if placeholder == wanted)
+
+
+def render(vectors: list[dict[str, Any]]) -> str:
+    return json.dumps(vectors, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_all(vectors: dict[str, list[dict[str, Any]]]) -> list[Path]:
+    paths = []
+    for name, content in vectors.items():
+        path = VECTORS_DIR / name
+        path.write_text(render(content), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def stale_files(vectors: dict[str, list[dict[str, Any]]]) -> list[str]:
+    stale = []
+    for name, content in vectors.items():
+        path = VECTORS_DIR / name
+        if not path.exists() or path.read_text(encoding="utf-8") != render(content):
+            stale.append(name)
+    return stale

@@ -1,0 +1,471 @@
+"""The HTTP layer: Starlette routes built from the spec's paths, auth, body limits, errors, faults.
+
+Routes: every path of the installed spec under `/v1` (a spec operation without a handler here is
+a startup error), plus `GET /openapi.yaml`, `GET /healthz`, and the test-only `/_emulator/stats`
+and `/_emulator/faults`. Each answer is JSON; errors are the spec's `ErrorData`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Message, Receive, Scope, Send
+
+from ._catalog import supported_models_body
+from ._errors import ApiError, invalid
+from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
+from ._service import EmulatorService
+from ._spec import load_spec, spec_bytes
+from ._stats import Stats
+from ._store import Store
+from ._validation import validate_parameter
+from ._worker import OperationWorker
+
+log = logging.getLogger("together_rl_emulator")
+
+API_PREFIX = "/v1"
+# Bodies larger than this are decoded and validated in a worker thread, off the event loop.
+THREADPOOL_BODY_BYTES = 256 * 1024
+JSON = "application/json"
+
+
+def owner_id(api_key: str) -> str:
+    """The stable identity of an API key (never the key itself): stored as owner and created_by."""
+    return "user-" + hashlib.sha256(api_key.encode()).hexdigest()[:16]
+
+
+def json_response(
+    content: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    body = content if isinstance(content, bytes) else orjson.dumps(content)
+    return Response(body, status_code=status, headers=headers, media_type=JSON)
+
+
+def error_response(error: ApiError) -> Response:
+    return json_response(error.body(), error.status, error.headers)
+
+
+class EmulatorState:
+    """Everything one app instance owns, reachable as `app.state.emulator`."""
+
+    def __init__(
+        self,
+        api_keys: list[str],
+        seed: int,
+        op_latency_ms: int,
+        state_dir: str | Path | None,
+        max_body_mb: float,
+    ) -> None:
+        if not api_keys or any(not k for k in api_keys):
+            raise ValueError("at least one non-empty API key is required")
+        self.owners = {owner_id(k): k.encode() for k in api_keys}
+        self.max_body_bytes = int(max_body_mb * 1024 * 1024)
+        self.op_latency_ms = op_latency_ms
+        self.store = Store(state_dir)
+        self.stats = Stats()
+        self.faults = FaultInjector()
+        self.worker = OperationWorker(self.store, op_latency_ms)
+        self.service = EmulatorService(self.store, self.worker, self.stats, seed)
+        self.store.clean_stale_files()
+        self.requeued = self.service.requeue_unfinished()
+
+    def authenticate(self, request: Request) -> str:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(
+                401,
+                "Authorization: missing bearer token (send 'Authorization: Bearer <API key>')",
+                type="authentication_error",
+                param="Authorization",
+                code="missing_api_key",
+            )
+        given = token.strip().encode()
+        for owner, key in self.owners.items():
+            if hmac.compare_digest(given, key):
+                return owner
+        raise ApiError(
+            401,
+            "Authorization: the API key is not valid",
+            type="authentication_error",
+            param="Authorization",
+            code="invalid_api_key",
+        )
+
+    def close(self) -> None:
+        self.worker.stop()
+        self.store.close()
+
+
+def _state(request: Request) -> EmulatorState:
+    state: EmulatorState = request.app.state.emulator
+    return state
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refusing (413) a declared or streamed size over `limit`."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise invalid("Content-Length", "must be a non-negative integer")
+        if int(declared) > limit:
+            raise _too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
+        413,
+        f"the request body is larger than this server accepts ({limit} bytes)",
+        code="payload_too_large",
+    )
+
+
+def parse_json(raw: bytes, *, allow_empty: bool = False) -> Any:
+    if not raw.strip():
+        if allow_empty:
+            return None
+        raise invalid(None, "the request body is empty; a JSON object is required")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, f"the body is not valid JSON: {exc}", code="invalid_json") from exc
+
+
+def require_object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        kind = "null" if body is None else type(body).__name__
+        raise invalid(None, f"the body must be a JSON object, got {kind}")
+    return body
+
+
+# ------------------------------------------------------------------- handlers by operationId
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+async def create_model_resources(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    return json_response(st.service.create_model_resources(owner, body))
+
+
+async def get_model_resources(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    resources_id = request.path_params["model_resources_id"]
+    return json_response(st.service.get_model_resources(owner, resources_id))
+
+
+async def get_supported_models(request: Request) -> Response:
+    _state(request).authenticate(request)
+    return json_response(supported_models_body())
+
+
+async def start_training_session(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    return json_response(st.service.start_session(owner, body))
+
+
+async def list_training_sessions(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    query = request.query_params
+    op = "listTrainingSessions"
+    after = validate_parameter(op, "after", query.getlist("after") or None)
+    limit = validate_parameter(op, "limit", query.getlist("limit") or None)
+    statuses = validate_parameter(op, "status", query.getlist("status") or None)
+    return json_response(
+        st.service.list_sessions(
+            owner,
+            after if isinstance(after, str) else None,
+            limit if isinstance(limit, int) else 20,
+            [str(s) for s in statuses] if isinstance(statuses, list) else None,
+        )
+    )
+
+
+async def get_training_session(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    return json_response(st.service.get_session(owner, request.path_params["session_id"]))
+
+
+async def stop_training_session(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    # No body is defined; the official SDK sends none (with a JSON content type). Accept either.
+    body = parse_json(await read_body(request, st.max_body_bytes), allow_empty=True)
+    if body is not None and body != {}:
+        require_object(body)
+    return json_response(st.service.stop_session(owner, request.path_params["session_id"]))
+
+
+async def forward_backward(request: Request) -> Response:
+    arrived_at = time.time()
+    st = _state(request)
+    owner = st.authenticate(request)
+    session = st.service.check_session(owner, request.path_params["session_id"])
+    key = validate_parameter(
+        "forwardBackward", "Idempotency-Key", request.headers.getlist("idempotency-key") or None
+    )
+    assert isinstance(key, str)
+    raw = await read_body(request, st.max_body_bytes)
+
+    def submit() -> bytes:
+        body = require_object(parse_json(raw))
+        return st.service.submit_forward_backward(owner, session, key, body, arrived_at)
+
+    if len(raw) > THREADPOOL_BODY_BYTES:
+        return json_response(await run_in_threadpool(submit))
+    return json_response(submit())
+
+
+async def get_forward_backward_operation(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    params = request.path_params
+    return json_response(
+        st.service.get_forward_backward(owner, params["session_id"], params["operation_id"])
+    )
+
+
+HANDLERS: dict[str, Handler] = {
+    "createModelResources": create_model_resources,
+    "getModelResources": get_model_resources,
+    "getSupportedModels": get_supported_models,
+    "startTrainingSession": start_training_session,
+    "listTrainingSessions": list_training_sessions,
+    "getTrainingSession": get_training_session,
+    "stopTrainingSession": stop_training_session,
+    "forwardBackward": forward_backward,
+    "getForwardBackwardOperation": get_forward_backward_operation,
+}
+
+
+# --------------------------------------------------------------------------- out-of-spec routes
+async def serve_spec(request: Request) -> Response:
+    return Response(spec_bytes(), media_type="application/yaml")
+
+
+async def healthz(request: Request) -> Response:
+    return json_response({"status": "ok"})
+
+
+async def emulator_stats(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    body: dict[str, Any] = dict(st.stats.snapshot())
+    body["sessions"] = st.service.session_stats(owner)
+    body["queued_operations"] = st.worker.pending()
+    return json_response(body)
+
+
+async def emulator_faults(request: Request) -> Response:
+    st = _state(request)
+    st.authenticate(request)
+    if request.method == "DELETE":
+        return json_response({"cleared": st.faults.clear()})
+    if request.method == "GET":
+        return json_response({"faults": st.faults.armed()})
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    fault = parse_fault(body, _api_route_keys(request.app.routes))
+    st.faults.arm(fault)
+    return json_response({"fault_id": fault.id})
+
+
+def _api_route_keys(routes: list[BaseRoute]) -> set[str]:
+    keys: set[str] = set()
+    for route in routes:
+        if isinstance(route, Route) and route.path.startswith(API_PREFIX + "/"):
+            keys.update(f"{m} {route.path}" for m in route.methods or () if m != "HEAD")
+    return keys
+
+
+def build_routes() -> list[BaseRoute]:
+    """One Route per spec path (under /v1) serving the spec's methods, plus the extra routes."""
+    routes: list[BaseRoute] = []
+    for path, item in load_spec()["paths"].items():
+        by_method: dict[str, Handler] = {}
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            handler = HANDLERS.get(operation["operationId"])
+            if handler is None:
+                raise RuntimeError(f"the spec's {operation['operationId']} has no emulator handler")
+            by_method[method.upper()] = handler
+        routes.append(Route(API_PREFIX + path, _dispatch(by_method), methods=list(by_method)))
+    routes += [
+        Route("/openapi.yaml", serve_spec, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/_emulator/stats", emulator_stats, methods=["GET"]),
+        Route("/_emulator/faults", emulator_faults, methods=["GET", "POST", "DELETE"]),
+    ]
+    return routes
+
+
+def _dispatch(by_method: dict[str, Handler]) -> Handler:
+    async def endpoint(request: Request) -> Response:
+        return await by_method[request.method](request)
+
+    return endpoint
+
+
+# --------------------------------------------------------------------------- errors
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 404:
+        error = ApiError(
+            404, f"no route {request.method} {request.url.path}", type="not_found", code="no_route"
+        )
+    elif exc.status_code == 405:
+        allow = headers.get("Allow", "")
+        error = ApiError(
+            405,
+            f"method {request.method} is not allowed on {request.url.path}; allowed: {allow}",
+            type="method_not_allowed",
+            code="method_not_allowed",
+        )
+    else:
+        error = ApiError(exc.status_code, str(exc.detail), type="http_error")
+    error.headers.update(headers)
+    return error_response(error)
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(
+        ApiError(500, "internal emulator error (a bug; see the server log)", type="internal_error")
+    )
+
+
+# --------------------------------------------------------------------------- the app
+class EmulatorApp(Starlette):
+    """Starlette plus an outermost layer that counts requests and applies injected faults."""
+
+    emulator: EmulatorState
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(API_PREFIX + "/"):
+            if scope["type"] == "http":
+                self.emulator.worker.ensure_started()
+            await super().__call__(scope, receive, send)
+            return
+        self.emulator.worker.ensure_started()
+        route_key = self._route_key(scope)
+        if route_key is not None:
+            self.emulator.stats.count_request(route_key)
+        fault = self.emulator.faults.take(route_key)
+        if fault is None:
+            await super().__call__(scope, receive, send)
+        elif fault.kind in IMMEDIATE_KINDS:
+            status, headers, body = immediate_error(fault)
+            await Response(body, status_code=status, headers=headers)(scope, receive, send)
+        elif fault.kind == "latency":
+            await super().__call__(scope, receive, _delayed(send, fault.latency_ms / 1000.0))
+        else:  # drop_after_commit
+            await super().__call__(scope, receive, _swallow)
+            await _drop_connection(send)
+
+    def _route_key(self, scope: Scope) -> str | None:
+        for route in self.router.routes:
+            match, _ = route.matches(scope)
+            if match != Match.NONE and isinstance(route, Route):
+                return f"{scope['method']} {route.path}"
+        return None
+
+
+def _delayed(send: Send, seconds: float) -> Send:
+    async def delayed_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            await asyncio.sleep(seconds)
+        await send(message)
+
+    return delayed_send
+
+
+async def _swallow(message: Message) -> None:
+    return None
+
+
+async def _drop_connection(send: Send) -> None:
+    """Close the connection without answering. Under uvicorn: close its transport; in-process
+    (httpx.ASGITransport): raise the error httpx raises for a server that hung up."""
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    if cycle is not None and transport is not None and hasattr(cycle, "disconnected"):
+        cycle.disconnected = True  # uvicorn then sends nothing (no 500) for this request
+        transport.close()
+        return
+    raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+
+
+def create_app(
+    api_keys: list[str] | None = None,
+    seed: int = 0,
+    op_latency_ms: int = 0,
+    state_dir: str | Path | None = None,
+    max_body_mb: float = 64,
+) -> EmulatorApp:
+    """The emulator as an ASGI app. The operation worker starts with the first request (or at
+    lifespan startup) and stops at lifespan shutdown or `app.state.emulator.close()`."""
+    state = EmulatorState(
+        list(api_keys) if api_keys is not None else ["test-key"],
+        seed,
+        op_latency_ms,
+        state_dir,
+        max_body_mb,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        state.worker.ensure_started()
+        try:
+            yield
+        finally:
+            state.close()
+
+    app = EmulatorApp(
+        routes=build_routes(),
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.router.redirect_slashes = False
+    app.state.emulator = state
+    app.emulator = state
+    return app

@@ -1,0 +1,250 @@
+"""What each endpoint does, independent of HTTP: model resources, sessions, operations.
+
+Every method takes the caller's `owner` (derived from the API key) and raises `ApiError` for
+anything it refuses. Another owner's resources are reported exactly like missing ones (404).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import orjson
+
+from ._catalog import CATALOG
+from ._errors import ApiError, invalid
+from ._idempotency import IdempotencyGate, Replay, body_hash
+from ._stats import Stats
+from ._store import (
+    SESSION_RUNNING,
+    NewOperation,
+    OperationRow,
+    SessionRow,
+    Store,
+    utc_now,
+)
+from ._validation import validate_forward_backward, validate_schema
+from ._worker import OperationWorker, QueuedOperation
+
+FORWARD_BACKWARD = "forward-backward"
+SEED_STRIDE = 1_000_003
+DEFAULT_INACTIVE_TIMEOUT_S = 3600
+
+
+def not_found(what: str, param: str, value: str) -> ApiError:
+    return ApiError(
+        404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
+        code="not_found",
+    )  # fmt: skip
+
+
+def policy_seed(seed: int, ordinal: int) -> int:
+    """The policy seed of the session created `ordinal`-th (1-based): deterministic per `--seed`."""
+    return seed * SEED_STRIDE + ordinal
+
+
+class EmulatorService:
+    def __init__(self, store: Store, worker: OperationWorker, stats: Stats, seed: int) -> None:
+        self.store = store
+        self.worker = worker
+        self.stats = stats
+        self.seed = seed
+        self.idempotency = IdempotencyGate(store)
+
+    # ------------------------------------------------------------------ model resources
+    def create_model_resources(self, owner: str, body: Any) -> dict[str, Any]:
+        validate_schema("ModelResourcesCreate", body)
+        assert isinstance(body, dict)
+        base_model = body["base_model"]
+        if base_model not in CATALOG:
+            raise invalid(
+                "base_model",
+                f"unknown base model {base_model!r}; supported: {', '.join(CATALOG)}"
+                " (GET /v1/rl/supported-models)",
+            )
+        compute = body.get("compute_config", {})
+        now = utc_now()
+        resources: dict[str, Any] = {
+            "id": f"mr-{uuid.uuid4()}",
+            "base_model": base_model,
+            "compute_config": {
+                "num_generator_replicas": compute.get("num_generator_replicas", 0),
+                "gpu_type": compute.get("gpu_type", "B200-SXM"),
+            },
+            "created_at": now,
+            "created_by": owner,
+            "inactive_timeout": body.get("inactive_timeout", DEFAULT_INACTIVE_TIMEOUT_S),
+            "lora_enabled": body.get("lora_enabled", False),
+            "optimizer_config": body.get("optimizer_config", {"adam": {}}),
+            "status": "MODEL_RESOURCES_STATUS_READY",
+            "status_details": {"queue_position": 0},
+            "updated_at": now,
+        }
+        if "base_weights_ref" in body:
+            resources["base_weights_ref"] = body["base_weights_ref"]
+        return self.store.create_model_resources(owner, resources)
+
+    def get_model_resources(self, owner: str, resources_id: str) -> dict[str, Any]:
+        found = self.store.get_model_resources(owner, resources_id)
+        if found is None:
+            raise not_found("model resources", "model_resources_id", resources_id)
+        return found
+
+    # ------------------------------------------------------------------ sessions
+    def start_session(self, owner: str, body: Any) -> dict[str, Any]:
+        validate_schema("SessionCreate", body)
+        assert isinstance(body, dict)
+        resources = self.store.get_model_resources(owner, body["model_resources_id"])
+        if resources is None:
+            raise not_found("model resources", "model_resources_id", body["model_resources_id"])
+        if "resume_from_checkpoint_id" in body:
+            raise not_found(
+                "checkpoint", "resume_from_checkpoint_id", body["resume_from_checkpoint_id"]
+            )
+        model = CATALOG[resources["base_model"]]
+        now = utc_now()
+        session: dict[str, Any] = {
+            "id": f"sess-{uuid.uuid4()}",
+            "base_model": model.name,
+            "created_at": now,
+            "created_by": owner,
+            "inference_checkpoints": [],
+            "training_checkpoints": [],
+            "metadata": body.get("metadata", {}),
+            "model_resources_id": resources["id"],
+            # int64 fields as decimal strings, as gRPC-gateway emits them (the spec allows both).
+            "policy_state": {
+                "applied_weights_version": "0",
+                "pending_publish": False,
+                "target_weights_version": "0",
+                "trainer_step": "0",
+            },
+            "status": SESSION_RUNNING,
+            "step": "0",
+            "updated_at": now,
+        }
+        for optional in ("display_name", "lora_config"):
+            if optional in body:
+                session[optional] = body[optional]
+        with self.store.lock:  # the ordinal and the insert must not interleave with another create
+            ordinal = self.store.next_session_ordinal()
+            row = self.store.create_session(
+                owner, ordinal, model.vocab_size, policy_seed(self.seed, ordinal), session
+            )
+        return row.body
+
+    def _session(self, owner: str, session_id: str) -> SessionRow:
+        found = self.store.get_session(owner, session_id)
+        if found is None:
+            raise not_found("training session", "session_id", session_id)
+        return found
+
+    def get_session(self, owner: str, session_id: str) -> dict[str, Any]:
+        return self._session(owner, session_id).body
+
+    def list_sessions(
+        self, owner: str, after: str | None, limit: int, statuses: list[str] | None
+    ) -> dict[str, Any]:
+        before: int | None = None
+        if after:
+            cursor = self.store.get_session(owner, after)
+            if cursor is None:
+                raise invalid(
+                    "after", f"unknown cursor {after!r}: pass a previous meta.next_cursor"
+                )
+            before = cursor.ordinal
+        rows = self.store.list_sessions(owner, before, statuses, limit + 1)
+        has_more = len(rows) > limit
+        page = rows[:limit]
+        return {
+            "data": [r.body for r in page],
+            "meta": {
+                "has_more": has_more,
+                "limit": limit,
+                "next_cursor": page[-1].id if has_more and page else "",
+            },
+        }
+
+    def stop_session(self, owner: str, session_id: str) -> dict[str, Any]:
+        stopped = self.store.stop_session(owner, session_id)
+        if stopped is None:
+            raise not_found("training session", "session_id", session_id)
+        self.worker.wake()
+        return stopped.body
+
+    # ------------------------------------------------------------------ forward-backward
+    def check_session(self, owner: str, session_id: str) -> SessionRow:
+        return self._session(owner, session_id)
+
+    def submit_forward_backward(
+        self, owner: str, session: SessionRow, key: str, body: Any, arrived_at: float
+    ) -> bytes:
+        """Returns the `ForwardBackwardOperation` JSON (PENDING, or the replayed operation)."""
+        if not isinstance(body, dict):
+            raise invalid(None, f"the body must be a JSON object, got {type(body).__name__}")
+        digest = body_hash(body)
+        outcome = self.idempotency.begin((owner, session.id, FORWARD_BACKWARD, key), digest)
+        if isinstance(outcome, Replay):
+            self.stats.count_replay(FORWARD_BACKWARD)
+            return self._operation_json(owner, session.id, outcome.operation_id)
+        try:
+            request = validate_forward_backward(body, session.vocab_size)
+            current = self.store.get_session(owner, session.id)
+            if current is None or current.status != SESSION_RUNNING:
+                state = current.status if current is not None else "gone"
+                raise ApiError(
+                    400,
+                    f"session_id: the training session is not running ({state});"
+                    " forward-backward needs a TRAINING_SESSION_STATUS_RUNNING session",
+                    param="session_id",
+                    code="session_not_active",
+                )
+            op = self.store.insert_operation(
+                NewOperation(
+                    id=str(uuid.uuid4()),
+                    session_id=session.id,
+                    owner=owner,
+                    kind=FORWARD_BACKWARD,
+                    submitted_at=arrived_at,
+                    request=orjson.dumps(body) if self.store.persistent else None,
+                    idempotency_key=key,
+                    body_hash=digest,
+                )
+            )
+        finally:
+            self.idempotency.release(outcome)
+        self.stats.count_operation_created(FORWARD_BACKWARD)
+        self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request))
+        return op.to_json()
+
+    def _operation_json(self, owner: str, session_id: str, operation_id: str) -> bytes:
+        op = self.store.get_operation(owner, session_id, operation_id, FORWARD_BACKWARD)
+        if op is None:
+            raise not_found("forward-backward operation", "operation_id", operation_id)
+        return op.to_json()
+
+    def get_forward_backward(self, owner: str, session_id: str, operation_id: str) -> bytes:
+        self._session(owner, session_id)
+        return self._operation_json(owner, session_id, operation_id)
+
+    def requeue_unfinished(self) -> int:
+        """After a restart: queue PENDING/RUNNING operations again, in submission order."""
+        unfinished: list[OperationRow] = self.store.unfinished_operations()
+        for op in unfinished:
+            self.worker.submit(QueuedOperation(op.id, op.session_id, op.submitted_at, None))
+        return len(unfinished)
+
+    # ------------------------------------------------------------------ stats
+    def session_stats(self, owner: str) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for row in self.store.sessions_of(owner):
+            grads = self.store.accumulated_gradients(row.id) if row.accumulated_passes else None
+            norm = 0.0
+            if grads is not None:
+                norm = float(sum(float((g * g).sum()) for g in grads.values())) ** 0.5
+            out[row.id] = {
+                "accumulated_passes": row.accumulated_passes,
+                "accumulated_grad_norm": norm,
+                "status": row.status,
+            }
+        return out
