@@ -200,12 +200,18 @@ async def list_training_sessions(request: Request) -> Response:
     after = validate_parameter(op, "after", query.getlist("after") or None)
     limit = validate_parameter(op, "limit", query.getlist("limit") or None)
     statuses = validate_parameter(op, "status", query.getlist("status") or None)
+    created_by = validate_parameter(op, "created_by", query.getlist("created_by") or None)
+    resources_id = validate_parameter(
+        op, "model_resources_id", query.getlist("model_resources_id") or None
+    )
     return json_response(
         st.service.list_sessions(
             owner,
             after if isinstance(after, str) else None,
             limit if isinstance(limit, int) else 20,
             [str(s) for s in statuses] if isinstance(statuses, list) else None,
+            created_by=created_by if isinstance(created_by, str) else None,
+            model_resources_id=resources_id if isinstance(resources_id, str) else None,
         )
     )
 

@@ -143,8 +143,18 @@ class EmulatorService:
         return self._session(owner, session_id).body
 
     def list_sessions(
-        self, owner: str, after: str | None, limit: int, statuses: list[str] | None
+        self,
+        owner: str,
+        after: str | None,
+        limit: int,
+        statuses: list[str] | None,
+        *,
+        created_by: str | None = None,
+        model_resources_id: str | None = None,
     ) -> dict[str, Any]:
+        if created_by not in (None, "me", owner):
+            # Every session a key can see was created by that key.
+            return {"data": [], "meta": {"has_more": False, "limit": limit, "next_cursor": ""}}
         before: int | None = None
         if after:
             cursor = self.store.get_session(owner, after)
@@ -153,7 +163,7 @@ class EmulatorService:
                     "after", f"unknown cursor {after!r}: pass a previous meta.next_cursor"
                 )
             before = cursor.ordinal
-        rows = self.store.list_sessions(owner, before, statuses, limit + 1)
+        rows = self.store.list_sessions(owner, before, statuses, limit + 1, model_resources_id)
         has_more = len(rows) > limit
         page = rows[:limit]
         return {

@@ -302,11 +302,19 @@ class Store:
         return None if row is None else _session_row(row)
 
     def list_sessions(
-        self, owner: str, before_ordinal: int | None, statuses: list[str] | None, limit: int
+        self,
+        owner: str,
+        before_ordinal: int | None,
+        statuses: list[str] | None,
+        limit: int,
+        model_resources_id: str | None = None,
     ) -> list[SessionRow]:
         """Newest first, strictly older than `before_ordinal`, at most `limit` rows."""
         sql = "SELECT * FROM sessions WHERE owner = ?"
         args: list[Any] = [owner]
+        if model_resources_id is not None:
+            sql += " AND json_extract(CAST(body AS TEXT), '$.model_resources_id') = ?"
+            args.append(model_resources_id)
         if before_ordinal is not None:
             sql += " AND ordinal < ?"
             args.append(before_ordinal)

@@ -164,6 +164,23 @@ def test_list_sessions_pages_newest_first_with_status_filter(emulator_client: ht
     assert len(repeated.json()["data"]) == 5
 
 
+def test_list_sessions_filters_the_sdk_sends(emulator_client: httpx.Client) -> None:
+    mr = emulator_client.post("/v1/rl/model-resources", json={"base_model": TINY}).json()
+    on_mr = emulator_client.post(
+        "/v1/rl/training-sessions", json={"model_resources_id": mr["id"]}
+    ).json()
+    other = new_session(emulator_client)
+    by_mr = emulator_client.get("/v1/rl/training-sessions", params={"model_resources_id": mr["id"]})
+    assert [s["id"] for s in by_mr.json()["data"]] == [on_mr["id"]]
+    mine = emulator_client.get("/v1/rl/training-sessions", params={"created_by": "me"})
+    assert {s["id"] for s in mine.json()["data"]} == {on_mr["id"], other}
+    owner = on_mr["created_by"]
+    assert (
+        len(emulator_client.get(f"/v1/rl/training-sessions?created_by={owner}").json()["data"]) == 2
+    )
+    assert emulator_client.get("/v1/rl/training-sessions?created_by=someone").json()["data"] == []
+
+
 @pytest.mark.parametrize(
     "query, param",
     [
@@ -172,6 +189,7 @@ def test_list_sessions_pages_newest_first_with_status_filter(emulator_client: ht
         ("limit=ten", "limit"),
         ("status=TRAINING_SESSION_STATUS_NAPPING", "status"),
         ("after=sess-unknown", "after"),
+        ("model_resources_id=", "model_resources_id"),
     ],
 )
 def test_list_sessions_bad_query(emulator_client: httpx.Client, query: str, param: str) -> None:
