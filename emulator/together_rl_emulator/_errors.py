@@ -38,6 +38,6 @@ class ApiError(Exception):
 
 
 def invalid(param: str | None, reason: str) -> ApiError:
-    """400 naming the field path and the reason, e.g. `samples[2].loss_fn_inputs.advantages: ...`."""
+    """400 naming the field path and the reason: `samples[2].loss_fn_inputs.advantages: ...`."""
     message = f"{param}: {reason}" if param else reason
     return ApiError(400, message, param=param, code="invalid_request")

@@ -126,7 +126,11 @@ def test_fault_endpoints_need_auth(emulator_app: Any) -> None:
 
 # ------------------------------------------------------------------ fuzz: never a 5xx
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
     lambda children: st.lists(children, max_size=4)
     | st.dictionaries(
         st.sampled_from(
