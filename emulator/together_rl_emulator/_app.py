@@ -1,8 +1,9 @@
 """The HTTP layer: Starlette routes built from the spec's paths, auth, body limits, errors, faults.
 
 Routes: every path of the installed spec under `/v1` (a spec operation without a handler here is
-a startup error), plus `GET /openapi.yaml`, `GET /healthz`, and the test-only `/_emulator/stats`
-and `/_emulator/faults`. Each answer is JSON; errors are the spec's `ErrorData`.
+a startup error), plus `GET /openapi.yaml`, `GET /healthz`, the test-only `/_emulator/stats` and
+`/_emulator/faults`, and the presigned payload URLs `/_emulator/payloads/{payload_id}?token=...`.
+Each answer is JSON; errors are the spec's `ErrorData`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from starlette.types import Message, Receive, Scope, Send
 from ._catalog import supported_models_body
 from ._errors import ApiError, invalid
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
+from ._kinds import CUSTOM_FORWARD_BACKWARD, FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC
+from ._payloads import PAYLOAD_ROUTE
 from ._service import EmulatorService
 from ._spec import load_spec, spec_bytes
 from ._stats import Stats
@@ -232,32 +235,66 @@ async def stop_training_session(request: Request) -> Response:
     return json_response(st.service.stop_session(owner, request.path_params["session_id"]))
 
 
-async def forward_backward(request: Request) -> Response:
-    arrived_at = time.time()
+def submit_handler(kind: str, operation_id: str) -> Handler:
+    """The POST of an operation kind: validate, store PENDING, enqueue (or replay)."""
+
+    async def submit_operation(request: Request) -> Response:
+        arrived_at = time.time()
+        st = _state(request)
+        owner = st.authenticate(request)
+        session = st.service.check_session(owner, request.path_params["session_id"])
+        key = validate_parameter(
+            operation_id, "Idempotency-Key", request.headers.getlist("idempotency-key") or None
+        )
+        assert isinstance(key, str)
+        raw = await read_body(request, st.max_body_bytes)
+
+        def submit() -> bytes:
+            body = require_object(parse_json(raw))
+            return st.service.submit_operation(kind, owner, session, key, body, arrived_at)
+
+        if len(raw) > THREADPOOL_BODY_BYTES:
+            return json_response(await run_in_threadpool(submit))
+        return json_response(submit())
+
+    return submit_operation
+
+
+def get_handler(kind: str) -> Handler:
+    """The GET of an operation of `kind` (404 for another kind's or another key's operation)."""
+
+    async def get_operation(request: Request) -> Response:
+        st = _state(request)
+        owner = st.authenticate(request)
+        params = request.path_params
+        return json_response(
+            st.service.get_operation(kind, owner, params["session_id"], params["operation_id"])
+        )
+
+    return get_operation
+
+
+forward_backward = submit_handler(FORWARD_BACKWARD, "forwardBackward")
+get_forward_backward_operation = get_handler(FORWARD_BACKWARD)
+
+
+async def create_payload_upload_url(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
-    session = st.service.check_session(owner, request.path_params["session_id"])
-    key = validate_parameter(
-        "forwardBackward", "Idempotency-Key", request.headers.getlist("idempotency-key") or None
-    )
-    assert isinstance(key, str)
-    raw = await read_body(request, st.max_body_bytes)
-
-    def submit() -> bytes:
-        body = require_object(parse_json(raw))
-        return st.service.submit_forward_backward(owner, session, key, body, arrived_at)
-
-    if len(raw) > THREADPOOL_BODY_BYTES:
-        return json_response(await run_in_threadpool(submit))
-    return json_response(submit())
+    await read_body(request, st.max_body_bytes)  # no body is defined; whatever comes is ignored
+    session_id = request.path_params["session_id"]
+    return json_response(st.service.create_upload_url(owner, session_id, str(request.base_url)))
 
 
-async def get_forward_backward_operation(request: Request) -> Response:
+async def create_payload_download_url(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
+    await read_body(request, st.max_body_bytes)
     params = request.path_params
     return json_response(
-        st.service.get_forward_backward(owner, params["session_id"], params["operation_id"])
+        st.service.create_download_url(
+            owner, params["session_id"], params["payload_id"], str(request.base_url)
+        )
     )
 
 
@@ -271,6 +308,16 @@ HANDLERS: dict[str, Handler] = {
     "stopTrainingSession": stop_training_session,
     "forwardBackward": forward_backward,
     "getForwardBackwardOperation": get_forward_backward_operation,
+    "optimStep": submit_handler(OPTIM_STEP, "optimStep"),
+    "getOptimStepOperation": get_handler(OPTIM_STEP),
+    "sample": submit_handler(SAMPLE, "sample"),
+    "getSampleOperation": get_handler(SAMPLE),
+    "weightsSync": submit_handler(WEIGHTS_SYNC, "weightsSync"),
+    "getWeightsSyncOperation": get_handler(WEIGHTS_SYNC),
+    "customForwardBackward": submit_handler(CUSTOM_FORWARD_BACKWARD, "customForwardBackward"),
+    "getCustomForwardBackwardOperation": get_handler(CUSTOM_FORWARD_BACKWARD),
+    "createPayloadUploadUrl": create_payload_upload_url,
+    "createPayloadDownloadUrl": create_payload_download_url,
 }
 
 
@@ -305,6 +352,20 @@ async def emulator_faults(request: Request) -> Response:
     return json_response({"fault_id": fault.id})
 
 
+async def presigned_payload(request: Request) -> Response:
+    """`PUT` (upload a request body) or `GET` (download) a payload by its presigned URL: the
+    `token` query parameter is the credential, and no Authorization header is needed."""
+    st = _state(request)
+    payload_id = request.path_params["payload_id"]
+    token = request.query_params.get("token")
+    if request.method == "PUT":
+        st.service.presigned_payload(payload_id, token)  # 404/403 before reading the body
+        raw = await read_body(request, st.max_body_bytes)
+        st.service.put_payload(payload_id, token, raw)
+        return json_response({"payload_id": payload_id, "size": len(raw)})
+    return json_response(st.service.payload_body(payload_id, token))
+
+
 def _api_route_keys(routes: list[BaseRoute]) -> set[str]:
     keys: set[str] = set()
     for route in routes:
@@ -331,6 +392,7 @@ def build_routes() -> list[BaseRoute]:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_emulator/stats", emulator_stats, methods=["GET"]),
         Route("/_emulator/faults", emulator_faults, methods=["GET", "POST", "DELETE"]),
+        Route(PAYLOAD_ROUTE, presigned_payload, methods=["GET", "PUT"]),
     ]
     return routes
 

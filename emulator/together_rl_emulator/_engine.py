@@ -1,4 +1,9 @@
-"""One forward-backward pass: policy forward, loss, backward. Pure computation, no state."""
+"""The computation of each operation kind, on a session's trainer state. No I/O.
+
+`run_forward_backward` takes the trainer weights and returns the pass's gradients; the issue-6
+runners take the `TrainerState` and return an `OperationOutcome` holding a fork of it when they
+change it (the store commits the fork; the state passed in is never modified).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,26 @@ import numpy.typing as npt
 import orjson
 
 from ._losses import compute_loss
+from ._operations import (
+    NonFiniteUpdate,
+    TrainerState,
+    custom_forward_backward,
+    optim_step,
+    weights_sync,
+)
 from ._policy import PolicyParams, backward, forward
+from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._store import GRADS_CHANGED, TRAINER_CHANGED, fork_trainer
 from ._validation import ForwardBackwardRequest
+from ._validation_ops import (
+    CustomForwardBackwardRequest,
+    OptimStepRequest,
+    SampleRequest,
+    WeightsSyncRequest,
+)
 
 F64 = npt.NDArray[np.float64]
+SEED_MODULUS = 2**64
 
 
 class NonFiniteLoss(Exception):
@@ -70,3 +91,90 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
     else:
         output["loss_fn_outputs"] = []
     return PassResult(output=orjson.dumps(output, option=orjson.OPT_SERIALIZE_NUMPY), grads=grads)
+
+
+# ----------------------------------------------------------------- issue 6: the other operations
+@dataclass
+class OperationOutcome:
+    """What an operation produced: its output object and, if it changed the trainer state, the
+    new state (a fork) and what changed (`GRADS_CHANGED` or `TRAINER_CHANGED` of `_store`)."""
+
+    output: dict[str, Any]
+    state: TrainerState | None = None
+    change: str | None = None
+
+
+def run_optim_step(state: TrainerState, request: OptimStepRequest) -> OperationOutcome:
+    """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
+    new = fork_trainer(state, params=True)
+    try:
+        step = optim_step(new, request.adam_params)
+    except NonFiniteUpdate as exc:
+        raise NonFiniteLoss(str(exc)) from exc
+    return OperationOutcome({"step": str(step)}, new, TRAINER_CHANGED)
+
+
+def run_weights_sync(state: TrainerState, request: WeightsSyncRequest) -> OperationOutcome:
+    new = fork_trainer(state)
+    version = weights_sync(new, request.weight_sync_type)
+    return OperationOutcome({"weights_version": str(version)}, new, TRAINER_CHANGED)
+
+
+def run_custom_forward_backward(
+    state: TrainerState, request: CustomForwardBackwardRequest
+) -> OperationOutcome:
+    """Client gradients dLoss/dlogp backpropagated and accumulated as one pass; output `{}`."""
+    new = fork_trainer(state)
+    samples = [
+        (s.tokens, s.targets, s.inputs.get("weights", s.inputs.get("mask")))
+        for s in request.samples
+    ]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        try:
+            custom_forward_backward(new, samples, request.gradients)
+        except NonFiniteUpdate as exc:
+            raise NonFiniteLoss(str(exc)) from exc
+    return OperationOutcome({}, new, GRADS_CHANGED)
+
+
+def run_sample(state: TrainerState, request: SampleRequest, seed: int) -> OperationOutcome:
+    """Completions from the sampler weights (as of the last weights-sync); `seed` is the request's
+    or, without one, derived from the operation. Each model input gets its own seed stream."""
+    params = state.sampler_params
+    results: list[dict[str, Any]] = []
+    for index, prompt in enumerate(request.prompts):
+        sequences = sample_sequences(
+            params,
+            prompt,
+            num_samples=request.num_samples,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            top_k=request.top_k,
+            top_p=request.top_p,
+            seed=(seed + index) % SEED_MODULUS,
+            stop_token_ids=request.stop_token_ids,
+        )
+        result: dict[str, Any] = {
+            "sequences": [
+                {
+                    "tokens": seq.tokens,
+                    "logprobs": seq.logprobs,
+                    "stop_reason": seq.stop_reason,
+                    "prompt_cache_hit_tokens": 0,
+                }
+                for seq in sequences
+            ],
+            "policy_segments": [{"start_token": 0, "version": state.weights_version}],
+        }
+        if request.prompt_logprobs:
+            result["prompt_logprobs"] = prompt_logprobs(params, prompt)
+        if request.topk_prompt_logprobs > 0:
+            result["topk_prompt_logprobs"] = topk_prompt_logprobs(
+                params, prompt, request.topk_prompt_logprobs
+            )
+        results.append(result)
+    return OperationOutcome({"results": results})
+
+
+def encode_output(output: dict[str, Any]) -> bytes:
+    return orjson.dumps(output, option=orjson.OPT_SERIALIZE_NUMPY)

@@ -6,6 +6,7 @@ anything it refuses. Another owner's resources are reported exactly like missing
 
 from __future__ import annotations
 
+import hmac
 import uuid
 from typing import Any
 
@@ -14,11 +15,16 @@ import orjson
 from ._catalog import CATALOG
 from ._errors import ApiError, invalid
 from ._idempotency import IdempotencyGate, Replay, body_hash
+from ._kinds import FORWARD_BACKWARD, UPLOADABLE_KINDS, validate_operation
+from ._optim import global_norm
+from ._payloads import effective_body, new_token, payload_url
 from ._stats import Stats
 from ._store import (
+    PAYLOAD_UPLOAD,
     SESSION_RUNNING,
     NewOperation,
     OperationRow,
+    PayloadRow,
     SessionRow,
     Store,
     utc_now,
@@ -26,7 +32,6 @@ from ._store import (
 from ._validation import validate_forward_backward, validate_schema
 from ._worker import OperationWorker, QueuedOperation
 
-FORWARD_BACKWARD = "forward-backward"
 SEED_STRIDE = 1_000_003
 DEFAULT_INACTIVE_TIMEOUT_S = 3600
 
@@ -190,22 +195,35 @@ class EmulatorService:
         self, owner: str, session: SessionRow, key: str, body: Any, arrived_at: float
     ) -> bytes:
         """Returns the `ForwardBackwardOperation` JSON (PENDING, or the replayed operation)."""
+        return self.submit_operation(FORWARD_BACKWARD, owner, session, key, body, arrived_at)
+
+    def submit_operation(
+        self, kind: str, owner: str, session: SessionRow, key: str, body: Any, arrived_at: float
+    ) -> bytes:
+        """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
+        replayed operation). A body with `payload_id` stands for the uploaded one."""
         if not isinstance(body, dict):
             raise invalid(None, f"the body must be a JSON object, got {type(body).__name__}")
+        if kind in UPLOADABLE_KINDS and "payload_id" in body:
+            body = self._uploaded_body(owner, session, body)
         digest = body_hash(body)
-        outcome = self.idempotency.begin((owner, session.id, FORWARD_BACKWARD, key), digest)
+        outcome = self.idempotency.begin((owner, session.id, kind, key), digest)
         if isinstance(outcome, Replay):
-            self.stats.count_replay(FORWARD_BACKWARD)
-            return self._operation_json(owner, session.id, outcome.operation_id)
+            self.stats.count_replay(kind)
+            return self._operation_json(kind, owner, session.id, outcome.operation_id)
         try:
-            request = validate_forward_backward(body, session.vocab_size)
+            request = (  # forward-backward through this module's name: tests patch it here
+                validate_forward_backward(body, session.vocab_size)
+                if kind == FORWARD_BACKWARD
+                else validate_operation(kind, body, session.vocab_size)
+            )
             current = self.store.get_session(owner, session.id)
             if current is None or current.status != SESSION_RUNNING:
                 state = current.status if current is not None else "gone"
                 raise ApiError(
                     400,
                     f"session_id: the training session is not running ({state});"
-                    " forward-backward needs a TRAINING_SESSION_STATUS_RUNNING session",
+                    f" {kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
                     param="session_id",
                     code="session_not_active",
                 )
@@ -214,7 +232,7 @@ class EmulatorService:
                     id=str(uuid.uuid4()),
                     session_id=session.id,
                     owner=owner,
-                    kind=FORWARD_BACKWARD,
+                    kind=kind,
                     submitted_at=arrived_at,
                     request=orjson.dumps(body) if self.store.persistent else None,
                     idempotency_key=key,
@@ -223,38 +241,99 @@ class EmulatorService:
             )
         finally:
             self.idempotency.release(outcome)
-        self.stats.count_operation_created(FORWARD_BACKWARD)
-        self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request))
+        self.stats.count_operation_created(kind)
+        self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request, kind, op.seq))
         return op.to_json()
 
-    def _operation_json(self, owner: str, session_id: str, operation_id: str) -> bytes:
-        op = self.store.get_operation(owner, session_id, operation_id, FORWARD_BACKWARD)
+    def _uploaded_body(self, owner: str, session: SessionRow, body: dict[str, Any]) -> Any:
+        payload_id = body["payload_id"]
+        if not isinstance(payload_id, str) or not payload_id:
+            raise invalid("payload_id", "must be a non-empty string (the id from upload-url)")
+        row = self.store.get_payload(payload_id)
+        if row is None or row.owner != owner or row.session_id != session.id:
+            raise not_found("uploaded payload", "payload_id", payload_id)
+        if row.kind != PAYLOAD_UPLOAD:
+            raise invalid("payload_id", "names an operation result, not an uploaded request body")
+        return effective_body(body, row.body)
+
+    def _operation_json(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
+        op = self.store.get_operation(owner, session_id, operation_id, kind)
         if op is None:
-            raise not_found("forward-backward operation", "operation_id", operation_id)
+            raise not_found(f"{kind} operation", "operation_id", operation_id)
         return op.to_json()
 
     def get_forward_backward(self, owner: str, session_id: str, operation_id: str) -> bytes:
+        return self.get_operation(FORWARD_BACKWARD, owner, session_id, operation_id)
+
+    def get_operation(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
         self._session(owner, session_id)
-        return self._operation_json(owner, session_id, operation_id)
+        return self._operation_json(kind, owner, session_id, operation_id)
+
+    # ------------------------------------------------------------------ payloads
+    def create_upload_url(self, owner: str, session_id: str, base_url: str) -> dict[str, Any]:
+        session = self._session(owner, session_id)
+        token = new_token()
+        payload_id = self.store.create_payload(owner, session.id, token)
+        return {"payload_id": payload_id, "upload_url": payload_url(base_url, payload_id, token)}
+
+    def create_download_url(
+        self, owner: str, session_id: str, payload_id: str, base_url: str
+    ) -> dict[str, Any]:
+        session = self._session(owner, session_id)
+        row = self.store.get_payload(payload_id)
+        if row is None or row.owner != owner or row.session_id != session.id or row.body is None:
+            raise not_found("payload", "payload_id", payload_id)
+        return {"download_url": payload_url(base_url, payload_id, row.token)}
+
+    def presigned_payload(self, payload_id: str, token: str | None) -> PayloadRow:
+        row = self.store.get_payload(payload_id)
+        if row is None:
+            raise not_found("payload", "payload_id", payload_id)
+        if token is None or not hmac.compare_digest(token.encode(), row.token.encode()):
+            raise ApiError(
+                403, "token: missing or wrong; use the exact URL the API returned",
+                type="permission_error", param="token", code="invalid_token",
+            )  # fmt: skip
+        return row
+
+    def put_payload(self, payload_id: str, token: str | None, body: bytes) -> None:
+        row = self.presigned_payload(payload_id, token)
+        if row.kind != PAYLOAD_UPLOAD:
+            raise ApiError(
+                409, "this payload is an operation result and cannot be overwritten",
+                type="conflict_error", param="payload_id", code="payload_read_only",
+            )  # fmt: skip
+        self.store.put_payload(payload_id, body)
+
+    def payload_body(self, payload_id: str, token: str | None) -> bytes:
+        row = self.presigned_payload(payload_id, token)
+        if row.body is None:
+            raise not_found("uploaded payload", "payload_id", payload_id)
+        return row.body
 
     def requeue_unfinished(self) -> int:
         """After a restart: queue PENDING/RUNNING operations again, in submission order."""
         unfinished: list[OperationRow] = self.store.unfinished_operations()
         for op in unfinished:
-            self.worker.submit(QueuedOperation(op.id, op.session_id, op.submitted_at, None))
+            self.worker.submit(
+                QueuedOperation(op.id, op.session_id, op.submitted_at, None, op.kind, op.seq)
+            )
         return len(unfinished)
 
     # ------------------------------------------------------------------ stats
     def session_stats(self, owner: str) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         for row in self.store.sessions_of(owner):
-            grads = self.store.accumulated_gradients(row.id) if row.accumulated_passes else None
-            norm = 0.0
-            if grads is not None:
-                norm = float(sum(float((g * g).sum()) for g in grads.values())) ** 0.5
+            norm, step, version = 0.0, 0, 0
+            if row.accumulated_passes or row.trainer_version:  # else: the initial state
+                state = self.store.trainer(row)
+                norm = global_norm(state.grads)
+                step, version = state.step, state.weights_version
             out[row.id] = {
                 "accumulated_passes": row.accumulated_passes,
                 "accumulated_grad_norm": norm,
                 "status": row.status,
+                "step": step,
+                "weights_version": version,
             }
         return out

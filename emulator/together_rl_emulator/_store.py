@@ -2,10 +2,20 @@
 
 Every method that changes state commits before it returns, so an HTTP answer is only sent for
 state that is durable. With a state dir, SQLite runs in WAL mode with `synchronous=FULL`, and the
-arrays (policy weights, accumulated gradients) are `.npz` files written to a temporary name,
-fsynced and renamed. Accumulated gradients are versioned (`grads-<n>.npz`, n = accumulated passes):
-the database row names the current version, so a crash between writing a file and committing
-the row leaves the old version in force, and the operation is simply run again on restart.
+arrays are `.npz` files written to a temporary name, fsynced and renamed. Per session:
+
+- `policy.npz`: the initial weights (written once);
+- `grads-<g>.npz`: the gradients accumulated since the last optimizer step, g = the row's
+  `grads_version` (bumped by every accumulated pass; before any optimizer step it equals the
+  number of accumulated passes); absent while nothing is accumulated;
+- `trainer-<t>.npz`: everything else of the trainer state (weights, sampler weights, Adam moments,
+  step, weights version), t = the row's `trainer_version` (bumped by every optimizer step and
+  weights-sync); absent while t = 0 (the initial state, derived from `policy.npz`).
+
+The database row names the versions in force, so a crash between writing a file and committing
+the row leaves the old versions in force, and the operation is simply run again on restart.
+Large request bodies and offloaded results (the official SDK's payload protocol) are rows of the
+`payloads` table.
 
 One lock serialises every access; the connection is shared between the event loop and the worker.
 """
@@ -13,12 +23,13 @@ One lock serialises every access; the connection is shared between the event loo
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +38,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from ._operations import TrainerState, accumulate
+from ._optim import AdamState
 from ._policy import PolicyParams, init_policy
 
 F64 = npt.NDArray[np.float64]
@@ -50,7 +63,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, ordinal INTEGER NOT NULL UNIQUE,
     vocab_size INTEGER NOT NULL, policy_seed INTEGER NOT NULL, status TEXT NOT NULL,
     body BLOB NOT NULL, accumulated_passes INTEGER NOT NULL DEFAULT 0,
-    policy_saved INTEGER NOT NULL DEFAULT 0);
+    policy_saved INTEGER NOT NULL DEFAULT 0, grads_version INTEGER NOT NULL DEFAULT 0,
+    trainer_version INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, ordinal);
 CREATE TABLE IF NOT EXISTS operations (
     id TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT NULL, kind TEXT NOT NULL,
@@ -61,7 +75,18 @@ CREATE TABLE IF NOT EXISTS idempotency (
     owner TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     body_hash TEXT NOT NULL, operation_id TEXT NOT NULL, created_at REAL NOT NULL,
     PRIMARY KEY (owner, session_id, kind, key));
+CREATE TABLE IF NOT EXISTS payloads (
+    id TEXT PRIMARY KEY, owner TEXT NOT NULL, session_id TEXT NOT NULL, token TEXT NOT NULL,
+    kind TEXT NOT NULL, body BLOB, created_at REAL NOT NULL);
 """
+# Columns added after the first release: (name, definition, statement run once after adding it).
+_ADDED_SESSION_COLUMNS = (
+    ("grads_version", "INTEGER NOT NULL DEFAULT 0",
+     "UPDATE sessions SET grads_version = accumulated_passes"),
+    ("trainer_version", "INTEGER NOT NULL DEFAULT 0", None),
+)  # fmt: skip
+PAYLOAD_UPLOAD = "upload"
+PAYLOAD_RESULT = "result"
 
 
 def utc_now() -> str:
@@ -80,6 +105,8 @@ class SessionRow:
     status: str
     body: dict[str, Any]
     accumulated_passes: int
+    grads_version: int = 0
+    trainer_version: int = 0
 
 
 @dataclass(frozen=True)
@@ -132,6 +159,8 @@ def _session_row(r: sqlite3.Row) -> SessionRow:
         status=r["status"],
         body=orjson.loads(r["body"]),
         accumulated_passes=r["accumulated_passes"],
+        grads_version=r["grads_version"],
+        trainer_version=r["trainer_version"],
     )
 
 
@@ -159,7 +188,7 @@ class ArrayFiles:
     def session_dir(self, session_id: str) -> Path:
         return self.root / session_id
 
-    def write(self, session_id: str, name: str, arrays: dict[str, F64]) -> None:
+    def write(self, session_id: str, name: str, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
         folder = self.session_dir(session_id)
         folder.mkdir(parents=True, exist_ok=True)
         final = folder / f"{name}.npz"
@@ -186,14 +215,16 @@ class ArrayFiles:
         with contextlib.suppress(FileNotFoundError):
             (self.session_dir(session_id) / f"{name}.npz").unlink()
 
-    def remove_stale_gradients(self, session_id: str, keep: int) -> None:
-        """Delete gradient versions other than `keep` and leftover temporary files."""
+    def remove_stale(self, session_id: str, keep: set[str]) -> None:
+        """Delete versioned files (`grads-*`, `trainer-*`) not named in `keep` (names without
+        `.npz`), and leftover temporary files."""
         folder = self.session_dir(session_id)
         if not folder.exists():
             return
         for path in folder.iterdir():
-            stale_grad = path.name.startswith("grads-") and path.name != f"grads-{keep}.npz"
-            if stale_grad or path.name.endswith(".tmp"):
+            versioned = path.name.startswith(("grads-", "trainer-"))
+            stale = versioned and path.name.removesuffix(".npz") not in keep
+            if stale or path.name.endswith(".tmp"):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
 
@@ -218,8 +249,8 @@ class Store:
             self.files = ArrayFiles(root / ARRAYS_DIR)
         self._db.row_factory = sqlite3.Row
         self._db.executescript(_SCHEMA)
-        self._policies: dict[str, PolicyParams] = {}
-        self._grads: dict[str, dict[str, F64]] = {}
+        self._add_missing_columns()
+        self._trainers: dict[str, TrainerState] = {}
         self._prune_idempotency()
 
     def close(self) -> None:
@@ -241,6 +272,17 @@ class Store:
         with self.lock:
             row: sqlite3.Row | None = self._db.execute(sql, args).fetchone()
             return row
+
+    def _add_missing_columns(self) -> None:
+        """Bring a state dir written by an older emulator up to the current schema."""
+        with self.lock:
+            present = {r["name"] for r in self._db.execute("PRAGMA table_info(sessions)")}
+        for name, definition, backfill in _ADDED_SESSION_COLUMNS:
+            if name not in present:
+                with self._transaction() as db:
+                    db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {definition}")
+                    if backfill is not None:
+                        db.execute(backfill)
 
     def _prune_idempotency(self) -> None:
         with self._transaction() as db:
@@ -356,7 +398,8 @@ class Store:
             )
         return SessionRow(
             session.id, owner, session.ordinal, session.vocab_size, session.policy_seed,
-            SESSION_STOPPED, body, session.accumulated_passes,
+            SESSION_STOPPED, body, session.accumulated_passes, session.grads_version,
+            session.trainer_version,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ operations
@@ -450,11 +493,30 @@ class Store:
     def complete_operation(
         self, operation_id: str, session_id: str, output: bytes, grads: dict[str, F64] | None
     ) -> str:
-        """COMPLETED with `output`, adding `grads` (if any) to the session's accumulator.
+        """COMPLETED with `output`, adding `grads` (if any) to the session's accumulator as one
+        pass. If the session stopped meanwhile, the operation FAILS with SESSION_NOT_ACTIVE
+        instead and nothing is accumulated. Returns the final status."""
+        update: TrainerUpdate | None = None
+        if grads is not None:
+            session = self.get_session(None, session_id)
+            if session is not None:
+                state = fork_trainer(self.trainer(session))
+                accumulate(state, grads)
+                update = TrainerUpdate(state, GRADS_CHANGED)
+        return self.commit_operation(operation_id, session_id, output, update)
 
-        If the session stopped meanwhile, the operation FAILS with SESSION_NOT_ACTIVE instead and
-        nothing is accumulated. Returns the final status.
-        """
+    def commit_operation(
+        self,
+        operation_id: str,
+        session_id: str,
+        output: bytes,
+        update: TrainerUpdate | None,
+        result_payload: ResultPayload | None = None,
+    ) -> str:
+        """COMPLETED with `output`, the session's trainer state replaced by `update.state` (a
+        fork, never the cached object), and `result_payload` (an offloaded part of the output)
+        stored, all in one transaction. If the session stopped meanwhile, the operation FAILS
+        with SESSION_NOT_ACTIVE instead and nothing changes. Returns the final status."""
         with self.lock:
             session = self.get_session(None, session_id)
             if session is None or session.status != SESSION_RUNNING:
@@ -462,75 +524,205 @@ class Store:
                     operation_id, ERR_SESSION_NOT_ACTIVE, "The training session is not active."
                 )
                 return OP_FAILED
-            passes = session.accumulated_passes
-            new_total: dict[str, F64] | None = None
-            if grads is not None:
-                old = self.accumulated_gradients(session_id)
-                new_total = grads if old is None else {k: old[k] + grads[k] for k in grads}
-                passes += 1
-                if self.files is not None:
-                    self.files.write(session_id, f"grads-{passes}", new_total)
+            passes, gv, tv = (
+                session.accumulated_passes, session.grads_version, session.trainer_version
+            )  # fmt: skip
+            body = session.body
+            if update is not None:
+                state = update.state
+                passes = state.accumulated_passes
+                if update.change == GRADS_CHANGED:
+                    gv += 1
+                    if self.files is not None:
+                        self.files.write(session_id, f"grads-{gv}", state.grads)
+                else:
+                    tv += 1
+                    if self.files is not None:
+                        self.files.write(session_id, f"trainer-{tv}", _trainer_file(state))
+                    body = _session_body(body, state)
             with self._transaction() as db:
                 db.execute(
                     "UPDATE operations SET status = ?, output = ?, request = NULL WHERE id = ?",
                     (OP_COMPLETED, output, operation_id),
                 )
                 db.execute(
-                    "UPDATE sessions SET accumulated_passes = ? WHERE id = ?", (passes, session_id)
+                    "UPDATE sessions SET accumulated_passes = ?, grads_version = ?,"
+                    " trainer_version = ?, body = ? WHERE id = ?",
+                    (passes, gv, tv, orjson.dumps(body), session_id),
                 )
-            if new_total is not None:
-                self._grads[session_id] = new_total
+                if result_payload is not None:
+                    db.execute(
+                        "INSERT INTO payloads (id, owner, session_id, token, kind, body,"
+                        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (result_payload.id, session.owner, session_id, result_payload.token,
+                         PAYLOAD_RESULT, result_payload.body, time.time()),
+                    )  # fmt: skip
+            if update is not None:
+                self._trainers[session_id] = update.state
                 if self.files is not None:
-                    self.files.remove(session_id, f"grads-{passes - 1}")
+                    self.files.remove_stale(session_id, _versioned_files(passes, gv, tv))
             return OP_COMPLETED
 
     # ------------------------------------------------------------------ arrays
-    def policy(self, session: SessionRow) -> PolicyParams:
-        """The session's policy: cached, else loaded from its file, else initialised by seed."""
+    def trainer(self, session: SessionRow) -> TrainerState:
+        """The session's trainer state: cached, else loaded from its files, else initialised by
+        seed. Never modified in place: operations fork it and commit the fork."""
         with self.lock:
-            cached = self._policies.get(session.id)
+            cached = self._trainers.get(session.id)
             if cached is not None:
                 return cached
-            arrays = self.files.read(session.id, "policy") if self.files is not None else None
-            if arrays is not None:
-                params = PolicyParams.from_arrays(arrays)
-            else:
-                params = init_policy(session.vocab_size, session.policy_seed)
-                if self.files is not None:
-                    self.files.write(session.id, "policy", params.to_arrays())
-                    with self._transaction() as db:
-                        db.execute(
-                            "UPDATE sessions SET policy_saved = 1 WHERE id = ?", (session.id,)
-                        )
-            self._policies[session.id] = params
-            return params
+            current = self.get_session(None, session.id) or session
+            params = self._initial_policy(current)
+            grads = {k: np.zeros_like(a) for k, a in params.to_arrays().items()}
+            state = TrainerState(
+                params=params, sampler_params=params.copy(), grads=grads, accumulated_passes=0,
+                adam=AdamState(), step=0, weights_version=0,
+            )  # fmt: skip
+            if self.files is not None and current.trainer_version > 0:
+                arrays = self.files.read(current.id, f"trainer-{current.trainer_version}")
+                if arrays is None:
+                    raise RuntimeError(f"trainer-{current.trainer_version} of {current.id} missing")
+                arrays.update({f"grads/{k}": g for k, g in grads.items()})
+                arrays["accumulated_passes"] = np.array(0.0)
+                state = TrainerState.from_arrays(arrays)
+            if self.files is not None and current.accumulated_passes > 0:
+                stored = self.files.read(current.id, f"grads-{current.grads_version}")
+                if stored is None:
+                    raise RuntimeError(f"grads-{current.grads_version} of {current.id} missing")
+                state.grads = stored
+            state.accumulated_passes = current.accumulated_passes
+            self._trainers[session.id] = state
+            return state
+
+    def _initial_policy(self, session: SessionRow) -> PolicyParams:
+        arrays = self.files.read(session.id, "policy") if self.files is not None else None
+        if arrays is not None:
+            return PolicyParams.from_arrays(arrays)
+        params = init_policy(session.vocab_size, session.policy_seed)
+        if self.files is not None:
+            self.files.write(session.id, "policy", params.to_arrays())
+            with self._transaction() as db:
+                db.execute("UPDATE sessions SET policy_saved = 1 WHERE id = ?", (session.id,))
+        return params
+
+    def policy(self, session: SessionRow) -> PolicyParams:
+        """The session's trainer weights (what forward-backward uses)."""
+        return self.trainer(session).params
 
     def accumulated_gradients(self, session_id: str) -> dict[str, F64] | None:
-        """The sum of the gradients of the session's accumulated passes (None before the first).
-
-        This is what the optimizer step (a later issue) consumes; it should then reset the
-        accumulator with a method next to this one.
-        """
+        """The sum of the gradients accumulated since the last optimizer step (None if none)."""
         with self.lock:
-            cached = self._grads.get(session_id)
-            if cached is not None:
-                return cached
             session = self.get_session(None, session_id)
-            if session is None or session.accumulated_passes == 0 or self.files is None:
+            if session is None or session.accumulated_passes == 0:
                 return None
-            arrays = self.files.read(session_id, f"grads-{session.accumulated_passes}")
-            if arrays is not None:
-                self._grads[session_id] = arrays
-            return arrays
+            return self.trainer(session).grads
 
     def clean_stale_files(self) -> None:
-        """After a restart: drop gradient files no committed row points to."""
+        """After a restart: drop array files no committed row points to."""
         if self.files is None:
             return
         with self.lock:
-            rows = self._db.execute("SELECT id, accumulated_passes FROM sessions").fetchall()
+            rows = self._db.execute(
+                "SELECT id, accumulated_passes, grads_version, trainer_version FROM sessions"
+            ).fetchall()
         for row in rows:
-            self.files.remove_stale_gradients(row["id"], row["accumulated_passes"])
+            keep = _versioned_files(
+                row["accumulated_passes"], row["grads_version"], row["trainer_version"]
+            )
+            self.files.remove_stale(row["id"], keep)
+
+    # ------------------------------------------------------------------ payloads
+    def create_payload(self, owner: str, session_id: str, token: str) -> str:
+        """A new upload slot (no body yet); returns its id."""
+        payload_id = f"payload-{uuid.uuid4()}"
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO payloads (id, owner, session_id, token, kind, body, created_at)"
+                " VALUES (?, ?, ?, ?, ?, NULL, ?)",
+                (payload_id, owner, session_id, token, PAYLOAD_UPLOAD, time.time()),
+            )
+        return payload_id
+
+    def get_payload(self, payload_id: str) -> PayloadRow | None:
+        row = self._one("SELECT * FROM payloads WHERE id = ?", (payload_id,))
+        if row is None:
+            return None
+        return PayloadRow(
+            row["id"], row["owner"], row["session_id"], row["token"], row["kind"], row["body"]
+        )
+
+    def put_payload(self, payload_id: str, body: bytes) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE payloads SET body = ? WHERE id = ?", (body, payload_id))
+
+
+@dataclass(frozen=True)
+class PayloadRow:
+    id: str
+    owner: str
+    session_id: str
+    token: str
+    kind: str  # PAYLOAD_UPLOAD or PAYLOAD_RESULT
+    body: bytes | None  # None until uploaded
+
+
+@dataclass(frozen=True)
+class ResultPayload:
+    """The offloaded members of an operation's output: a JSON object, fetched by download URL."""
+
+    id: str
+    token: str
+    body: bytes
+
+
+GRADS_CHANGED = "grads"  # a pass was accumulated: only the gradients changed
+TRAINER_CHANGED = "trainer"  # an optimizer step or weights-sync: the rest of the state changed
+
+
+@dataclass(frozen=True)
+class TrainerUpdate:
+    state: TrainerState
+    change: str  # GRADS_CHANGED or TRAINER_CHANGED
+
+
+def fork_trainer(state: TrainerState, *, params: bool = False) -> TrainerState:
+    """A copy that an operation may modify: the gradients (and with `params`, the weights) are
+    copied; the other arrays are shared, since no operation modifies them in place."""
+    return dataclasses.replace(
+        state,
+        params=state.params.copy() if params else state.params,
+        grads={k: g.copy() for k, g in state.grads.items()},
+    )
+
+
+def _trainer_file(state: TrainerState) -> dict[str, npt.NDArray[Any]]:
+    arrays = state.to_arrays()
+    return {
+        k: a for k, a in arrays.items() if not k.startswith("grads/") and k != "accumulated_passes"
+    }
+
+
+def _versioned_files(passes: int, grads_version: int, trainer_version: int) -> set[str]:
+    keep = {f"trainer-{trainer_version}"} if trainer_version > 0 else set()
+    if passes > 0:
+        keep.add(f"grads-{grads_version}")
+    return keep
+
+
+def _session_body(body: dict[str, Any], state: TrainerState) -> dict[str, Any]:
+    """The session resource after an optimizer step or weights-sync (int64 as decimal strings)."""
+    version = str(state.weights_version)
+    return dict(
+        body,
+        step=str(state.step),
+        policy_state={
+            "applied_weights_version": version,
+            "pending_publish": False,
+            "target_weights_version": version,
+            "trainer_step": str(state.step),
+        },
+        updated_at=utc_now(),
+    )
 
 
 def _not_active_error() -> bytes:

@@ -508,7 +508,7 @@ def _validate_sample(
     for key, tensor in tensors.items():
         _check_tensor_structure(f"{base}.loss_fn_inputs.{key}", key, tensor, n_tokens)
 
-    tokens = _token_array(base, chunk_tokens, token_list, vocab_size)
+    tokens = _token_array(f"{base}.model_input", chunk_tokens, token_list, vocab_size)
     inputs = {
         key: _tensor_values(f"{base}.loss_fn_inputs.{key}", tensor)
         for key, tensor in tensors.items()
@@ -556,7 +556,7 @@ def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_token
 
 
 def _token_array(
-    base: str, chunk_tokens: list[list[Any]], token_list: list[Any], vocab_size: int
+    input_path: str, chunk_tokens: list[list[Any]], token_list: list[Any], vocab_size: int
 ) -> np.ndarray:
     """The model input as int64; token ids are ints or decimal strings (checked by the schema)."""
     try:
@@ -577,7 +577,7 @@ def _token_array(
         chunk += 1
     value = chunk_tokens[chunk][bad]
     raise invalid(
-        f"{base}.model_input.chunks[{chunk}].encoded_text.tokens[{bad}]",
+        f"{input_path}.chunks[{chunk}].encoded_text.tokens[{bad}]",
         f"token id {value} is outside the vocabulary of the base model [0, {vocab_size})",
     )
 

@@ -1,9 +1,11 @@
 """The operation worker: one background thread executing operations in submission order.
 
-A single FIFO across all sessions keeps every session's operations strictly in submission order.
-For each operation: PENDING -> RUNNING, compute, wait until `submitted_at + op_latency_ms`, then
-COMPLETED (gradients accumulated unless forward_only) or FAILED (NON_FINITE_LOSS; or
-SESSION_NOT_ACTIVE if the session stopped meanwhile, in which case nothing is accumulated).
+A single FIFO across all sessions and operation kinds keeps every session's operations strictly in
+submission order (an optim-step queued after three forward-backwards applies all three; a sample
+queued after a weights-sync sees the new weights). For each operation: PENDING -> RUNNING,
+compute, wait until `submitted_at + op_latency_ms`, then COMPLETED (the new trainer state, if
+any, committed with the result) or FAILED (NON_FINITE_LOSS; or SESSION_NOT_ACTIVE if the session
+stopped meanwhile, in which case nothing changes).
 """
 
 from __future__ import annotations
@@ -13,13 +15,41 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
-from ._engine import NonFiniteLoss, run_forward_backward
+from ._engine import (
+    NonFiniteLoss,
+    OperationOutcome,
+    encode_output,
+    run_custom_forward_backward,
+    run_forward_backward,
+    run_optim_step,
+    run_sample,
+    run_weights_sync,
+)
 from ._errors import ApiError
-from ._store import ERR_SESSION_NOT_ACTIVE, SESSION_RUNNING, Store
-from ._validation import ForwardBackwardRequest, validate_forward_backward
+from ._kinds import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+    validate_operation,
+)
+from ._operations import accumulate
+from ._payloads import offload
+from ._store import (
+    ERR_SESSION_NOT_ACTIVE,
+    GRADS_CHANGED,
+    SESSION_RUNNING,
+    SessionRow,
+    Store,
+    TrainerUpdate,
+    fork_trainer,
+)
+from ._validation import ForwardBackwardRequest
 
 log = logging.getLogger("together_rl_emulator")
 
@@ -33,7 +63,9 @@ class QueuedOperation:
     operation_id: str
     session_id: str
     submitted_at: float  # wall-clock seconds (time.time()) when the POST arrived
-    request: ForwardBackwardRequest | None  # None: reload from the stored body (after a restart)
+    request: Any  # the validated request of its kind; None: reload the stored body (restart)
+    kind: str = FORWARD_BACKWARD
+    seq: int = 0  # the operation's global submission number (seeds unseeded samples)
 
 
 class OperationWorker:
@@ -107,24 +139,60 @@ class OperationWorker:
             request = self._reload(item, session.vocab_size)
             if request is None:
                 return
-        params = self._store.policy(session)
         try:
-            result = run_forward_backward(params, request)
+            if item.kind == FORWARD_BACKWARD:
+                output, update = self._forward_backward(session, request)
+            else:
+                outcome = self._run_other(item, session, request)
+                output = encode_output(outcome.output)
+                update = None
+                if outcome.state is not None and outcome.change is not None:
+                    update = TrainerUpdate(outcome.state, outcome.change)
         except NonFiniteLoss as exc:
             self._wait_until(item)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
             return
+        payload = None
+        if item.kind in (FORWARD_BACKWARD, SAMPLE):
+            member = "loss_fn_outputs" if item.kind == FORWARD_BACKWARD else "results"
+            output, payload = offload(output, member, keep_empty=item.kind == SAMPLE)
         self._wait_until(item)
-        self._store.complete_operation(
-            item.operation_id, item.session_id, result.output, result.grads
-        )
+        self._store.commit_operation(item.operation_id, item.session_id, output, update, payload)
 
-    def _reload(self, item: QueuedOperation, vocab_size: int) -> ForwardBackwardRequest | None:
+    def _forward_backward(
+        self, session: SessionRow, request: ForwardBackwardRequest
+    ) -> tuple[bytes, TrainerUpdate | None]:
+        state = self._store.trainer(session)
+        result = run_forward_backward(state.params, request)
+        if result.grads is None:
+            return result.output, None
+        new = fork_trainer(state)
+        accumulate(new, result.grads)
+        return result.output, TrainerUpdate(new, GRADS_CHANGED)
+
+    def _run_other(
+        self, item: QueuedOperation, session: SessionRow, request: Any
+    ) -> OperationOutcome:
+        state = self._store.trainer(session)
+        if item.kind == OPTIM_STEP:
+            return run_optim_step(state, request)
+        if item.kind == WEIGHTS_SYNC:
+            return run_weights_sync(state, request)
+        if item.kind == CUSTOM_FORWARD_BACKWARD:
+            return run_custom_forward_backward(state, request)
+        if item.kind == SAMPLE:
+            seed = request.seed
+            if seed is None:  # reproducible for a given --seed and submission order
+                seed = session.policy_seed * 1_000_003 + item.seq
+            return run_sample(state, request, seed)
+        raise ValueError(f"unknown operation kind {item.kind!r}")
+
+    def _reload(self, item: QueuedOperation, vocab_size: int) -> Any:
         raw = self._store.operation_request(item.operation_id)
         try:
             if raw is None:
                 raise ApiError(400, "the stored request body is missing")
-            return validate_forward_backward(orjson.loads(raw), vocab_size)
+            return validate_operation(item.kind, orjson.loads(raw), vocab_size)
         except (ApiError, orjson.JSONDecodeError) as exc:
             self._store.fail_operation(
                 item.operation_id, ERR_INVALID_INPUT, f"The stored request is unusable: {exc}"

@@ -1,11 +1,15 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .adam_params import AdamParams
 from .checkpoint_registration import CheckpointRegistration
 from .cispo_loss_params import CISPOLossParams
 from .compute_config import ComputeConfig
 from .compute_config_request import ComputeConfigRequest
 from .compute_config_request_gpu_type import ComputeConfigRequestGpuType
 from .cross_entropy_loss_params import CrossEntropyLossParams
+from .custom_forward_backward_body import CustomForwardBackwardBody
+from .custom_forward_backward_operation import CustomForwardBackwardOperation
+from .custom_forward_backward_result import CustomForwardBackwardResult
 from .d_type import DType
 from .dppo_loss_params import DPPOLossParams
 from .dro_loss_params import DROLossParams
@@ -18,6 +22,8 @@ from .forward_backward_result import ForwardBackwardResult
 from .forward_backward_result_metrics import ForwardBackwardResultMetrics
 from .generator_config import GeneratorConfig
 from .gpu_type import GpuType
+from .gradient import Gradient
+from .gradient_d_type import GradientDType
 from .grpo_loss_aggregation_type import GRPOLossAggregationType
 from .grpo_loss_params import GRPOLossParams
 from .grpo_loss_ratio_type import GRPOLossRatioType
@@ -38,17 +44,31 @@ from .model_resources_create import ModelResourcesCreate
 from .model_resources_error import ModelResourcesError
 from .model_resources_error_code import ModelResourcesErrorCode
 from .model_resources_status import ModelResourcesStatus
+from .muon_params import MuonParams
 from .muon_scaling_strategy import MuonScalingStrategy
 from .operation_error import OperationError
 from .operation_error_code import OperationErrorCode
 from .operation_status import OperationStatus
+from .optim_step_body import OptimStepBody
+from .optim_step_operation import OptimStepOperation
+from .optim_step_result import OptimStepResult
 from .optimizer_config import OptimizerConfig
 from .optimizer_config_adam import OptimizerConfigAdam
 from .optimizer_config_muon import OptimizerConfigMuon
+from .payload_download_url import PayloadDownloadUrl
+from .payload_upload_url import PayloadUploadUrl
 from .policy_state import PolicyState
+from .policy_version_segment import PolicyVersionSegment
 from .ppo_loss_params import PPOLossParams
+from .prompt_top_logprobs import PromptTopLogprobs
 from .sample import Sample
+from .sample_body import SampleBody
+from .sample_operation import SampleOperation
+from .sample_output import SampleOutput
+from .sample_result import SampleResult
+from .sampled_sequence import SampledSequence
 from .sampling_defaults import SamplingDefaults
+from .sampling_params import SamplingParams
 from .session import Session
 from .session_create import SessionCreate
 from .session_error import SessionError
@@ -57,6 +77,7 @@ from .session_metadata import SessionMetadata
 from .session_status import SessionStatus
 from .sessions_list_response import SessionsListResponse
 from .status_details import StatusDetails
+from .stop_reason import StopReason
 from .supported_compute_config import SupportedComputeConfig
 from .supported_model import SupportedModel
 from .supported_models import SupportedModels
@@ -65,14 +86,22 @@ from .trainer_config import TrainerConfig
 from .trainer_limits import TrainerLimits
 from .training_checkpoint import TrainingCheckpoint
 from .wandb_metadata import WandbMetadata
+from .weight_sync_type import WeightSyncType
+from .weights_sync_body import WeightsSyncBody
+from .weights_sync_operation import WeightsSyncOperation
+from .weights_sync_result import WeightsSyncResult
 
 __all__ = (
+    "AdamParams",
     "CISPOLossParams",
     "CheckpointRegistration",
     "ComputeConfig",
     "ComputeConfigRequest",
     "ComputeConfigRequestGpuType",
     "CrossEntropyLossParams",
+    "CustomForwardBackwardBody",
+    "CustomForwardBackwardOperation",
+    "CustomForwardBackwardResult",
     "DPPOLossParams",
     "DROLossParams",
     "DType",
@@ -88,6 +117,8 @@ __all__ = (
     "GRPOLossRatioType",
     "GeneratorConfig",
     "GpuType",
+    "Gradient",
+    "GradientDType",
     "InferenceCheckpoint",
     "InferenceCheckpointRegistration",
     "ListMeta",
@@ -105,17 +136,31 @@ __all__ = (
     "ModelResourcesError",
     "ModelResourcesErrorCode",
     "ModelResourcesStatus",
+    "MuonParams",
     "MuonScalingStrategy",
     "OperationError",
     "OperationErrorCode",
     "OperationStatus",
+    "OptimStepBody",
+    "OptimStepOperation",
+    "OptimStepResult",
     "OptimizerConfig",
     "OptimizerConfigAdam",
     "OptimizerConfigMuon",
     "PPOLossParams",
+    "PayloadDownloadUrl",
+    "PayloadUploadUrl",
     "PolicyState",
+    "PolicyVersionSegment",
+    "PromptTopLogprobs",
     "Sample",
+    "SampleBody",
+    "SampleOperation",
+    "SampleOutput",
+    "SampleResult",
+    "SampledSequence",
     "SamplingDefaults",
+    "SamplingParams",
     "Session",
     "SessionCreate",
     "SessionError",
@@ -124,6 +169,7 @@ __all__ = (
     "SessionStatus",
     "SessionsListResponse",
     "StatusDetails",
+    "StopReason",
     "SupportedComputeConfig",
     "SupportedModel",
     "SupportedModels",
@@ -132,4 +178,8 @@ __all__ = (
     "TrainerLimits",
     "TrainingCheckpoint",
     "WandbMetadata",
+    "WeightSyncType",
+    "WeightsSyncBody",
+    "WeightsSyncOperation",
+    "WeightsSyncResult",
 )

@@ -36,12 +36,16 @@ class ForwardBackwardBody:
                 alongside the loss and metrics. Increases the response size substantially for large
                 batches; leave it unset for ordinary training steps.
                  Default: False.
+            payload_id (str | Unset): Set by the official SDK's hand-written layer (not its typed API) when it uploaded the
+                full body through `POST .../payloads/upload-url`; the rest of this body is then a
+                shrunk stand-in and the uploaded body is the one validated and run.
     """
 
     samples: list[Sample]
     loss: LossConfig
     forward_only: bool | Unset = False
     return_loss_fn_outputs: bool | Unset = False
+    payload_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         samples = []
@@ -55,6 +59,8 @@ class ForwardBackwardBody:
 
         return_loss_fn_outputs = self.return_loss_fn_outputs
 
+        payload_id = self.payload_id
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -67,6 +73,8 @@ class ForwardBackwardBody:
             field_dict["forward_only"] = forward_only
         if return_loss_fn_outputs is not UNSET:
             field_dict["return_loss_fn_outputs"] = return_loss_fn_outputs
+        if payload_id is not UNSET:
+            field_dict["payload_id"] = payload_id
 
         return field_dict
 
@@ -89,11 +97,14 @@ class ForwardBackwardBody:
 
         return_loss_fn_outputs = d.pop("return_loss_fn_outputs", UNSET)
 
+        payload_id = d.pop("payload_id", UNSET)
+
         forward_backward_body = cls(
             samples=samples,
             loss=loss,
             forward_only=forward_only,
             return_loss_fn_outputs=return_loss_fn_outputs,
+            payload_id=payload_id,
         )
 
         return forward_backward_body

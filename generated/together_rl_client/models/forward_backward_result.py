@@ -27,11 +27,14 @@ class ForwardBackwardResult:
             No key is guaranteed.
         loss_fn_outputs (list[LossFnOutput] | Unset): One entry per sample, in request order; empty unless
             `return_loss_fn_outputs` was set.
+        payload_id (str | Unset): Present when the server offloaded the large members (`loss_fn_outputs`): fetch them
+            through `POST .../payloads/{payload_id}/download-url` (official SDK behaviour).
     """
 
     loss: float
     metrics: ForwardBackwardResultMetrics | Unset = UNSET
     loss_fn_outputs: list[LossFnOutput] | Unset = UNSET
+    payload_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,6 +51,8 @@ class ForwardBackwardResult:
                 loss_fn_outputs_item = loss_fn_outputs_item_data.to_dict()
                 loss_fn_outputs.append(loss_fn_outputs_item)
 
+        payload_id = self.payload_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -59,6 +64,8 @@ class ForwardBackwardResult:
             field_dict["metrics"] = metrics
         if loss_fn_outputs is not UNSET:
             field_dict["loss_fn_outputs"] = loss_fn_outputs
+        if payload_id is not UNSET:
+            field_dict["payload_id"] = payload_id
 
         return field_dict
 
@@ -86,10 +93,13 @@ class ForwardBackwardResult:
 
                 loss_fn_outputs.append(loss_fn_outputs_item)
 
+        payload_id = d.pop("payload_id", UNSET)
+
         forward_backward_result = cls(
             loss=loss,
             metrics=metrics,
             loss_fn_outputs=loss_fn_outputs,
+            payload_id=payload_id,
         )
 
         forward_backward_result.additional_properties = d

@@ -1,0 +1,281 @@
+"""A training session's trainer state and the operations beyond forward-backward, over numpy.
+
+Pure computation, no I/O: the app validates the request against the spec, calls one of these
+functions under the session's lock and persists `TrainerState.to_arrays()`.
+
+- `accumulate`: add one pass's gradients (forward-backward) to the accumulator.
+- `custom_forward_backward`: backpropagate client-computed dLoss/dlogp and accumulate it.
+- `optim_step`: AdamW with global-norm clipping on the accumulated gradients, which it then
+  clears. With nothing accumulated it still steps (zero gradients: the moments decay and keep
+  moving the weights, weight decay applies), as torch's AdamW does with zero gradients.
+- `weights_sync`: publish the trainer's weights to the sampler. `sample` always reads
+  `sampler_params`, so an optim-step changes nothing a sample sees until the next weights-sync.
+
+Invalid arguments raise `InvalidParam` (a ValueError naming the wire field), which the app turns
+into a 400 before anything changes; every function leaves the state untouched when it raises.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._optim import AdamParams, AdamState, adamw_step
+from ._policy import PolicyParams, backward, forward, init_policy
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+WEIGHT_SYNC_TYPES: tuple[str, ...] = (
+    "WEIGHT_SYNC_TYPE_SYNCHRONOUS",
+    "WEIGHT_SYNC_TYPE_BACKGROUND_PUBLISH",
+    "WEIGHT_SYNC_TYPE_PIPELINE",
+)
+
+# Per AdamParams field: (lowest value, whether the lowest is excluded, highest excluded or None).
+_ADAM_BOUNDS: dict[str, tuple[float, bool, float | None]] = {
+    "learning_rate": (0.0, False, None),
+    "beta1": (0.0, False, 1.0),
+    "beta2": (0.0, False, 1.0),
+    "eps": (0.0, True, None),
+    "weight_decay": (0.0, False, None),
+    "grad_clip_norm": (0.0, False, None),
+}
+
+
+class InvalidParam(ValueError):
+    """A bad argument: `param` is its wire path (e.g. `adam_params.beta1`), `reason` says why."""
+
+    def __init__(self, param: str, reason: str) -> None:
+        super().__init__(f"{param}: {reason}")
+        self.param = param
+        self.reason = reason
+
+
+class NonFiniteUpdate(Exception):
+    """The result would hold NaN or infinity: the operation fails and the state is unchanged."""
+
+
+@dataclass
+class TrainerState:
+    params: PolicyParams  # trainer weights
+    sampler_params: PolicyParams  # weights as of the last weights-sync (what `sample` uses)
+    grads: dict[str, F64]  # accumulated since the last optim-step (zeros initially)
+    accumulated_passes: int
+    adam: AdamState
+    step: int  # optimizer steps applied
+    weights_version: int  # bumped by each weights-sync
+
+    @classmethod
+    def initial(cls, vocab_size: int, seed: int) -> TrainerState:
+        params = init_policy(vocab_size, seed)
+        return cls(
+            params=params,
+            sampler_params=params.copy(),
+            grads={k: np.zeros_like(a) for k, a in params.to_arrays().items()},
+            accumulated_passes=0,
+            adam=AdamState(),
+            step=0,
+            weights_version=0,
+        )
+
+    def to_arrays(self) -> dict[str, npt.NDArray[Any]]:
+        """Flat name -> array dict for `np.savez` (arrays are shared, not copied)."""
+        out: dict[str, npt.NDArray[Any]] = {}
+        for prefix, arrays in (
+            ("params/", self.params.to_arrays()),
+            ("sampler/", self.sampler_params.to_arrays()),
+            ("grads/", self.grads),
+            ("adam/", self.adam.to_arrays()),
+        ):
+            out.update({prefix + k: a for k, a in arrays.items()})
+        for name in ("accumulated_passes", "step", "weights_version"):
+            out[name] = np.array(getattr(self, name), dtype=np.int64)
+        return out
+
+    @classmethod
+    def from_arrays(cls, d: Mapping[str, npt.ArrayLike]) -> TrainerState:
+        def group(prefix: str) -> dict[str, F64]:
+            return {
+                k[len(prefix) :]: np.array(a, dtype=np.float64)
+                for k, a in d.items()
+                if k.startswith(prefix)
+            }
+
+        params = PolicyParams.from_arrays(group("params/"))
+        grads = group("grads/")
+        if set(grads) != set(params.to_arrays()):
+            raise ValueError("the stored gradients do not match the parameters")
+        return cls(
+            params=params,
+            sampler_params=PolicyParams.from_arrays(group("sampler/")),
+            grads=grads,
+            accumulated_passes=int(np.asarray(d["accumulated_passes"])),
+            adam=AdamState.from_arrays(group("adam/")),
+            step=int(np.asarray(d["step"])),
+            weights_version=int(np.asarray(d["weights_version"])),
+        )
+
+
+def accumulate(state: TrainerState, grads: Mapping[str, F64]) -> None:
+    """Add one pass's gradients (keys and shapes of `params.to_arrays()`) to the accumulator."""
+    if set(grads) != set(state.grads):
+        raise ValueError(f"gradient keys {sorted(grads)} != parameter keys {sorted(state.grads)}")
+    for key, g in grads.items():
+        if np.shape(g) != state.grads[key].shape:
+            raise ValueError(
+                f"gradient {key} has shape {np.shape(g)}, not {state.grads[key].shape}"
+            )
+    for key, g in grads.items():
+        state.grads[key] += g
+    state.accumulated_passes += 1
+
+
+def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
+    """`AdamParams` from the wire object, defaults for absent (or null) fields; bounds checked.
+
+    Bounds as in the spec: learning_rate, weight_decay, grad_clip_norm >= 0; 0 <= beta1, beta2 < 1;
+    eps > 0; all finite. grad_clip_norm 0 disables clipping; unset means the default 1.0.
+    """
+    hp = AdamParams()
+    if adam_params is None:
+        return hp
+    if not isinstance(adam_params, Mapping):
+        raise InvalidParam("adam_params", f"must be an object, got {type(adam_params).__name__}")
+    for name, value in adam_params.items():
+        param = f"adam_params.{name}"
+        if name not in _ADAM_BOUNDS:
+            raise InvalidParam(param, f"unknown field; allowed: {', '.join(_ADAM_BOUNDS)}")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidParam(param, f"must be a number, got {type(value).__name__}")
+        number = float(value)
+        low, low_excluded, high = _ADAM_BOUNDS[name]
+        if not math.isfinite(number):
+            raise InvalidParam(param, f"must be a finite number, got {number}")
+        if number < low or (low_excluded and number == low):
+            raise InvalidParam(param, f"must be {'>' if low_excluded else '>='} {low}, got {value}")
+        if high is not None and number >= high:
+            raise InvalidParam(param, f"must be < {high}, got {value}")
+        setattr(hp, name, number)
+    return hp
+
+
+def optim_step(state: TrainerState, adam_params: Mapping[str, Any] | None) -> int:
+    """One AdamW step on the accumulated gradients, which it then clears; returns the new step.
+
+    Raises InvalidParam for bad `adam_params`, NonFiniteUpdate if the new weights or moments
+    would not be finite; the state is unchanged in both cases.
+    """
+    hp = parse_adam_params(adam_params)
+    params = {k: a.copy() for k, a in state.params.to_arrays().items()}
+    adam = AdamState(
+        step=state.adam.step,
+        m={k: a.copy() for k, a in state.adam.m.items()},
+        v={k: a.copy() for k, a in state.adam.v.items()},
+    )
+    adamw_step(params, state.grads, adam, hp)
+    for name, values in (
+        ("weights", params),
+        ("first moments", adam.m),
+        ("second moments", adam.v),
+    ):
+        for key, a in values.items():
+            if not np.isfinite(a).all():
+                raise NonFiniteUpdate(
+                    f"The optimizer step would make the {name} of {key} non-finite;"
+                    " nothing was applied."
+                )
+    for key, a in state.params.to_arrays().items():  # in place: `state.params` stays the object
+        a[...] = params[key]
+    state.adam = adam
+    for g in state.grads.values():
+        g.fill(0.0)
+    state.accumulated_passes = 0
+    state.step += 1
+    return state.step
+
+
+def weights_sync(state: TrainerState, sync_type: str) -> int:
+    """Copy the trainer weights to the sampler; returns the new weights version.
+
+    The emulator has one process and no replicas to publish to, so the three sync types behave
+    the same: the copy is complete when the operation completes (a sample submitted after it
+    sees the new weights), i.e. SYNCHRONOUS semantics.
+    """
+    if sync_type not in WEIGHT_SYNC_TYPES:
+        raise InvalidParam(
+            "weight_sync_type", f"must be one of {', '.join(WEIGHT_SYNC_TYPES)}, got {sync_type!r}"
+        )
+    state.sampler_params = state.params.copy()
+    state.weights_version += 1
+    return state.weights_version
+
+
+def custom_forward_backward(
+    state: TrainerState,
+    samples: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike | None]],
+    gradients: Sequence[npt.ArrayLike],
+) -> None:
+    """Backpropagate client gradients dLoss/dlogp and accumulate them as one pass.
+
+    `samples[i]` is (input tokens, target tokens, weights-or-mask or None); `gradients[i]` has one
+    value per token of sample i. Positions whose weight is 0 get exactly 0.0, every other position
+    its gradient unscaled (a fractional weight only masks here: the client's gradient already
+    carries whatever weighting it wants), so the accumulated gradients equal those of a built-in
+    loss whose dL/dlogp is the same array.
+    """
+    if len(gradients) != len(samples):
+        raise InvalidParam(
+            "gradients", f"has {len(gradients)} entries but there are {len(samples)} samples"
+        )
+    inputs: list[I64] = []
+    targets: list[I64] = []
+    dlogp: list[F64] = []
+    for i, ((tokens, target, weights), grad) in enumerate(zip(samples, gradients, strict=True)):
+        x = np.asarray(tokens, dtype=np.int64)
+        y = np.asarray(target, dtype=np.int64)
+        g = np.asarray(grad, dtype=np.float64)
+        vocab = state.params.vocab_size
+        for what, arr in (("model_input", x), ("loss_fn_inputs.target_tokens", y)):
+            if arr.ndim != 1 or (arr.size and (int(arr.min()) < 0 or int(arr.max()) >= vocab)):
+                raise InvalidParam(
+                    f"samples[{i}].{what}", f"must be a list of token ids in [0, {vocab})"
+                )
+        if y.shape != x.shape:
+            raise InvalidParam(
+                f"samples[{i}].loss_fn_inputs.target_tokens",
+                f"has {y.size} values but the model input has {x.size} tokens",
+            )
+        if g.shape != y.shape:
+            raise InvalidParam(
+                f"gradients[{i}].data",
+                f"has {g.size} values but samples[{i}] has {y.size} target tokens",
+            )
+        if weights is None:
+            dlogp.append(g.copy())
+        else:
+            w = np.asarray(weights, dtype=np.float64)
+            if w.shape != y.shape:
+                raise InvalidParam(
+                    f"samples[{i}].loss_fn_inputs",
+                    f"weights/mask has {w.size} values but there are {y.size} target tokens",
+                )
+            dlogp.append(np.where(w != 0, g, 0.0))
+        if not np.isfinite(dlogp[-1]).all():
+            raise InvalidParam(f"gradients[{i}].data", "holds a value that is not finite")
+        inputs.append(x)
+        targets.append(y)
+    grads = backward(state.params, forward(state.params, inputs, targets), dlogp)
+    for key, g in grads.items():
+        if not np.isfinite(g).all():
+            raise NonFiniteUpdate(
+                f"The gradient is not finite (parameter {key}); nothing was accumulated."
+            )
+    accumulate(state, grads)

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.gradient_d_type import GradientDType
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Gradient")
+
+
+@_attrs_define
+class Gradient:
+    """
+    Attributes:
+        data (list[float]):
+        dtype (GradientDType | Unset):
+    """
+
+    data: list[float]
+    dtype: GradientDType | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.data
+
+        dtype: str | Unset = UNSET
+        if not isinstance(self.dtype, Unset):
+            dtype = self.dtype.value
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "data": data,
+            }
+        )
+        if dtype is not UNSET:
+            field_dict["dtype"] = dtype
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        data = cast(list[float], d.pop("data"))
+
+        _dtype = d.pop("dtype", UNSET)
+        dtype: GradientDType | Unset
+        if isinstance(_dtype, Unset):
+            dtype = UNSET
+        else:
+            dtype = GradientDType(_dtype)
+
+        gradient = cls(
+            data=data,
+            dtype=dtype,
+        )
+
+        return gradient

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.adam_params import AdamParams
+
+
+T = TypeVar("T", bound="MuonParams")
+
+
+@_attrs_define
+class MuonParams:
+    """Muon optimizer parameters. The emulator does not implement Muon and refuses them with 400.
+
+    Attributes:
+        adam (AdamParams | Unset):
+        grad_clip_norm (float | Unset):
+        learning_rate (float | Unset):
+        momentum (float | Unset):
+        newton_schulz_steps (int | Unset):
+        weight_decay (float | Unset):
+    """
+
+    adam: AdamParams | Unset = UNSET
+    grad_clip_norm: float | Unset = UNSET
+    learning_rate: float | Unset = UNSET
+    momentum: float | Unset = UNSET
+    newton_schulz_steps: int | Unset = UNSET
+    weight_decay: float | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        adam: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.adam, Unset):
+            adam = self.adam.to_dict()
+
+        grad_clip_norm = self.grad_clip_norm
+
+        learning_rate = self.learning_rate
+
+        momentum = self.momentum
+
+        newton_schulz_steps = self.newton_schulz_steps
+
+        weight_decay = self.weight_decay
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if adam is not UNSET:
+            field_dict["adam"] = adam
+        if grad_clip_norm is not UNSET:
+            field_dict["grad_clip_norm"] = grad_clip_norm
+        if learning_rate is not UNSET:
+            field_dict["learning_rate"] = learning_rate
+        if momentum is not UNSET:
+            field_dict["momentum"] = momentum
+        if newton_schulz_steps is not UNSET:
+            field_dict["newton_schulz_steps"] = newton_schulz_steps
+        if weight_decay is not UNSET:
+            field_dict["weight_decay"] = weight_decay
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.adam_params import AdamParams
+
+        d = dict(src_dict)
+        _adam = d.pop("adam", UNSET)
+        adam: AdamParams | Unset
+        if isinstance(_adam, Unset):
+            adam = UNSET
+        else:
+            adam = AdamParams.from_dict(_adam)
+
+        grad_clip_norm = d.pop("grad_clip_norm", UNSET)
+
+        learning_rate = d.pop("learning_rate", UNSET)
+
+        momentum = d.pop("momentum", UNSET)
+
+        newton_schulz_steps = d.pop("newton_schulz_steps", UNSET)
+
+        weight_decay = d.pop("weight_decay", UNSET)
+
+        muon_params = cls(
+            adam=adam,
+            grad_clip_norm=grad_clip_norm,
+            learning_rate=learning_rate,
+            momentum=momentum,
+            newton_schulz_steps=newton_schulz_steps,
+            weight_decay=weight_decay,
+        )
+
+        return muon_params

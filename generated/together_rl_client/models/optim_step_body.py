@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.adam_params import AdamParams
+    from ..models.muon_params import MuonParams
+
+
+T = TypeVar("T", bound="OptimStepBody")
+
+
+@_attrs_define
+class OptimStepBody:
+    """
+    Attributes:
+        adam_params (AdamParams | Unset):
+        muon_params (MuonParams | Unset): Muon optimizer parameters. The emulator does not implement Muon and refuses
+            them with 400.
+    """
+
+    adam_params: AdamParams | Unset = UNSET
+    muon_params: MuonParams | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        adam_params: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.adam_params, Unset):
+            adam_params = self.adam_params.to_dict()
+
+        muon_params: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.muon_params, Unset):
+            muon_params = self.muon_params.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if adam_params is not UNSET:
+            field_dict["adam_params"] = adam_params
+        if muon_params is not UNSET:
+            field_dict["muon_params"] = muon_params
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.adam_params import AdamParams
+        from ..models.muon_params import MuonParams
+
+        d = dict(src_dict)
+        _adam_params = d.pop("adam_params", UNSET)
+        adam_params: AdamParams | Unset
+        if isinstance(_adam_params, Unset):
+            adam_params = UNSET
+        else:
+            adam_params = AdamParams.from_dict(_adam_params)
+
+        _muon_params = d.pop("muon_params", UNSET)
+        muon_params: MuonParams | Unset
+        if isinstance(_muon_params, Unset):
+            muon_params = UNSET
+        else:
+            muon_params = MuonParams.from_dict(_muon_params)
+
+        optim_step_body = cls(
+            adam_params=adam_params,
+            muon_params=muon_params,
+        )
+
+        return optim_step_body

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="OptimStepResult")
+
+
+@_attrs_define
+class OptimStepResult:
+    """
+    Attributes:
+        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
+            plain integers. Both forms are accepted and either may be returned.
+    """
+
+    step: int | str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        step: int | str
+        step = self.step
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "step": step,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+
+        def _parse_step(data: object) -> int | str:
+            return cast(int | str, data)
+
+        step = _parse_step(d.pop("step"))
+
+        optim_step_result = cls(
+            step=step,
+        )
+
+        optim_step_result.additional_properties = d
+        return optim_step_result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

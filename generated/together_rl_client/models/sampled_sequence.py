@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.stop_reason import StopReason
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SampledSequence")
+
+
+@_attrs_define
+class SampledSequence:
+    """
+    Attributes:
+        prompt_cache_hit_tokens (int):
+        stop_reason (StopReason):
+        tokens (list[int | str]):
+        logprobs (list[float] | Unset):
+        routed_experts_key (str | Unset):
+    """
+
+    prompt_cache_hit_tokens: int
+    stop_reason: StopReason
+    tokens: list[int | str]
+    logprobs: list[float] | Unset = UNSET
+    routed_experts_key: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        prompt_cache_hit_tokens = self.prompt_cache_hit_tokens
+
+        stop_reason = self.stop_reason.value
+
+        tokens = []
+        for tokens_item_data in self.tokens:
+            tokens_item: int | str
+            tokens_item = tokens_item_data
+            tokens.append(tokens_item)
+
+        logprobs: list[float] | Unset = UNSET
+        if not isinstance(self.logprobs, Unset):
+            logprobs = self.logprobs
+
+        routed_experts_key = self.routed_experts_key
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "prompt_cache_hit_tokens": prompt_cache_hit_tokens,
+                "stop_reason": stop_reason,
+                "tokens": tokens,
+            }
+        )
+        if logprobs is not UNSET:
+            field_dict["logprobs"] = logprobs
+        if routed_experts_key is not UNSET:
+            field_dict["routed_experts_key"] = routed_experts_key
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        prompt_cache_hit_tokens = d.pop("prompt_cache_hit_tokens")
+
+        stop_reason = StopReason(d.pop("stop_reason"))
+
+        tokens = []
+        _tokens = d.pop("tokens")
+        for tokens_item_data in _tokens:
+
+            def _parse_tokens_item(data: object) -> int | str:
+                return cast(int | str, data)
+
+            tokens_item = _parse_tokens_item(tokens_item_data)
+
+            tokens.append(tokens_item)
+
+        logprobs = cast(list[float], d.pop("logprobs", UNSET))
+
+        routed_experts_key = d.pop("routed_experts_key", UNSET)
+
+        sampled_sequence = cls(
+            prompt_cache_hit_tokens=prompt_cache_hit_tokens,
+            stop_reason=stop_reason,
+            tokens=tokens,
+            logprobs=logprobs,
+            routed_experts_key=routed_experts_key,
+        )
+
+        sampled_sequence.additional_properties = d
+        return sampled_sequence
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

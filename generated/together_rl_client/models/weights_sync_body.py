@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.weight_sync_type import WeightSyncType
+
+T = TypeVar("T", bound="WeightsSyncBody")
+
+
+@_attrs_define
+class WeightsSyncBody:
+    """
+    Attributes:
+        weight_sync_type (WeightSyncType):
+    """
+
+    weight_sync_type: WeightSyncType
+
+    def to_dict(self) -> dict[str, Any]:
+        weight_sync_type = self.weight_sync_type.value
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "weight_sync_type": weight_sync_type,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        weight_sync_type = WeightSyncType(d.pop("weight_sync_type"))
+
+        weights_sync_body = cls(
+            weight_sync_type=weight_sync_type,
+        )
+
+        return weights_sync_body

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="WeightsSyncResult")
+
+
+@_attrs_define
+class WeightsSyncResult:
+    """
+    Attributes:
+        weights_version (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
+            sends
+            plain integers. Both forms are accepted and either may be returned.
+    """
+
+    weights_version: int | str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        weights_version: int | str
+        weights_version = self.weights_version
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "weights_version": weights_version,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+
+        def _parse_weights_version(data: object) -> int | str:
+            return cast(int | str, data)
+
+        weights_version = _parse_weights_version(d.pop("weights_version"))
+
+        weights_sync_result = cls(
+            weights_version=weights_version,
+        )
+
+        weights_sync_result.additional_properties = d
+        return weights_sync_result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
