@@ -6,10 +6,14 @@ session = client.sessions.create(model_resources_id="...")
 future = session.forward_backward([Sample.from_completion(p, c, logprobs=lp, advantages=a)],
                                   losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2))
 result = future.result(timeout=300)    # .loss, .metrics, .loss_fn_outputs
+session.optim_step(learning_rate=1e-4).result()            # .step
+session.sync_weights().result()                             # .weights_version
+session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
 """
 
 from . import losses
-from ._async import AsyncClient, AsyncForwardBackwardFuture, AsyncSession
+from ._async import AsyncClient, AsyncForwardBackwardFuture, AsyncOperationFuture, AsyncSession
+from ._bodies import AdamParams, SamplingParams
 from ._errors import (
     APIConnectionError,
     APIStatusError,
@@ -29,40 +33,62 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
+from ._payloads import UPLOAD_THRESHOLD
 from ._policy import PollPolicy, RetryPolicy
-from ._results import ForwardBackwardResult
+from ._results import (
+    CustomForwardBackwardResult,
+    ForwardBackwardResult,
+    OptimStepResult,
+    PolicySegment,
+    PromptSamples,
+    SampledSequence,
+    SampleResult,
+    WeightsSyncResult,
+)
 from ._samples import Sample
-from ._sync import Client, ForwardBackwardFuture, Session
+from ._sync import Client, ForwardBackwardFuture, OperationFuture, Session
 from ._wire import build_forward_backward, encode_body
 
 __all__ = [
+    "UPLOAD_THRESHOLD",
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AdamParams",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncOperationFuture",
     "AsyncSession",
     "AuthenticationError",
     "BadRequestError",
     "Client",
     "ConflictError",
+    "CustomForwardBackwardResult",
     "ForwardBackwardFuture",
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
     "NotFoundError",
     "OperationFailedError",
+    "OperationFuture",
     "OperationTimeoutError",
+    "OptimStepResult",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "PolicySegment",
     "PollPolicy",
+    "PromptSamples",
     "RateLimitError",
     "ResourceStateError",
     "RetryPolicy",
     "Sample",
+    "SampleResult",
+    "SampledSequence",
+    "SamplingParams",
     "Session",
     "TogetherRLError",
     "UnprocessableEntityError",
+    "WeightsSyncResult",
     "build_forward_backward",
     "encode_body",
     "losses",

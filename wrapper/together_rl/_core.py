@@ -6,12 +6,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from together_rl_client.api.rl import (
     create_model_resources,
-    forward_backward,
-    get_forward_backward_operation,
     get_model_resources,
     get_supported_models,
     get_training_session,
@@ -20,7 +18,6 @@ from together_rl_client.api.rl import (
     stop_training_session,
 )
 from together_rl_client.models import (
-    ForwardBackwardBody,
     ModelResources,
     ModelResourcesCreate,
     ModelResourcesStatus,
@@ -33,25 +30,19 @@ from together_rl_client.models import (
 )
 from together_rl_client.types import UNSET
 
+from ._bodies import AdamParams, SamplingParams
 from ._errors import InvalidRequestError, OperationFailedError, ResourceStateError
 from ._http import RequestSpec
-from ._results import ForwardBackwardResult
-from ._wire import encode_body, encode_json, result_from_output
+from ._operations import FORWARD_BACKWARD as FORWARD_BACKWARD_KIND
+from ._operations import KINDS, OperationKind
+from ._wire import encode_body, encode_json
 
-FORWARD_BACKWARD = "forward-backward"
+FORWARD_BACKWARD = FORWARD_BACKWARD_KIND.name
 COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
-OP_FB_POST = "POST /v1/rl/training-sessions/{session_id}/operations/forward-backward"
-OP_FB_GET = "GET /v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
-
-
-class _PrebuiltBody:
-    """Stands in for a generated ``ForwardBackwardBody`` so ``_get_kwargs`` gives us method,
-    URL and headers without walking 64 x 2048 numbers through the attrs models."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {}
+OP_FB_POST = FORWARD_BACKWARD_KIND.post_route
+OP_FB_GET = FORWARD_BACKWARD_KIND.get_route
 
 
 def new_idempotency_key() -> str:
@@ -77,18 +68,11 @@ def _json_request(kwargs: dict[str, Any], operation: str) -> RequestSpec:
 
 
 def forward_backward_request(session_id: str, body: Mapping[str, Any], key: str) -> RequestSpec:
-    kwargs = forward_backward._get_kwargs(
-        session_id, body=cast(ForwardBackwardBody, _PrebuiltBody()), idempotency_key=key
-    )
-    kwargs.pop("json", None)
-    return RequestSpec.from_kwargs(kwargs, operation=OP_FB_POST, content=encode_body(body))
+    return FORWARD_BACKWARD_KIND.post_request(session_id, encode_body(body), key)
 
 
 def get_forward_backward_request(session_id: str, operation_id: str) -> RequestSpec:
-    if not operation_id:
-        raise InvalidRequestError("operation_id must not be empty", field="operation_id")
-    kwargs = get_forward_backward_operation._get_kwargs(session_id, operation_id)
-    return RequestSpec.from_kwargs(kwargs, operation=OP_FB_GET)
+    return FORWARD_BACKWARD_KIND.get_request(session_id, operation_id)
 
 
 def create_session_request(model_resources_id: str, options: Mapping[str, Any]) -> RequestSpec:
@@ -146,6 +130,45 @@ def supported_models_request() -> RequestSpec:
     return RequestSpec.from_kwargs(
         get_supported_models._get_kwargs(), operation="GET /v1/rl/supported-models"
     )
+
+
+def operation_kind(name: str) -> OperationKind[Any]:
+    kind = KINDS.get(name)
+    if kind is None:
+        raise InvalidRequestError(
+            f"kind must be one of {sorted(KINDS)}, got {name!r}", field="kind"
+        )
+    return kind
+
+
+def adam_params_from(
+    adam_params: AdamParams | Mapping[str, Any] | None, **fields: float | None
+) -> AdamParams | None:
+    """``adam_params`` or the keyword fields (only the set ones), not both."""
+    given = {name: value for name, value in fields.items() if value is not None}
+    if adam_params is not None and given:
+        raise InvalidRequestError(
+            f"pass adam_params or the fields ({', '.join(sorted(given))}), not both",
+            field="adam_params",
+        )
+    if adam_params is not None:
+        return AdamParams.from_value(adam_params)
+    return AdamParams(**given) if given else None
+
+
+def sampling_params_from(
+    sampling_params: SamplingParams | Mapping[str, Any] | None, **fields: Any
+) -> SamplingParams | Mapping[str, Any] | None:
+    """``sampling_params`` or the keyword fields (only the set ones), not both."""
+    given = {name: value for name, value in fields.items() if value is not None}
+    if sampling_params is not None and given:
+        raise InvalidRequestError(
+            f"pass sampling_params or the fields ({', '.join(sorted(given))}), not both",
+            field="sampling_params",
+        )
+    if sampling_params is not None:
+        return sampling_params
+    return SamplingParams(**given) if given else None
 
 
 def _require_id(name: str, value: str) -> None:
@@ -213,31 +236,58 @@ def resources_readiness(resources: ModelResources) -> bool:
 
 @dataclass(frozen=True)
 class OperationState:
-    """A polled operation: terminal with a result (or failure), or still going."""
+    """A polled operation: terminal with a result (or failure), still going, or completed
+    with an offloaded output (``offloaded``: the inline output, carrying ``payload_id``) that
+    the client must download and pass to :func:`complete_operation`."""
 
     operation_id: str
     status: str
-    result: ForwardBackwardResult | None = None
+    result: Any = None
     failure: OperationFailedError | None = None
+    offloaded: Mapping[str, Any] | None = None
 
     @property
     def terminal(self) -> bool:
         return self.result is not None or self.failure is not None
 
+    @property
+    def payload_id(self) -> str | None:
+        return None if self.offloaded is None else str(self.offloaded["payload_id"])
 
-def interpret_operation(data: Any) -> OperationState:
-    """Classify a forward-backward operation body. Only COMPLETED and FAILED are terminal;
-    any other status, known or not, means keep polling."""
+
+def complete_operation(
+    kind: OperationKind[Any], operation_id: str, status: str, output: Mapping[str, Any]
+) -> OperationState:
+    """The terminal state of a COMPLETED operation whose (merged) ``output`` is known."""
+    try:
+        result = kind.parse_output(operation_id, output)
+    except (KeyError, TypeError, ValueError) as exc:
+        failure = OperationFailedError(
+            operation_id, None, f"completed with an output that cannot be read: {exc!r}"
+        )
+        return OperationState(operation_id, status, failure=failure)
+    return OperationState(operation_id, status, result=result)
+
+
+def interpret_operation(
+    data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD_KIND
+) -> OperationState:
+    """Classify an operation body of ``kind``. Only COMPLETED and FAILED are terminal; any
+    other status, known or not, means keep polling."""
     if not isinstance(data, Mapping) or "id" not in data or "status" not in data:
         raise InvalidRequestError(f"unexpected operation body: {str(data)[:200]}")
     operation_id = str(data["id"])
     status = str(data["status"])
     if status == COMPLETED:
         output = data.get("output")
+        if output is None and kind is not FORWARD_BACKWARD_KIND:
+            output = {}  # e.g. custom-forward-backward, whose result has no fields
         if not isinstance(output, Mapping):
             failure = OperationFailedError(operation_id, None, "completed without an output")
             return OperationState(operation_id, status, failure=failure)
-        return OperationState(operation_id, status, result=result_from_output(operation_id, output))
+        if output.get("payload_id"):
+            return OperationState(operation_id, status, offloaded=output)
+        return complete_operation(kind, operation_id, status, output)
     if status == FAILED:
         raw_error = data.get("error")
         error = OperationError.from_dict(raw_error) if isinstance(raw_error, Mapping) else None

@@ -60,6 +60,8 @@ class RequestSpec:
     params: Mapping[str, Any] | None = None
     headers: Mapping[str, str] | None = None
     content: bytes | None = None
+    #: False for presigned payload URLs: the request goes out without ``Authorization``
+    authenticated: bool = True
 
     @classmethod
     def from_kwargs(
@@ -128,6 +130,25 @@ def _transport_error(exc: httpx.TransportError, operation: str, attempts: int) -
     return APIConnectionError(text, operation=operation)
 
 
+def _build(
+    client: httpx.Client | httpx.AsyncClient,
+    spec: RequestSpec,
+    state: RetryState,
+    policy: RetryPolicy,
+) -> httpx.Request:
+    request = client.build_request(
+        spec.method,
+        spec.url,
+        params=spec.params,
+        headers=spec.headers,
+        content=spec.content,
+        timeout=httpx.Timeout(state.attempt_timeout(), connect=policy.connect_timeout),
+    )
+    if not spec.authenticated:
+        del request.headers["Authorization"]
+    return request
+
+
 class SyncHTTP:
     """Sends requests with retries on a pooled ``httpx.Client``."""
 
@@ -156,16 +177,7 @@ class SyncHTTP:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                response = self.client.request(
-                    spec.method,
-                    spec.url,
-                    params=spec.params,
-                    headers=spec.headers,
-                    content=spec.content,
-                    timeout=httpx.Timeout(
-                        state.attempt_timeout(), connect=self.policy.connect_timeout
-                    ),
-                )
+                response = self.client.send(_build(self.client, spec, state, self.policy))
             except httpx.TransportError as exc:
                 delay = state.after_transport_error()
                 if delay is None:
@@ -210,16 +222,8 @@ class AsyncHTTP:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                response = await self.client.request(
-                    spec.method,
-                    spec.url,
-                    params=spec.params,
-                    headers=spec.headers,
-                    content=spec.content,
-                    timeout=httpx.Timeout(
-                        state.attempt_timeout(), connect=self.policy.connect_timeout
-                    ),
-                )
+                request = _build(self.client, spec, state, self.policy)
+                response = await self.client.send(request)
             except httpx.TransportError as exc:
                 delay = state.after_transport_error()
                 if delay is None:

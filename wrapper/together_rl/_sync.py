@@ -6,19 +6,43 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 from together_rl_client.models import ModelResources, SessionsListResponse, SupportedModels
 from together_rl_client.models import Session as SessionInfo
 
-from . import _core
-from ._errors import OperationTimeoutError
+from . import _core, _payloads
+from ._bodies import (
+    AdamParams,
+    SamplingParams,
+    build_custom_forward_backward,
+    build_optim_step,
+    build_sample,
+    build_weights_sync,
+)
+from ._errors import APIStatusError, OperationTimeoutError
 from ._http import RequestSpec, SyncHTTP, parse_json, resolve_config
+from ._operations import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+    OperationKind,
+)
 from ._policy import PollPlanner, PollPolicy, RetryPolicy, poll_wait, readiness_interval
-from ._results import ForwardBackwardResult
-from ._wire import build_forward_backward
+from ._results import (
+    CustomForwardBackwardResult,
+    ForwardBackwardResult,
+    OptimStepResult,
+    SampleResult,
+    WeightsSyncResult,
+)
+from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
+
+R = TypeVar("R")
 
 DEFAULT_RESULT_TIMEOUT = 300.0
 
@@ -29,7 +53,9 @@ class Client:
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
     ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
     as a context manager or call :meth:`close`. ``transport`` (an httpx transport) and
-    ``sleep`` are for tests and instrumentation.
+    ``sleep`` are for tests and instrumentation. Operation bodies larger than
+    ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go through the upload protocol;
+    ``None`` always sends them inline.
     """
 
     def __init__(
@@ -42,11 +68,14 @@ class Client:
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        upload_threshold: int | None = _payloads.UPLOAD_THRESHOLD,
     ) -> None:
         key, root = resolve_config(api_key, base_url)
         self.base_url = root
         self.retry_policy = retry_policy or RetryPolicy()
         self.poll_policy = poll_policy or PollPolicy()
+        self.upload_threshold = upload_threshold
+        self._uploads_supported = True
         self._http = SyncHTTP(
             api_key=key,
             root=root,
@@ -201,7 +230,8 @@ class Sessions:
 
 
 class Session:
-    """A training session: submit forward-backward passes, collect their results."""
+    """A training session: submit operations (forward-backward, optimizer steps, sampling,
+    weight syncs, custom gradients) and collect their results through futures."""
 
     def __init__(self, client: Client, session_id: str, info: SessionInfo | None = None) -> None:
         self._client = client
@@ -234,13 +264,10 @@ class Session:
         body = build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        key = idempotency_key or _core.new_idempotency_key()
-        spec = _core.forward_backward_request(self.id, body, key)
-        data = self._client._json(spec)
-        state = _core.interpret_operation(data)
-        kind = _core.FORWARD_BACKWARD + (":forward" if forward_only else "")
-        poll = self._planner.submitted(kind, self._client._http.clock())
-        return ForwardBackwardFuture(self, state, poll, idempotency_key=key)
+        poll_kind = FORWARD_BACKWARD.name + (":forward" if forward_only else "")
+        future = self._submit(FORWARD_BACKWARD, body, idempotency_key, poll_kind=poll_kind)
+        assert isinstance(future, ForwardBackwardFuture)
+        return future
 
     def forward(
         self,
@@ -261,26 +288,177 @@ class Session:
         )
         return future.result(timeout=timeout)
 
+    def optim_step(
+        self,
+        adam_params: AdamParams | Mapping[str, Any] | None = None,
+        *,
+        learning_rate: float | None = None,
+        beta1: float | None = None,
+        beta2: float | None = None,
+        eps: float | None = None,
+        weight_decay: float | None = None,
+        grad_clip_norm: float | None = None,
+        muon_params: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> OperationFuture[OptimStepResult]:
+        """Submit an AdamW step on the gradients accumulated since the last step. Pass an
+        :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
+        defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
+        only after :meth:`sync_weights`."""
+        body = build_optim_step(
+            _core.adam_params_from(
+                adam_params,
+                learning_rate=learning_rate,
+                beta1=beta1,
+                beta2=beta2,
+                eps=eps,
+                weight_decay=weight_decay,
+                grad_clip_norm=grad_clip_norm,
+            ),
+            muon_params,
+        )
+        return self._submit(OPTIM_STEP, body, idempotency_key)
+
+    def sample(
+        self,
+        model_inputs: Sequence[Any] | Any,
+        *,
+        num_samples: int = 1,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        seed: int | None = None,
+        stop: Sequence[str | int] | None = None,
+        sampling_params: SamplingParams | Mapping[str, Any] | None = None,
+        prompt_logprobs: bool = False,
+        topk_prompt_logprobs: int = 0,
+        idempotency_key: str | None = None,
+    ) -> OperationFuture[SampleResult]:
+        """Submit a sampling request: ``num_samples`` completions of each prompt (a token list
+        or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
+        weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
+        ``stop_reason``."""
+        params = _core.sampling_params_from(
+            sampling_params,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            top_k=top_k,
+            seed=seed,
+            stop=stop,
+        )
+        body = build_sample(
+            model_inputs,
+            num_samples=num_samples,
+            sampling_params=params,
+            prompt_logprobs=prompt_logprobs,
+            topk_prompt_logprobs=topk_prompt_logprobs,
+        )
+        return self._submit(SAMPLE, body, idempotency_key)
+
+    def sync_weights(
+        self,
+        weight_sync_type: str = "WEIGHT_SYNC_TYPE_SYNCHRONOUS",
+        *,
+        idempotency_key: str | None = None,
+    ) -> OperationFuture[WeightsSyncResult]:
+        """Publish the trainer's weights to the sampler; the result's ``.weights_version``
+        is the version samples submitted afterwards use."""
+        return self._submit(WEIGHTS_SYNC, build_weights_sync(weight_sync_type), idempotency_key)
+
+    def custom_forward_backward(
+        self,
+        samples: Sequence[Any],
+        gradients: Sequence[Any],
+        *,
+        idempotency_key: str | None = None,
+    ) -> OperationFuture[CustomForwardBackwardResult]:
+        """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
+        sample, as long as the sample) and accumulate them like a built-in loss."""
+        body = build_custom_forward_backward(samples, gradients)
+        return self._submit(CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
+
     def get_forward_backward(self, operation_id: str) -> ForwardBackwardFuture:
         """Re-attach to an operation by id (e.g. after an ``OperationTimeoutError``)."""
+        future = self.get_operation(FORWARD_BACKWARD.name, operation_id)
+        assert isinstance(future, ForwardBackwardFuture)
+        return future
+
+    def get_operation(self, kind: str, operation_id: str) -> OperationFuture[Any]:
+        """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
+        operation_kind = _core.operation_kind(kind)
         state = _core.OperationState(operation_id, "")
-        poll = self._planner.attached(_core.FORWARD_BACKWARD, self._client._http.clock())
-        future = ForwardBackwardFuture(self, state, poll, idempotency_key=None)
+        poll = self._planner.attached(operation_kind.name, self._client._http.clock())
+        future = _future_class(operation_kind)(
+            self, state, poll, idempotency_key=None, kind=operation_kind
+        )
         future._fetch()
         return future
 
-    def _get_operation(self, operation_id: str) -> _core.OperationState:
-        spec = _core.get_forward_backward_request(self.id, operation_id)
-        return _core.interpret_operation(self._client._json(spec))
+    # internals: one implementation for every operation kind
+    def _submit(
+        self,
+        kind: OperationKind[R],
+        body: dict[str, Any],
+        idempotency_key: str | None,
+        *,
+        poll_kind: str | None = None,
+    ) -> OperationFuture[R]:
+        key = idempotency_key or _core.new_idempotency_key()
+        spec = kind.post_request(self.id, self._post_content(body), key)
+        state = _core.interpret_operation(self._client._json(spec), kind)
+        poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
+        future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
+        if state.offloaded is not None:
+            future._download()
+        return future
+
+    def _post_content(self, body: dict[str, Any]) -> bytes:
+        """The encoded body, or, above the upload threshold, the shrunk stand-in of an
+        uploaded body (inline when the server has no upload protocol)."""
+        content = encode_body(body)
+        client = self._client
+        if not client._uploads_supported or not _payloads.needs_upload(
+            len(content), client.upload_threshold
+        ):
+            return content
+        try:
+            answer = client._json(_payloads.upload_url_request(self.id))
+        except APIStatusError as exc:
+            if exc.status_code not in (404, 405):
+                raise
+            client._uploads_supported = False
+            return content
+        payload_id, upload_url = _payloads.parse_upload_url(answer)
+        client._http.send(_payloads.upload_request(upload_url, content))
+        return encode_json(_payloads.shrink_body(body, payload_id))
+
+    def _get_operation(
+        self, operation_id: str, kind: OperationKind[Any] = FORWARD_BACKWARD
+    ) -> _core.OperationState:
+        spec = kind.get_request(self.id, operation_id)
+        return _core.interpret_operation(self._client._json(spec), kind)
+
+    def _download_output(self, state: _core.OperationState) -> dict[str, Any]:
+        assert state.offloaded is not None and state.payload_id is not None
+        client = self._client
+        url = _payloads.parse_download_url(
+            client._json(_payloads.download_url_request(self.id, state.payload_id))
+        )
+        downloaded = client._json(_payloads.download_request(url))
+        return _payloads.merge_offloaded(state.offloaded, downloaded)
 
 
-class ForwardBackwardFuture:
-    """The pending result of a forward-backward submission.
+class OperationFuture(Generic[R]):
+    """The pending result of one submitted operation.
 
-    ``result(timeout=)`` polls on the session's learned schedule and returns the
-    :class:`ForwardBackwardResult`, raises ``OperationFailedError`` (FAILED) or
-    ``OperationTimeoutError`` (a ``TimeoutError``; the operation keeps running, call
-    ``result`` again or ``session.get_forward_backward(operation_id)`` later).
+    ``result(timeout=)`` polls on the session's learned schedule (per operation kind) and
+    returns the kind's result (:class:`ForwardBackwardResult`, :class:`OptimStepResult`,
+    :class:`SampleResult`, :class:`WeightsSyncResult`, :class:`CustomForwardBackwardResult`),
+    raises ``OperationFailedError`` (FAILED) or ``OperationTimeoutError`` (a ``TimeoutError``;
+    the operation keeps running: call ``result`` again or ``session.get_operation(kind, id)``).
+    An output offloaded by the server (``payload_id``) is downloaded and merged first.
     """
 
     def __init__(
@@ -290,14 +468,16 @@ class ForwardBackwardFuture:
         poll: Any,
         *,
         idempotency_key: str | None,
+        kind: OperationKind[R] | None = None,
     ) -> None:
         self.session = session
+        self.kind: OperationKind[Any] = kind or FORWARD_BACKWARD
         self.operation_id = state.operation_id
         self.idempotency_key = idempotency_key
         self._state = state
         self._poll = poll
         self._lock = threading.Lock()
-        if state.terminal:
+        if state.terminal or state.offloaded is not None:
             session._planner.finished(poll)
 
     def done(self) -> bool:
@@ -309,12 +489,15 @@ class ForwardBackwardFuture:
         """The last status seen."""
         return self._state.status
 
-    def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> ForwardBackwardResult:
+    def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
         with self._lock:
             http = self.session._client._http
             start = http.clock()
             deadline = None if timeout is None else start + timeout
             while not self._state.terminal:
+                if self._state.offloaded is not None:
+                    self._download()
+                    continue
                 wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
                 if wait is None:
                     remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
@@ -330,16 +513,35 @@ class ForwardBackwardFuture:
     def _fetch(self) -> None:
         http = self.session._client._http
         sent_at = http.clock()
-        self._state = self.session._get_operation(self.operation_id)
-        self._poll.observe(sent_at=sent_at, done=self._state.terminal)
-        if self._state.terminal:
+        self._state = self.session._get_operation(self.operation_id, self.kind)
+        finished = self._state.terminal or self._state.offloaded is not None
+        self._poll.observe(sent_at=sent_at, done=finished)
+        if finished:
             self.session._planner.finished(self._poll)
 
-    def _outcome(self) -> ForwardBackwardResult:
+    def _download(self) -> None:
+        state = self._state
+        output = self.session._download_output(state)
+        self._state = _core.complete_operation(self.kind, state.operation_id, state.status, output)
+
+    def _outcome(self) -> R:
         if self._state.failure is not None:
             raise self._state.failure
         assert self._state.result is not None
-        return self._state.result
+        result: R = self._state.result
+        return result
 
     def __repr__(self) -> str:
-        return f"ForwardBackwardFuture(operation_id={self.operation_id!r}, status={self.status!r})"
+        name = type(self).__name__
+        return (
+            f"{name}(kind={self.kind.name!r}, operation_id={self.operation_id!r}, "
+            f"status={self.status!r})"
+        )
+
+
+class ForwardBackwardFuture(OperationFuture[ForwardBackwardResult]):
+    """The pending result of a forward-backward (or forward) submission."""
+
+
+def _future_class(kind: OperationKind[Any]) -> type[OperationFuture[Any]]:
+    return ForwardBackwardFuture if kind is FORWARD_BACKWARD else OperationFuture

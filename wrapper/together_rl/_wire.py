@@ -166,7 +166,7 @@ def _first_non_finite(values: Any) -> tuple[int, str] | None:
 
 def find_non_finite(body: Mapping[str, Any]) -> InvalidRequestError | None:
     """The error naming the first non-finite number of a body, if there is one."""
-    for index, sample in enumerate(body["samples"]):
+    for index, sample in enumerate(body.get("samples") or ()):
         for key, tensor in sample["loss_fn_inputs"].items():
             found = _first_non_finite(tensor["data"])
             if found is not None:
@@ -210,8 +210,8 @@ def build_forward_backward(
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """orjson-encode a forward-backward body, refusing non-finite numbers (orjson would
-    silently write them as null)."""
+    """orjson-encode an operation body, refusing non-finite numbers in sample tensors (orjson
+    would silently write them as null; the other bodies' builders check their numbers)."""
     try:
         payload = orjson.dumps(body, option=_JSON_OPTIONS)
     except orjson.JSONEncodeError as exc:

@@ -1,0 +1,347 @@
+"""Typed builders and checked wire bodies of the operations beyond forward-backward:
+optim-step (:class:`AdamParams`), sample (:class:`SamplingParams`), weights-sync and
+custom-forward-backward. Bounds are those of the spec; a bad value raises
+:class:`InvalidRequestError` naming the wire field before anything is sent."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from together_rl_client.models.weight_sync_type import WeightSyncType
+
+from ._errors import InvalidRequestError
+from ._numpy import is_array, np
+from ._samples import Sample, _as_int_vector
+from ._wire import _wire_array, normalize_sample
+from .losses import Loss
+
+WEIGHT_SYNC_TYPES = tuple(member.value for member in WeightSyncType)
+MAX_NUM_SAMPLES = 64
+MAX_TOPK_PROMPT_LOGPROBS = 20
+MAX_SAMPLE_TOKENS = 8192
+INT64_MAX = 2**63 - 1
+
+
+def _number(field: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidRequestError(f"{field} must be a number, got {value!r}", field=field)
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidRequestError(f"{field} must be finite, got {value!r}", field=field)
+    return number
+
+
+def _integer(field: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidRequestError(f"{field} must be an integer, got {value!r}", field=field)
+    number = int(value)
+    if not low <= number <= high:
+        raise InvalidRequestError(
+            f"{field} must be between {low} and {high}, got {number}", field=field
+        )
+    return number
+
+
+def _bounded(
+    field: str,
+    value: object,
+    *,
+    low: float,
+    low_open: bool = False,
+    high: float | None = None,
+    high_open: bool = False,
+) -> float:
+    number = _number(field, value)
+    if number < low or (low_open and number == low):
+        raise InvalidRequestError(
+            f"{field} must be {'>' if low_open else '>='} {low:g}, got {value!r}", field=field
+        )
+    if high is not None and (number > high or (high_open and number == high)):
+        raise InvalidRequestError(
+            f"{field} must be {'<' if high_open else '<='} {high:g}, got {value!r}", field=field
+        )
+    return number
+
+
+# ----------------------------------------------------------------------------- optim-step
+
+
+@dataclass(frozen=True)
+class AdamParams:
+    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults
+    (learning_rate 1e-4, beta1 0.9, beta2 0.95, eps 1e-8, weight_decay 0, grad_clip_norm 1.0;
+    ``grad_clip_norm=0`` disables clipping). Only set fields are sent."""
+
+    learning_rate: float | None = None
+    beta1: float | None = None
+    beta2: float | None = None
+    eps: float | None = None
+    weight_decay: float | None = None
+    grad_clip_norm: float | None = None
+
+    _BOUNDS: ClassVar[dict[str, dict[str, Any]]] = {
+        "learning_rate": {"low": 0.0},
+        "beta1": {"low": 0.0, "high": 1.0, "high_open": True},
+        "beta2": {"low": 0.0, "high": 1.0, "high_open": True},
+        "eps": {"low": 0.0, "low_open": True},
+        "weight_decay": {"low": 0.0},
+        "grad_clip_norm": {"low": 0.0},
+    }
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                checked = _bounded(f"adam_params.{f.name}", value, **self._BOUNDS[f.name])
+                object.__setattr__(self, f.name, checked)
+
+    def to_wire(self) -> dict[str, float]:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: value for name, value in values.items() if value is not None}
+
+    @classmethod
+    def from_value(cls, value: AdamParams | Mapping[str, Any]) -> AdamParams:
+        if isinstance(value, AdamParams):
+            return value
+        if not isinstance(value, Mapping):
+            raise InvalidRequestError(
+                f"adam_params must be an AdamParams or a dict, got {type(value).__name__}",
+                field="adam_params",
+            )
+        names = {f.name for f in fields(cls)}
+        for key in value:
+            if key not in names:
+                field = f"adam_params.{key}"
+                raise InvalidRequestError(
+                    f"{field} is not an AdamParams field ({', '.join(sorted(names))})", field=field
+                )
+        return cls(**dict(value))
+
+
+def build_optim_step(
+    adam_params: AdamParams | Mapping[str, Any] | None,
+    muon_params: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``OptimStepBody``: ``adam_params`` only when given (or when a field is set)."""
+    body: dict[str, Any] = {}
+    if adam_params is not None:
+        body["adam_params"] = AdamParams.from_value(adam_params).to_wire()
+    if muon_params is not None:
+        if not isinstance(muon_params, Mapping):
+            raise InvalidRequestError("muon_params must be a dict", field="muon_params")
+        body["muon_params"] = dict(muon_params)
+    return body
+
+
+# ----------------------------------------------------------------------------- sample
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling parameters; unset fields take the server defaults. ``stop`` holds stop strings
+    (the emulator reads each as a decimal token id; ints are sent as their decimal string)."""
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    seed: int | None = None
+    stop: Sequence[str | int] | None = None
+
+    def __post_init__(self) -> None:
+        p = "sampling_params"
+        if self.max_tokens is not None:
+            _integer(f"{p}.max_tokens", self.max_tokens, 1, MAX_SAMPLE_TOKENS)
+        if self.temperature is not None:
+            _bounded(f"{p}.temperature", self.temperature, low=0.0)
+        if self.top_p is not None:
+            _bounded(f"{p}.top_p", self.top_p, low=0.0, low_open=True, high=1.0)
+        if self.top_k is not None:
+            _integer(f"{p}.top_k", self.top_k, 0, INT64_MAX)
+        if self.seed is not None:
+            _integer(f"{p}.seed", self.seed, -(2**63), INT64_MAX)
+        if self.stop is not None:
+            if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
+                raise InvalidRequestError(f"{p}.stop must be a list of strings", field=f"{p}.stop")
+            stop: list[str] = []
+            for index, item in enumerate(self.stop):
+                if isinstance(item, str):
+                    stop.append(item)
+                elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
+                    stop.append(str(int(item)))
+                else:
+                    field = f"{p}.stop[{index}]"
+                    raise InvalidRequestError(
+                        f"{field} must be a string (or a token id), got {item!r}", field=field
+                    )
+            object.__setattr__(self, "stop", tuple(stop))
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if f.name in ("max_tokens", "top_k", "seed"):
+                value = int(value)
+            elif f.name == "stop":
+                value = list(value)
+            else:
+                value = float(value)
+            wire[f.name] = value
+        return wire
+
+
+def _model_input(index: int, value: Any) -> dict[str, Any]:
+    label = f"model_inputs[{index}]"
+    if isinstance(value, Mapping):
+        chunks = value.get("chunks")
+        if not isinstance(chunks, list) or not chunks:
+            field = f"{label}.chunks"
+            raise InvalidRequestError(f"{field} must be a non-empty list", field=field)
+        return dict(value)
+    if isinstance(value, Sample):
+        tokens = value.tokens
+    else:
+        if isinstance(value, str | bytes) or not (is_array(value) or isinstance(value, Sequence)):
+            raise InvalidRequestError(
+                f"{label} must be a list (or numpy array) of token ids, got {type(value).__name__}",
+                field=label,
+            )
+        tokens = _as_int_vector(label, value)
+    if len(tokens) == 0:
+        raise InvalidRequestError(f"{label} must not be empty", field=label)
+    if (min(int(t) for t in tokens) if not is_array(tokens) else int(tokens.min())) < 0:
+        raise InvalidRequestError(f"{label} holds a negative token id", field=label)
+    wire_tokens = _wire_array(tokens) if is_array(tokens) else list(tokens)
+    return {"chunks": [{"encoded_text": {"tokens": wire_tokens}}]}
+
+
+def build_sample(
+    model_inputs: Sequence[Any] | Any,
+    *,
+    num_samples: int = 1,
+    sampling_params: SamplingParams | Mapping[str, Any] | None = None,
+    prompt_logprobs: bool = False,
+    topk_prompt_logprobs: int = 0,
+) -> dict[str, Any]:
+    """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
+    array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
+    if is_array(model_inputs) or (
+        isinstance(model_inputs, Sequence)
+        and len(model_inputs) > 0
+        and isinstance(model_inputs[0], numbers.Integral)
+    ):
+        model_inputs = [model_inputs]
+    if isinstance(model_inputs, Mapping | str | bytes) or not isinstance(model_inputs, Sequence):
+        raise InvalidRequestError("model_inputs must be a list of prompts", field="model_inputs")
+    if len(model_inputs) == 0:
+        raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
+    body: dict[str, Any] = {
+        "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
+        "num_samples": _integer("num_samples", num_samples, 1, MAX_NUM_SAMPLES),
+    }
+    if sampling_params is not None:
+        if isinstance(sampling_params, Mapping):
+            try:
+                sampling_params = SamplingParams(**dict(sampling_params))
+            except TypeError as exc:
+                raise InvalidRequestError(
+                    f"sampling_params: {exc}", field="sampling_params"
+                ) from exc
+        params = sampling_params.to_wire()
+        if params:
+            body["sampling_params"] = params
+    if not isinstance(prompt_logprobs, bool):
+        raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
+    if prompt_logprobs:
+        body["prompt_logprobs"] = True
+    topk = _integer("topk_prompt_logprobs", topk_prompt_logprobs, 0, MAX_TOPK_PROMPT_LOGPROBS)
+    if topk:
+        body["topk_prompt_logprobs"] = topk
+    return body
+
+
+# ----------------------------------------------------------------------------- weights-sync
+
+
+def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
+    """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
+    text = str(weight_sync_type)
+    if text not in WEIGHT_SYNC_TYPES and "WEIGHT_SYNC_TYPE_" + text.upper() in WEIGHT_SYNC_TYPES:
+        text = "WEIGHT_SYNC_TYPE_" + text.upper()
+    if text not in WEIGHT_SYNC_TYPES:
+        raise InvalidRequestError(
+            f"weight_sync_type must be one of {list(WEIGHT_SYNC_TYPES)}, got {weight_sync_type!r}",
+            field="weight_sync_type",
+        )
+    return {"weight_sync_type": text}
+
+
+# ------------------------------------------------------------------ custom-forward-backward
+
+
+class _CustomGradients(Loss):
+    """Stands in for a loss when checking custom-forward-backward samples: they need only
+    ``target_tokens`` (and optionally ``weights`` or ``mask``)."""
+
+    wire_type: ClassVar[str] = "custom-forward-backward"
+    required_inputs: ClassVar[frozenset[str]] = frozenset({"target_tokens"})
+
+
+def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
+    field = f"gradients[{index}].data"
+    dtype = "D_TYPE_FLOAT32"
+    if isinstance(value, Mapping):
+        dtype = str(value.get("dtype", dtype))
+        value = value.get("data")
+    if value is None or isinstance(value, str | bytes):
+        raise InvalidRequestError(f"{field} must be a list of numbers", field=field)
+    if is_array(value):
+        if value.ndim != 1:
+            raise InvalidRequestError(f"{field} must be one-dimensional", field=field)
+        data = np.ascontiguousarray(value, dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(data))
+        if bad.size:
+            raise InvalidRequestError(
+                f"{field} holds a non-finite value (at position {int(bad[0])})", field=field
+            )
+    else:
+        data = [_number(f"{field}[{i}]", v) for i, v in enumerate(value)]
+    if len(data) != length:
+        raise InvalidRequestError(
+            f"{field} has {len(data)} values but samples[{index}] has {length} tokens",
+            field=field,
+        )
+    return {"data": data, "dtype": dtype}
+
+
+def build_custom_forward_backward(
+    samples: Sequence[Any], gradients: Sequence[Any]
+) -> dict[str, Any]:
+    """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
+    array or a ``Gradient`` dict) per sample, each as long as its sample."""
+    if isinstance(samples, Sample | Mapping) or not isinstance(samples, Sequence):
+        raise InvalidRequestError("samples must be a list of samples", field="samples")
+    if len(samples) == 0:
+        raise InvalidRequestError("samples must not be empty", field="samples")
+    if isinstance(gradients, Mapping) or not (
+        is_array(gradients) or isinstance(gradients, Sequence)
+    ):
+        raise InvalidRequestError("gradients must be a list (one per sample)", field="gradients")
+    if len(gradients) != len(samples):
+        raise InvalidRequestError(
+            f"gradients has {len(gradients)} entries but there are {len(samples)} samples",
+            field="gradients",
+        )
+    checker = _CustomGradients()
+    wire_samples = [normalize_sample(i, sample, checker) for i, sample in enumerate(samples)]
+    wire_gradients = []
+    for index, (sample, gradient) in enumerate(zip(wire_samples, gradients, strict=True)):
+        length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
+        wire_gradients.append(_gradient(index, gradient, length))
+    return {"samples": wire_samples, "gradients": wire_gradients}

@@ -1,0 +1,150 @@
+"""The large-payload protocol of the official SDK's hand-written layer (wire-format §2.6),
+without I/O: when to offload a request body, the shrunk stand-in body, and how an offloaded
+result is merged back.
+
+Request side: a body whose compact JSON exceeds :data:`UPLOAD_THRESHOLD` (0.5 MiB) is PUT to a
+presigned ``upload_url`` (no Authorization) obtained from ``POST .../payloads/upload-url``, and
+the operation is POSTed with :func:`shrink_body` of it plus ``payload_id``. A server that
+answers 404 or 405 to ``upload-url`` does not implement the protocol: the client then sends
+the full body inline (and remembers not to ask again).
+
+Result side: a completed ``output`` with a ``payload_id`` had its large members offloaded; the
+client asks ``POST .../payloads/{payload_id}/download-url`` for a presigned URL, GETs the JSON
+object there (no Authorization) and merges it over the inline output (:func:`merge_offloaded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
+
+from ._errors import InvalidRequestError
+from ._http import RequestSpec
+from ._numpy import is_array
+
+#: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit)
+UPLOAD_THRESHOLD = 512 * 1024
+#: the official SDK refuses bodies above 4.995 GiB
+MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
+STAND_IN_LENGTH = 8
+_DROPPED_KEYS = frozenset({"shape", "sparse_crow_indices", "sparse_col_indices"})
+
+UPLOAD_URL_ROUTE = "POST /v1/rl/training-sessions/{session_id}/payloads/upload-url"
+DOWNLOAD_URL_ROUTE = "POST /v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
+
+
+def needs_upload(size: int, threshold: int | None) -> bool:
+    """Whether a body of ``size`` bytes goes through the upload protocol."""
+    if size > MAX_UPLOAD_BYTES:
+        raise InvalidRequestError(
+            f"the request body is {size} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
+        )
+    return threshold is not None and size > threshold
+
+
+def _is_numeric_list(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) > 0
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    )
+
+
+def _shrink(value: Any) -> Any:
+    if is_array(value):
+        return value[:STAND_IN_LENGTH].tolist()
+    if _is_numeric_list(value):
+        return list(value[:STAND_IN_LENGTH])
+    if isinstance(value, Mapping):
+        if isinstance(value.get("chunks"), list):
+            return _shrink_model_input(value)
+        return {k: _shrink(v) for k, v in value.items() if k not in _DROPPED_KEYS}
+    if isinstance(value, list):
+        return [_shrink(v) for v in value]
+    return value
+
+
+def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
+    """The chunks of one model input share a single budget of 8 tokens (at least one chunk
+    with one token is kept, so the stand-in stays a valid ``ModelInput``)."""
+    budget = STAND_IN_LENGTH
+    chunks = []
+    for chunk in model_input["chunks"]:
+        encoded = chunk.get("encoded_text") if isinstance(chunk, Mapping) else None
+        tokens = encoded.get("tokens") if isinstance(encoded, Mapping) else None
+        if tokens is None or not isinstance(encoded, Mapping):
+            chunks.append(_shrink(chunk))
+            continue
+        if budget <= 0 and chunks:
+            break
+        kept = list(tokens[: max(budget, 1)])
+        budget -= len(kept)
+        chunks.append({**chunk, "encoded_text": {**encoded, "tokens": kept}})
+    rest = {k: _shrink(v) for k, v in model_input.items() if k != "chunks"}
+    return {**rest, "chunks": chunks}
+
+
+def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
+    """The stand-in POSTed with an uploaded body: every numeric array cut to its first 8
+    elements, ``shape``/``sparse_*`` removed, 8 tokens per model input, the rest (loss, flags,
+    sampling parameters) unchanged, plus ``payload_id``."""
+    shrunk: dict[str, Any] = {k: _shrink(v) for k, v in body.items()}
+    shrunk["payload_id"] = payload_id
+    return shrunk
+
+
+def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any]:
+    """The full output: the downloaded object over the inline fields, without ``payload_id``."""
+    if not isinstance(downloaded, Mapping):
+        raise InvalidRequestError(
+            f"the offloaded result is not a JSON object: {str(downloaded)[:200]}"
+        )
+    merged = {k: v for k, v in output.items() if k != "payload_id"}
+    merged.update({k: v for k, v in downloaded.items() if k != "payload_id"})
+    return merged
+
+
+def upload_url_request(session_id: str) -> RequestSpec:
+    kwargs = create_payload_upload_url._get_kwargs(session_id)
+    # The official SDK sends Content-Type on bodiless POSTs; an empty body is fine.
+    return RequestSpec.from_kwargs(kwargs, operation=UPLOAD_URL_ROUTE, content=b"")
+
+
+def upload_request(upload_url: str, content: bytes) -> RequestSpec:
+    return RequestSpec(
+        method="PUT",
+        url=upload_url,
+        operation="PUT <upload_url>",
+        headers={"Content-Type": "application/json"},
+        content=content,
+        authenticated=False,
+    )
+
+
+def download_url_request(session_id: str, payload_id: str) -> RequestSpec:
+    kwargs = create_payload_download_url._get_kwargs(session_id, payload_id)
+    return RequestSpec.from_kwargs(kwargs, operation=DOWNLOAD_URL_ROUTE, content=b"")
+
+
+def download_request(download_url: str) -> RequestSpec:
+    return RequestSpec(
+        method="GET", url=download_url, operation="GET <download_url>", authenticated=False
+    )
+
+
+def parse_upload_url(data: Any) -> tuple[str, str]:
+    if (
+        not isinstance(data, Mapping)
+        or not isinstance(data.get("payload_id"), str)
+        or not isinstance(data.get("upload_url"), str)
+    ):
+        raise InvalidRequestError(f"unexpected upload-url answer: {str(data)[:200]}")
+    return data["payload_id"], data["upload_url"]
+
+
+def parse_download_url(data: Any) -> str:
+    if not isinstance(data, Mapping) or not isinstance(data.get("download_url"), str):
+        raise InvalidRequestError(f"unexpected download-url answer: {str(data)[:200]}")
+    return str(data["download_url"])
