@@ -40,8 +40,13 @@ conformance: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
+## The long reliability proofs (issue 7): fault soak, crash loop, load, hostile input, access,
+## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
+reliability: $(STAMP)
+	$(BIN)/python -m reliability
+
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks
+	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples
 	$(BIN)/mypy
 
 clean:

@@ -1,0 +1,154 @@
+"""Crash loop: kill -9 the emulator (a subprocess with --state-dir) at random points while the
+wrapper streams submissions; restart it on the same port and state dir each time.
+
+The wrapper's retries carry the stream over each restart (its per-call deadline, `call_timeout`,
+covers a restart by far). Afterwards the state dir is read directly (`Store` on the same files,
+emulator stopped): exactly N operations and N idempotency records, each session's accumulated
+passes, and the accumulated gradients and policy compared with a fault-free run.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import together_rl
+from together_rl_emulator._store import DB_FILE, Store
+
+from ._servers import ProcessServer
+from ._workload import Comparison, compare, reference_run, run_stream, store_session_states
+
+CRASH_KEY = "crash-key"
+# Connection refused while the emulator restarts: retry every 50 ms growing to 1 s, for as long as
+# 300 s per call. (Defaults: 8 retries of 0.25 s..8 s, ~30 s in all, also enough for a restart.)
+CRASH_RETRY = together_rl.RetryPolicy(
+    max_retries=1000, initial_backoff=0.05, max_backoff=1.0, call_timeout=300.0
+)
+
+
+@dataclass
+class CrashReport:
+    submissions: int
+    sessions: int
+    kills: int
+    restarts: int
+    kill_points: list[int]  # submissions acknowledged when each kill happened
+    operations_stored: int
+    idempotency_records: int
+    unfinished_operations: int
+    accumulated_passes: list[int]
+    expected_passes: list[int]
+    results_returned: int
+    errors: list[str]
+    comparison: Comparison
+    duration_s: float
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.errors
+            and self.kills > 0
+            and self.operations_stored == self.submissions
+            and self.idempotency_records == self.submissions
+            and self.unfinished_operations == 0
+            and self.accumulated_passes == self.expected_passes
+            and self.results_returned == self.submissions
+            and self.comparison.identical
+        )
+
+
+def run_crash_loop(
+    n_submissions: int = 400,
+    n_sessions: int = 2,
+    kills: int = 10,
+    seed: int = 11,
+    state_dir: Path | None = None,
+    max_jitter_s: float = 0.05,
+) -> CrashReport:
+    """Kill points are drawn at random among the acknowledged-submission counts (so every kill
+    lands inside the stream), plus a random 0..`max_jitter_s` delay, so kills hit a POST being
+    processed, an operation being computed or its files being written, or a poll."""
+    started = time.monotonic()
+    ref_states, ref_outcome = reference_run(n_submissions, n_sessions, seed)
+    with tempfile.TemporaryDirectory(prefix="crash-") as tmp:
+        root = state_dir or Path(tmp)
+        server = ProcessServer(api_keys=[CRASH_KEY], state_dir=root, seed=0)
+        server.start()
+        acknowledged = [0]
+        kill_points: list[int] = []
+        done = threading.Event()
+        rng = random.Random(seed)
+        planned = sorted(rng.sample(range(1, n_submissions), kills))
+
+        def killer() -> None:
+            for point in planned:
+                while acknowledged[0] < point and not done.wait(0.002):
+                    pass
+                if done.wait(rng.uniform(0.0, max_jitter_s)):
+                    return
+                kill_points.append(acknowledged[0])
+                server.kill9()
+                server.start()
+
+        def on_submitted(_step: object) -> None:
+            acknowledged[0] += 1
+
+        thread = threading.Thread(target=killer, name="crash-killer")
+        try:
+            thread.start()
+            session_ids, outcome = run_stream(
+                lambda: together_rl.Client(
+                    api_key=CRASH_KEY, base_url=server.base_url, retry_policy=CRASH_RETRY
+                ),
+                n_submissions,
+                n_sessions,
+                seed,
+                on_submitted,
+            )
+        finally:
+            done.set()
+            thread.join()
+            server.stop()
+        db = sqlite3.connect(str(root / DB_FILE))
+        try:
+            operations = db.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
+            records = db.execute("SELECT COUNT(*) FROM idempotency").fetchone()[0]
+            unfinished = db.execute(
+                "SELECT COUNT(*) FROM operations WHERE status NOT IN (?, ?)",
+                ("TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED"),
+            ).fetchone()[0]
+        finally:
+            db.close()
+        store = Store(root)
+        try:
+            states = store_session_states(store, session_ids)
+        finally:
+            store.close()
+    return CrashReport(
+        submissions=n_submissions,
+        sessions=n_sessions,
+        kills=len(kill_points),
+        restarts=server.starts - 1,
+        kill_points=kill_points,
+        operations_stored=operations,
+        idempotency_records=records,
+        unfinished_operations=unfinished,
+        accumulated_passes=[s.accumulated_passes for s in states],
+        expected_passes=[s.accumulated_passes for s in ref_states],
+        results_returned=len(outcome.losses),
+        errors=outcome.errors,
+        comparison=compare(states, ref_states, outcome, ref_outcome),
+        duration_s=time.monotonic() - started,
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    args = [int(a) for a in sys.argv[1:]]
+    print(run_crash_loop(*args))

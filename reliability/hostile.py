@@ -1,0 +1,714 @@
+"""Hostile input: a corpus of crafted bad requests, each of which must be answered 4xx with a
+JSON error body, leaving the server alive and its state unchanged.
+
+Sent twice: in-process (Starlette TestClient: the emulator answers everything) and over loopback
+(httpx to uvicorn, plus raw sockets for requests no HTTP client would send: malformed request
+lines, bad Content-Length, literal `..` segments, control bytes, oversized headers). Over
+loopback some malformed HTTP never reaches the emulator: uvicorn (h11) answers it with a
+plain-text 400, or closes the connection; each outcome records which layer answered.
+"""
+
+# ruff: noqa: E501  (the corpus / report lines are data: one case or figure per line)
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import socket
+import time
+import uuid
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from together_rl_emulator import EmulatorApp
+
+HOSTILE_KEY = "hostile-key"
+MAX_BODY_MB = 0.25  # the hostile app's body limit (262,144 bytes)
+TINY = "emulator/tiny-1k"
+FB = "/v1/rl/training-sessions/{session_id}/operations/forward-backward"
+FB_GET = FB + "/{operation_id}"
+SESSION = "/v1/rl/training-sessions/{session_id}"
+SESSIONS = "/v1/rl/training-sessions"
+RESOURCES = "/v1/rl/model-resources"
+JSON_CT = (("Content-Type", "application/json"),)
+
+
+@dataclass(frozen=True)
+class HostileCase:
+    name: str
+    category: str
+    method: str = "POST"
+    path: str = FB
+    body: bytes | None = None
+    headers: tuple[tuple[str, str], ...] = JSON_CT
+    idempotency_key: bool = True  # add a fresh valid Idempotency-Key (on forward-backward POSTs)
+    raw: bytes | None = None  # a whole HTTP/1.1 request: loopback only, sent on a raw socket
+    # Not an error at the HTTP layer (uvicorn serves it normally): any answer but a 5xx is right,
+    # and the state must still be unchanged.
+    tolerated: bool = False
+
+
+def valid_fb_body() -> dict[str, Any]:
+    def tensor(data: list[Any], dtype: str) -> dict[str, Any]:
+        return {"data": data, "dtype": dtype}
+
+    return {
+        "samples": [
+            {
+                "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
+                "loss_fn_inputs": {
+                    "target_tokens": tensor([2, 3, 4], "int64"),
+                    "logprobs": tensor([0.0, -1.5, -2.25], "float32"),
+                    "advantages": tensor([0.0, 1.0, 1.0], "float32"),
+                    "reference_logprobs": tensor([0.0, -1.25, -2.0], "float32"),
+                    "mask": tensor([0, 1, 1], "int64"),
+                },
+            }
+        ],
+        "loss": {
+            "type": "LOSS_TYPE_GRPO",
+            "grpo_params": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2, "beta": 0.1},
+        },
+        "return_loss_fn_outputs": True,
+    }
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every node of a JSON value (lists: only their first element, to keep the corpus small)."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, (*path, key))
+    elif isinstance(value, list) and value:
+        yield from _paths(value[0], (*path, 0))
+
+
+def _replaced(body: Any, path: tuple[Any, ...], new: Any) -> Any:
+    out = copy.deepcopy(body)
+    node = out
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = new
+    return out
+
+
+def _deleted(body: Any, path: tuple[Any, ...]) -> Any:
+    out = copy.deepcopy(body)
+    node = out
+    for step in path[:-1]:
+        node = node[step]
+    del node[path[-1]]
+    return out
+
+
+def _label(path: tuple[Any, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def _wrong_values(path: tuple[Any, ...], value: Any) -> list[Any]:
+    """Values that break the spec at this node, whatever else the body holds."""
+    last = path[-1] if path else None
+    if isinstance(value, dict):
+        return ["an object expected", 42, [], None]
+    if isinstance(value, list):
+        return ["a list expected", 42, {}, None]
+    if isinstance(value, bool):
+        return ["true", 1, None]
+    if isinstance(value, str):
+        wrong: list[Any] = [42, None, [], {}]
+        if last == "dtype":
+            wrong.append("float64")
+        if last == "type":
+            wrong.append("LOSS_TYPE_NOPE")
+        return wrong
+    if isinstance(value, int) and ("tokens" in path or "target_tokens" in path):
+        return ["x", -1, 1.5, None, True, 10**20, 99_999, "99999"]
+    if isinstance(value, int):  # mask entries (any number is a valid mask value: non-zero = in)
+        return ["x", None, True, [], {}]
+    return ["x", None, True, [], {}]  # float leaves
+
+
+def _json(value: Any) -> bytes:
+    # The standard library, not orjson: it encodes integers beyond 64 bits (the corpus has some).
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _fb(name: str, category: str, body: bytes, **kw: Any) -> HostileCase:
+    return HostileCase(f"forward-backward: {name}", category, body=body, **kw)
+
+
+def build_corpus() -> list[HostileCase]:
+    cases: list[HostileCase] = []
+    valid = valid_fb_body()
+    valid_bytes = _json(valid)
+
+    # --- malformed and truncated JSON
+    malformed = [b"{", b"}", b"[", b"{]", b'{"samples": [', b'{"samples": }', b'{"a" 1}',
+                 b"{'samples': []}", b'{"samples": [],}', b"{/* comment */}", b'{"a": "\\x"}',
+                 b'{"a": "\xff\xfe"}', b"\xef\xbb\xbf{}", b"\x00\x00", b"nul", b"tru", b'"unterminated',
+                 b"{}{}", b'{"samples": [] } trailing', b"\x1f\x8b\x08\x00", b"   ", b""]  # fmt: skip
+    for i, raw in enumerate(malformed):
+        cases.append(_fb(f"malformed JSON #{i} {raw[:16]!r}", "malformed JSON", raw))
+    for cut in (1, 2, 10, 25, 50, 100, 200, len(valid_bytes) // 2, len(valid_bytes) - 1):
+        cases.append(_fb(f"truncated at byte {cut}", "truncated JSON", valid_bytes[:cut]))
+    for top in (b"null", b"[]", b"[{}]", b'"samples"', b"42", b"true", b"{}"):
+        cases.append(_fb(f"top-level {top.decode()}", "wrong types", top))
+    for raw in (b"{", b"[1,", b"null", b'"x"'):
+        cases.append(HostileCase(f"model-resources: {raw!r}", "malformed JSON", path=RESOURCES,
+                                 body=raw, idempotency_key=False))  # fmt: skip
+        cases.append(HostileCase(f"sessions: {raw!r}", "malformed JSON", path=SESSIONS,
+                                 body=raw, idempotency_key=False))  # fmt: skip
+        cases.append(HostileCase(f"stop: {raw!r}", "malformed JSON", path=SESSION + "/stop",
+                                 body=raw if raw != b"null" else b"[1]", idempotency_key=False))  # fmt: skip
+
+    # --- wrong types everywhere, and missing required fields
+    for path, value in _paths(valid):
+        if not path:
+            continue
+        for wrong in _wrong_values(path, value):
+            cases.append(_fb(f"{_label(path)} = {_json(wrong).decode()[:24]}", "wrong types",
+                             _json(_replaced(valid, path, wrong))))  # fmt: skip
+    for path in (("samples",), ("loss",), ("loss", "type"), ("samples", 0, "model_input"),
+                 ("samples", 0, "loss_fn_inputs", "target_tokens"),
+                 ("samples", 0, "loss_fn_inputs", "logprobs", "dtype"),
+                 ("samples", 0, "loss_fn_inputs", "advantages", "data")):  # fmt: skip
+        cases.append(_fb(f"missing {_label(path)}", "missing field", _json(_deleted(valid, path))))
+    for where, body in (("top", {**valid, "unexpected": 1}),
+                        ("tensor", _replaced(valid, ("samples", 0, "loss_fn_inputs", "mask", "extra"), 1)),
+                        ("loss params", _replaced(valid, ("loss", "grpo_params", "gamma"), 1.0)),
+                        ("empty samples", {**valid, "samples": []}),
+                        ("ce params with grpo", {**valid, "loss": {"type": "LOSS_TYPE_GRPO",
+                                                  "cross_entropy_params": {}}}),
+                        ("tensor length", _replaced(valid, ("samples", 0, "loss_fn_inputs",
+                                                    "advantages", "data"), [1.0])),
+                        ("weights and mask", _replaced(valid, ("samples", 0, "loss_fn_inputs",
+                                                       "weights"), {"data": [1, 1, 1], "dtype": "float32"})),
+                        ):  # fmt: skip
+        cases.append(_fb(f"semantic: {where}", "wrong types", _json(body)))
+    resource_bad = [{"base_model": 5}, {"base_model": ""}, {"base_model": "no/such-model"},
+                    {"base_model": None}, {}, {"base_model": TINY, "inactive_timeout": -1},
+                    {"base_model": TINY, "inactive_timeout": "60"}, {"base_model": TINY, "lora_enabled": "yes"},
+                    {"base_model": TINY, "compute_config": {"gpu_type": "TPU"}},
+                    {"base_model": TINY, "compute_config": {"num_generator_replicas": -1}},
+                    {"base_model": TINY, "optimizer_config": "adam"}, {"base_model": TINY, "extra": True},
+                    {"base_model": [TINY]}]  # fmt: skip
+    for body in resource_bad:
+        cases.append(HostileCase(f"model-resources: {_json(body).decode()[:48]}", "wrong types",
+                                 path=RESOURCES, body=_json(body), idempotency_key=False))  # fmt: skip
+    session_bad = [{"model_resources_id": 5}, {"model_resources_id": ""}, {"model_resources_id": None},
+                   {}, {"model_resources_id": "{model_resources_id}", "display_name": 5},
+                   {"model_resources_id": "{model_resources_id}", "lora_config": {"rank": 0}},
+                   {"model_resources_id": "{model_resources_id}", "lora_config": {"dropout": 2}},
+                   {"model_resources_id": "{model_resources_id}", "metadata": {"x": 1}},
+                   {"model_resources_id": "{model_resources_id}", "load_optimizer": "yes"},
+                   {"model_resources_id": "{model_resources_id}", "resume_from_checkpoint_id": ""},
+                   {"model_resources_id": "{model_resources_id}", "unknown": 1}]  # fmt: skip
+    for body in session_bad:
+        cases.append(HostileCase(f"sessions: {_json(body).decode()[:48]}", "wrong types",
+                                 path=SESSIONS, body=_json(body), idempotency_key=False))  # fmt: skip
+
+    # --- NaN / Infinity literals, huge numbers, deep nesting
+    text = valid_bytes.decode()
+    for literal in ("NaN", "Infinity", "-Infinity", "nan", "inf", "1e400", "-1e400"):
+        cases.append(_fb(f"logprob literal {literal}", "NaN/Infinity",
+                         text.replace("-1.5", literal, 1).encode()))  # fmt: skip
+        cases.append(_fb(f"advantage literal {literal}", "NaN/Infinity",
+                         text.replace('"advantages":{"data":[0.0', f'"advantages":{{"data":[{literal}', 1).encode()))  # fmt: skip
+    for huge in ("18446744073709551616", "9223372036854775808", "-9223372036854775809",
+                 "1e20", "1e308", "123456789012345678901234567890"):  # fmt: skip
+        cases.append(_fb(f"token {huge}", "huge numbers",
+                         text.replace('"tokens":[1,', f'"tokens":[{huge},', 1).encode()))  # fmt: skip
+        cases.append(_fb(f"target token {huge}", "huge numbers",
+                         text.replace('"target_tokens":{"data":[2,', f'"target_tokens":{{"data":[{huge},', 1).encode()))  # fmt: skip
+    for huge in ("1e308", "-1e308", "1e30"):
+        cases.append(_fb(f"clip threshold {huge}", "huge numbers",
+                         text.replace('"clip_low_threshold":0.8', f'"clip_low_threshold":{huge}').encode()))  # fmt: skip
+    for depth in (300, 1100, 100_000):
+        cases.append(_fb(f"nested arrays x{depth}", "deep nesting", b"[" * depth + b"]" * depth))
+        nested = b'{"a":' * depth + b"1" + b"}" * depth
+        cases.append(_fb(f"nested objects x{depth}", "deep nesting", nested))
+        cases.append(_fb(f"nested tokens x{depth}", "deep nesting",
+                         text.replace('"tokens":[1,2,3]', '"tokens":' + "[" * depth + "1" + "]" * depth).encode()))  # fmt: skip
+
+    # --- bodies over the limit (the hostile app accepts 262,144 bytes)
+    limit = int(MAX_BODY_MB * 1024 * 1024)
+    big_tokens = ",".join(["1"] * (limit // 2 + 10))
+    big = text.replace('"tokens":[1,2,3]', f'"tokens":[{big_tokens}]').encode()
+    cases.append(_fb("body over the limit", "body over limit", big))
+    cases.append(_fb("whitespace over the limit", "body over limit", b" " * (limit + 1) + b"{}"))
+    cases.append(HostileCase("model-resources over the limit", "body over limit", path=RESOURCES,
+                             body=b'{"base_model": "' + b"x" * limit + b'"}', idempotency_key=False))  # fmt: skip
+    cases.append(HostileCase("sessions over the limit", "body over limit", path=SESSIONS,
+                             body=b'{"model_resources_id": "' + b"x" * limit + b'"}', idempotency_key=False))  # fmt: skip
+
+    # --- hostile ids in paths and bodies
+    ids = ["%2e%2e%2f%2e%2e%2fetc%2fpasswd", "..%2F..%2F_emulator%2Fstats", "%2e%2e",
+           "1'%20OR%20'1'%3D'1", "x%27%3B%20DROP%20TABLE%20sessions%3B--", "%22%20OR%201%3D1--",
+           "s%C3%A9ssion-%F0%9F%9A%80", "%E2%80%AE" + "evil", "%00", "sess-%00-x", "%0d%0aX-Injected:%201",
+           "%25", "%20", "x" * 4000, "%ff%fe", "sess-" + str(uuid.UUID(int=0))]  # fmt: skip
+    for bad in ids:
+        short = bad[:32]
+        cases.append(HostileCase(f"GET session {short}", "hostile ids", "GET", f"{SESSIONS}/{bad}",
+                                 headers=(), idempotency_key=False))  # fmt: skip
+        cases.append(HostileCase(f"GET model resources {short}", "hostile ids", "GET",
+                                 f"{RESOURCES}/{bad}", headers=(), idempotency_key=False))  # fmt: skip
+        cases.append(HostileCase(f"GET operation {short}", "hostile ids", "GET",
+                                 FB_GET.replace("{operation_id}", bad), headers=(), idempotency_key=False))  # fmt: skip
+        cases.append(HostileCase(f"POST forward-backward to {short}", "hostile ids", "POST",
+                                 FB.replace("{session_id}", bad), body=valid_bytes))  # fmt: skip
+        cases.append(HostileCase(f"POST stop {short}", "hostile ids", "POST",
+                                 f"{SESSIONS}/{bad}/stop", idempotency_key=False))  # fmt: skip
+    for bad_id in ("' OR '1'='1", "../../etc/passwd", "mr-\u202e\u0000", "\ud800", "🚀" * 100):
+        body = _json({"model_resources_id": bad_id})
+        cases.append(HostileCase(f"sessions: model_resources_id {bad_id[:12]!r}", "hostile ids",
+                                 path=SESSIONS, body=body, idempotency_key=False))  # fmt: skip
+
+    # --- headers: Idempotency-Key, oversized
+    for key_value in ("", "a" * 256, "key with spaces"):
+        cases.append(_fb(f"Idempotency-Key {key_value[:12]!r}", "headers", valid_bytes,
+                         headers=(*JSON_CT, ("Idempotency-Key", key_value)), idempotency_key=False))  # fmt: skip
+    cases.append(_fb("no Idempotency-Key", "headers", valid_bytes, idempotency_key=False))
+    cases.append(_fb("valid body, header of 12 KB", "oversized headers", valid_bytes,
+                     headers=(*JSON_CT, ("X-Big", "y" * 12_000))))  # fmt: skip
+    cases.append(HostileCase("GET with a 1 MB header", "oversized headers", "GET", SESSIONS,
+                             headers=(("X-Big", "y" * 1_000_000),), idempotency_key=False))  # fmt: skip
+    cases.append(HostileCase("GET with 12 KB header", "oversized headers", "GET", SESSIONS,
+                             headers=(("X-Big", "y" * 12_000),), idempotency_key=False))  # fmt: skip
+
+    # --- content types (a valid JSON body with a non-JSON media type)
+    for media in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                  "application/xml", "application/octet-stream"):  # fmt: skip
+        cases.append(_fb(f"Content-Type {media}", "content types", valid_bytes,
+                         headers=(("Content-Type", media),)))  # fmt: skip
+    cases.append(_fb("form body", "content types", b"samples=1&loss=2",
+                     headers=(("Content-Type", "application/x-www-form-urlencoded"),)))  # fmt: skip
+    cases.append(_fb("UTF-16 JSON", "content types", valid_bytes.decode().encode("utf-16"),
+                     headers=(("Content-Type", "application/json; charset=utf-16"),)))  # fmt: skip
+
+    # --- bad methods
+    for path in (RESOURCES, f"{RESOURCES}/{{model_resources_id}}", "/v1/rl/supported-models",
+                 SESSIONS, SESSION, SESSION + "/stop", FB, FB_GET):  # fmt: skip
+        for method in ("PUT", "PATCH", "DELETE"):
+            cases.append(HostileCase(f"{method} {path}", "bad methods", method, path, b"{}",
+                                     idempotency_key=False))  # fmt: skip
+    cases.append(HostileCase("GET forward-backward collection", "bad methods", "GET", FB,
+                             headers=(), idempotency_key=False))  # fmt: skip
+    cases.append(HostileCase("POST supported-models", "bad methods", "POST", "/v1/rl/supported-models",
+                             b"{}", idempotency_key=False))  # fmt: skip
+
+    # --- query parameters
+    for query in ("limit=0", "limit=101", "limit=abc", "limit=-1", "limit=1.5", "limit=1e2",
+                  "limit=99999999999999999999", "status=BOGUS", "status=TRAINING_SESSION_STATUS_RUNNING,NOPE",
+                  "after=sess-unknown", "limit=1&limit=2"):  # fmt: skip
+        cases.append(HostileCase(f"list ?{query}", "query", "GET", f"{SESSIONS}?{query}",
+                                 headers=(), idempotency_key=False))  # fmt: skip
+    cases.append(HostileCase("unknown route", "bad methods", "GET", "/v1/rl/nothing-here",
+                             headers=(), idempotency_key=False))  # fmt: skip
+    return cases
+
+
+def build_raw_corpus(host: str) -> list[HostileCase]:
+    """Requests only a raw socket sends (loopback only). `{auth}` and ids are filled in later."""
+    head = f"Host: {host}\r\nAuthorization: Bearer {{auth}}\r\n"
+
+    def raw(name: str, text: str | bytes, tolerated: bool = False) -> HostileCase:
+        data = text.encode() if isinstance(text, str) else text
+        return HostileCase(name, "raw HTTP", raw=data, idempotency_key=False, tolerated=tolerated)
+
+    def fb_with_key(name: str, key: bytes) -> HostileCase:
+        body = _json(valid_fb_body())
+        head_bytes = (f"POST /v1/rl/training-sessions/{{session_id}}/operations/forward-backward"
+                      f" HTTP/1.1\r\n{head}Content-Type: application/json\r\n"
+                      f"Content-Length: {len(body)}\r\n").encode()  # fmt: skip
+        data = head_bytes + b"Idempotency-Key: " + key + b"\r\n\r\n" + body
+        return HostileCase(name, "headers", raw=data, idempotency_key=False)
+
+    fb_path = "/v1/rl/training-sessions/{session_id}/operations/forward-backward"
+    return [
+        fb_with_key("Idempotency-Key of spaces", b"   "),
+        fb_with_key("Idempotency-Key with a tab", b"a\tb"),
+        fb_with_key("Idempotency-Key non-ASCII (UTF-8)", "clé-🚀".encode()),
+        fb_with_key("Idempotency-Key non-ASCII (Latin-1)", "clé".encode("latin-1")),
+        fb_with_key("Idempotency-Key of 256 chars", b"k" * 256),
+        raw(
+            "literal .. segments to stats",
+            f"GET /v1/rl/training-sessions/../../_emulator/stats HTTP/1.1\r\n{head}\r\n",
+        ),
+        raw(
+            "literal .. in session id",
+            f"GET /v1/rl/training-sessions/..%2F.. HTTP/1.1\r\n{head}\r\n",
+        ),
+        raw("garbage request line", "GARBAGE\r\n\r\n"),
+        raw("HTTP/0.9 style", "GET /v1/rl/training-sessions\r\n\r\n"),
+        raw(
+            "unknown HTTP version (h11 serves it as HTTP/1.1)",
+            f"GET /v1/rl/training-sessions HTTP/9.9\r\n{head}\r\n",
+            tolerated=True,
+        ),
+        raw("space in path", f"GET /v1/rl/training sessions HTTP/1.1\r\n{head}\r\n"),
+        raw("control byte in path", f"GET /v1/rl/training-sessions/\x01 HTTP/1.1\r\n{head}\r\n"),
+        raw(
+            "non-numeric Content-Length",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k1\r\nContent-Length: abc\r\n\r\n{{}}",
+        ),
+        raw(
+            "negative Content-Length",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k2\r\nContent-Length: -5\r\n\r\n{{}}",
+        ),
+        raw(
+            "two different Content-Lengths",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k3\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{{}}",
+        ),
+        raw(
+            "Content-Length over the limit",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k4\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{{",
+        ),
+        raw(
+            "bad chunked encoding",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k5\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n",
+        ),
+        raw(
+            "chunked body over the limit",
+            (
+                f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k6\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+                + b"".join(b"10000\r\n" + b" " * 0x10000 + b"\r\n" for _ in range(5))
+                + b"1\r\n{\r\n0\r\n\r\n"
+            ),
+        ),
+        raw(
+            "header without colon",
+            f"GET /v1/rl/training-sessions HTTP/1.1\r\n{head}NoColonHere\r\n\r\n",
+        ),
+        raw(
+            "header name with space",
+            f"GET /v1/rl/training-sessions HTTP/1.1\r\n{head}Bad Header: x\r\n\r\n",
+        ),
+        HostileCase(
+            "raw header of 70 KB",
+            "oversized headers",
+            idempotency_key=False,
+            raw=f"GET /v1/rl/training-sessions HTTP/1.1\r\n{head}X-Big: {'y' * 70_000}\r\n\r\n".encode(),
+        ),
+        HostileCase(
+            "raw 500 headers of 100 bytes",
+            "oversized headers",
+            idempotency_key=False,
+            raw=(
+                f"GET /v1/rl/training-sessions HTTP/1.1\r\n{head}"
+                + "".join(f"X-H{i}: {'v' * 100}\r\n" for i in range(500))
+                + "\r\n"
+            ).encode(),
+        ),
+        raw(
+            "Authorization of 40 KB",
+            f"GET /v1/rl/training-sessions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {'k' * 40_000}\r\n\r\n",
+        ),
+        raw(
+            "non-ASCII value of an unused header (RFC 9110 obs-text)",
+            f"GET /v1/rl/training-sessions HTTP/1.1\r\n{head}X-Uni: ".encode()
+            + "héllo🚀".encode()
+            + b"\r\n\r\n",
+            tolerated=True,
+        ),
+        raw(
+            "Idempotency-Key with NUL",
+            f"POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: a\x00b\r\nContent-Length: 2\r\n\r\n{{}}",
+        ),
+        raw(
+            "missing Host",
+            "GET /v1/rl/training-sessions HTTP/1.1\r\nAuthorization: Bearer {auth}\r\n\r\n",
+        ),
+        raw("method FOO", f"FOO /v1/rl/training-sessions HTTP/1.1\r\n{head}\r\n"),
+        raw("TRACE", f"TRACE /v1/rl/training-sessions HTTP/1.1\r\n{head}\r\n"),
+        raw("OPTIONS", f"OPTIONS /v1/rl/training-sessions HTTP/1.1\r\n{head}\r\n"),
+        raw("CONNECT", f"CONNECT 127.0.0.1:22 HTTP/1.1\r\n{head}\r\n"),
+        raw(
+            "absolute URL of another host",
+            f"GET http://example.com/v1/rl/training-sessions HTTP/1.1\r\n{head}\r\n",
+        ),
+        raw(
+            "truncated body (Content-Length 50, 10 sent)",
+            f'POST {fb_path} HTTP/1.1\r\n{head}Idempotency-Key: k7\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{{"samples"',
+        ),
+    ]
+
+
+# ----------------------------------------------------------------------------- running
+@dataclass
+class Outcome:
+    case: HostileCase
+    status: int | None  # None: the connection was closed without an answer
+    layer: str  # "emulator" (JSON error body), "uvicorn" (plain-text answer), "closed"
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Fixture:
+    model_resources_id: str
+    session_id: str
+    operation_id: str
+
+    def fill(self, text: str) -> str:
+        return (text.replace("{model_resources_id}", self.model_resources_id)
+                .replace("{session_id}", self.session_id)
+                .replace("{operation_id}", self.operation_id))  # fmt: skip
+
+
+def setup_fixture(client: httpx.Client) -> Fixture:
+    mr = client.post(RESOURCES, json={"base_model": TINY}).json()["id"]
+    sid = client.post(SESSIONS, json={"model_resources_id": mr}).json()["id"]
+    body = valid_fb_body()
+    r = client.post(FB.format(session_id=sid), json=body, headers={"Idempotency-Key": "setup"})
+    r.raise_for_status()
+    op = r.json()["id"]
+    for _ in range(2000):
+        status = client.get(FB_GET.format(session_id=sid, operation_id=op)).json()["status"]
+        if status.endswith(("COMPLETED", "FAILED")):
+            break
+    return Fixture(mr, sid, op)
+
+
+def snapshot(client: httpx.Client, fx: Fixture) -> dict[str, Any]:
+    """Everything a request could have changed (the per-route request counters excepted)."""
+    stats = client.get("/_emulator/stats").json()
+    return {
+        "sessions": client.get(SESSIONS, params={"limit": 100}).json(),
+        "model_resources": client.get(f"{RESOURCES}/{fx.model_resources_id}").json(),
+        "operation": client.get(
+            FB_GET.format(session_id=fx.session_id, operation_id=fx.operation_id)
+        ).json(),
+        "operations_created": stats["operations_created"],
+        "idempotent_replays": stats["idempotent_replays"],
+        "session_stats": stats["sessions"],
+        "queued": stats.get("queued_operations"),
+    }
+
+
+def known_issue(case: HostileCase) -> str | None:
+    """Cases the emulator (or uvicorn under it) answers wrongly today, with the reason; they are
+    excluded from the main assertion and asserted by a strict xfail test of their own."""
+    if case.category == "content types" and case.name.endswith(KNOWN_ACCEPTED_MEDIA):
+        return "the emulator ignores Content-Type: a valid JSON body is accepted under any media type (no 415)"
+    if case.category == "oversized headers":
+        return "no header-size limit: uvicorn (h11) and the emulator accept headers of any size (no 431)"
+    if case.name.startswith(("truncated body", "bad chunked encoding")):
+        return (
+            "a client that disconnects mid-body makes read_body raise ClientDisconnect, which "
+            "reaches the 500 handler and is logged as an internal error with a traceback"
+        )
+    return None
+
+
+KNOWN_ACCEPTED_MEDIA = ("text/plain", "application/x-www-form-urlencoded", "boundary=x",
+                        "application/xml", "application/octet-stream")  # fmt: skip
+
+
+def judge(case: HostileCase, status: int | None, content_type: str, body: bytes,
+          server_errors: list[str] | None = None, over_http: bool = True) -> Outcome:  # fmt: skip
+    if server_errors:
+        return Outcome(
+            case, status, "emulator", False, "server logged: " + " | ".join(server_errors)[:300]
+        )
+    if case.tolerated:
+        ok = status is not None and status < 500
+        return Outcome(case, status, "uvicorn", ok, f"tolerated: {status} {body[:80]!r}")
+    if status is None:
+        return Outcome(case, None, "closed", case.raw is not None, "connection closed, no answer")
+    try:
+        parsed = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        parsed = None
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    if (
+        isinstance(error, dict)
+        and isinstance(error.get("message"), str)
+        and error["message"]
+        and isinstance(error.get("type"), str)
+    ):
+        layer = "emulator"
+        ok = 400 <= status < 500 and content_type.startswith("application/json")
+    else:
+        # Over loopback uvicorn (h11) answers malformed HTTP itself, in plain text; in-process
+        # there is no such layer, so a non-JSON answer is the emulator's and a failure.
+        layer = "uvicorn" if over_http else "unknown"
+        ok = over_http and 400 <= status < 500
+    detail = f"{status} {content_type} {body[:160]!r}"
+    return Outcome(case, status, layer, ok, detail)
+
+
+def _send(client: httpx.Client, case: HostileCase, fx: Fixture, over_http: bool) -> Outcome:
+    headers = [(k, fx.fill(v)) for k, v in case.headers]
+    if case.idempotency_key:
+        headers.append(("Idempotency-Key", f"hostile-{uuid.uuid4()}"))
+    body = fx.fill(case.body.decode("latin-1")).encode("latin-1") if case.body is not None else None
+    try:
+        r = client.request(case.method, fx.fill(case.path), content=body, headers=headers)
+    except (httpx.TransportError, UnicodeError) as exc:
+        return Outcome(case, None, "client", False, f"not sent: {exc!r}")
+    return judge(
+        case, r.status_code, r.headers.get("content-type", ""), r.content, over_http=over_http
+    )
+
+
+def send_raw(
+    host: str, port: int, data: bytes, timeout: float = 10.0
+) -> tuple[int | None, str, bytes]:
+    """Send bytes, read one HTTP answer (status, content type, body) or None if closed."""
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        chunks = []
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except (TimeoutError, ConnectionResetError):
+            pass
+    answer = b"".join(chunks)
+    if not answer.startswith(b"HTTP/"):
+        return None, "", answer
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    content_type = ""
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-type":
+            content_type = value.strip()
+    return status, content_type, body
+
+
+class ErrorLog(logging.Handler):
+    """Collects ERROR records of every logger (uvicorn's and the emulator's) during a run."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.name}: {record.getMessage()}")
+
+    def __enter__(self) -> ErrorLog:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger().removeHandler(self)
+
+    def since(self, mark: int) -> list[str]:
+        return self.lines[mark:]
+
+
+@dataclass
+class HostileReport:
+    mode: str
+    cases: int
+    by_category: dict[str, int]
+    by_layer: dict[str, int]
+    by_status: dict[str, int]
+    failures: list[str]
+    known_issue_cases: int
+    known_issue_failures: list[str]
+    state_unchanged: bool
+    state_diff: list[str]
+    alive: bool
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and self.state_unchanged and self.alive
+
+
+def _report(mode: str, outcomes: list[Outcome], before: dict[str, Any], after: dict[str, Any],
+            alive: bool) -> HostileReport:  # fmt: skip
+    diff = [k for k in before if before[k] != after[k]]
+    return HostileReport(
+        mode=mode,
+        cases=len(outcomes),
+        by_category=dict(Counter(o.case.category for o in outcomes)),
+        by_layer=dict(Counter(o.layer for o in outcomes)),
+        by_status=dict(Counter(str(o.status) for o in outcomes)),
+        failures=[
+            f"{o.case.category} / {o.case.name}: {o.detail}"
+            for o in outcomes
+            if not o.ok and known_issue(o.case) is None
+        ],
+        known_issue_cases=sum(1 for o in outcomes if known_issue(o.case) is not None),
+        known_issue_failures=[
+            f"{o.case.category} / {o.case.name}: {o.detail}"
+            for o in outcomes
+            if not o.ok and known_issue(o.case) is not None
+        ],
+        state_unchanged=not diff,
+        state_diff=[f"{k}: {before[k]} -> {after[k]}"[:400] for k in diff],
+        alive=alive,
+    )
+
+
+def select(cases: list[HostileCase], known: bool) -> list[HostileCase]:
+    """The cases without (`known=False`) or with (`known=True`) a known issue."""
+    return [c for c in cases if (known_issue(c) is not None) == known]
+
+
+def run_in_process(app: EmulatorApp, api_key: str = HOSTILE_KEY,
+                   known: bool = False) -> tuple[HostileReport, list[Outcome]]:  # fmt: skip
+    corpus = select(build_corpus(), known)
+    with TestClient(app, base_url="http://emulator.test",
+                    headers={"Authorization": f"Bearer {api_key}"}) as client:  # fmt: skip
+        fx = setup_fixture(client)
+        before = snapshot(client, fx)
+        outcomes = []
+        with ErrorLog() as log:
+            for case in corpus:
+                mark = len(log.lines)
+                outcome = _send(client, case, fx, over_http=False)
+                if log.since(mark):
+                    outcome = judge(case, outcome.status, "", b"", log.since(mark))
+                outcomes.append(outcome)
+        alive = client.get("/healthz").status_code == 200
+        after = snapshot(client, fx)
+    return _report("in-process", outcomes, before, after, alive), outcomes
+
+
+def run_loopback(base_url: str, api_key: str = HOSTILE_KEY,
+                 known: bool = False) -> tuple[HostileReport, list[Outcome]]:  # fmt: skip
+    url = httpx.URL(base_url)
+    host, port = url.host, int(url.port or 80)
+    corpus = select(build_corpus() + build_raw_corpus(f"{host}:{port}"), known)
+    with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {api_key}"},
+                      timeout=30) as client:  # fmt: skip
+        fx = setup_fixture(client)
+        before = snapshot(client, fx)
+        outcomes = []
+        with ErrorLog() as log:
+            for case in corpus:
+                mark = len(log.lines)
+                if case.raw is None:
+                    outcome = _send(client, case, fx, over_http=True)
+                else:
+                    data = fx.fill(case.raw.decode("latin-1")).replace("{auth}", api_key)
+                    status, ctype, body = send_raw(host, port, data.encode("latin-1"))
+                    outcome = judge(case, status, ctype, body)
+                    time.sleep(0.02)  # let the server finish (and log) before the next case
+                if log.since(mark):
+                    outcome = judge(case, outcome.status, "", b"", log.since(mark))
+                outcomes.append(outcome)
+        alive = client.get("/healthz").status_code == 200
+        after = snapshot(client, fx)
+    return _report("loopback", outcomes, before, after, alive), outcomes

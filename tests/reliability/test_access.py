@@ -1,0 +1,83 @@
+"""Access: keys required everywhere but /healthz and /openapi.yaml; no key reads, polls,
+mutates or detects another key's resources (answers identical to a missing id); keys never in
+answers or logs (in-process logging and the emulator subprocess's output, at debug level)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+
+import httpx
+import pytest
+from together_rl_emulator import EmulatorApp
+
+from reliability._servers import ProcessServer
+from reliability.access import (
+    INTRUDER_KEY,
+    OWNER_KEY,
+    counters_reveal_other_keys,
+    keys_in,
+    run_access,
+    spec_routes,
+)
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+
+def _in_process(app: EmulatorApp) -> Callable[[str | None], httpx.Client]:
+    def make(key: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return TestClient(app, base_url="http://emulator.test", headers=headers)
+
+    return make
+
+
+def test_routes_are_enumerated_from_the_spec() -> None:
+    routes = spec_routes()
+    assert ("POST", "/v1/rl/training-sessions/{session_id}/operations/forward-backward") in routes
+    assert len(routes) >= 9
+
+
+def test_access_in_process(
+    emulator_app_factory: Callable[..., EmulatorApp], caplog: pytest.LogCaptureFixture
+) -> None:
+    app = emulator_app_factory(api_keys=[OWNER_KEY, INTRUDER_KEY])
+    with caplog.at_level(logging.DEBUG):
+        report = run_access(_in_process(app))
+    assert report.failures == []
+    assert report.routes_checked >= 13 and report.cross_tenant_checks >= 12
+    assert keys_in(caplog.text) == []
+    assert keys_in("\n".join(r.getMessage() for r in caplog.records)) == []
+
+
+def test_access_over_loopback_and_no_key_in_the_server_output() -> None:
+    server = ProcessServer(api_keys=[OWNER_KEY, INTRUDER_KEY], extra_args=("--log-level", "debug"))
+    server.start()
+    try:
+
+        def make(key: str | None) -> httpx.Client:
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            return httpx.Client(base_url=server.base_url, headers=headers, timeout=30)
+
+        report = run_access(make)
+    finally:
+        server.stop()
+    assert report.failures == []
+    assert len(server.output) > 10  # debug output was captured (the check below can fail)
+    assert keys_in("".join(server.output)) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="emulator/together_rl_emulator/_stats.py + _app.py emulator_stats: the request, "
+    "operations_created and idempotent_replays counters of GET /_emulator/stats are global, so "
+    "any key sees another key's activity (only `sessions` is per key)",
+)
+def test_stats_counters_do_not_reveal_other_keys(
+    emulator_app_factory: Callable[..., EmulatorApp],
+) -> None:
+    app = emulator_app_factory(api_keys=[OWNER_KEY, INTRUDER_KEY])
+    assert counters_reveal_other_keys(_in_process(app)) == []
