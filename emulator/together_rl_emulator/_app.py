@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import hmac
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -23,7 +24,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Message, Receive, Scope, Send
@@ -46,11 +47,28 @@ API_PREFIX = "/v1"
 # Bodies larger than this are decoded and validated in a worker thread, off the event loop.
 THREADPOOL_BODY_BYTES = 256 * 1024
 JSON = "application/json"
+# Request header limits (431 beyond them), as common HTTP servers and proxies set them.
+MAX_HEADER_COUNT = 100
+MAX_HEADER_BYTES = 16 * 1024
 
 
-def owner_id(api_key: str) -> str:
-    """The stable identity of an API key (never the key itself): stored as owner and created_by."""
-    return "user-" + hashlib.sha256(api_key.encode()).hexdigest()[:16]
+def owner_id(api_key: str, secret: bytes) -> str:
+    """The stable identity of an API key (never the key itself): stored as owner and created_by.
+    Keyed with a server-side secret, so a `created_by` value cannot confirm a guessed key."""
+    return "user-" + hmac.new(secret, api_key.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def _owner_secret(state_dir: str | Path | None) -> bytes:
+    """A random secret, kept in the state dir (when there is one) so owner ids survive restarts."""
+    if state_dir is None:
+        return os.urandom(32)
+    path = Path(state_dir) / "owner-secret"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    secret = os.urandom(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(secret.hex())
+    return secret
 
 
 def json_response(
@@ -77,10 +95,11 @@ class EmulatorState:
     ) -> None:
         if not api_keys or any(not k for k in api_keys):
             raise ValueError("at least one non-empty API key is required")
-        self.owners = {owner_id(k): k.encode() for k in api_keys}
+        self.store = Store(state_dir)
+        secret = _owner_secret(state_dir)
+        self.owners = {owner_id(k, secret): k.encode() for k in api_keys}
         self.max_body_bytes = int(max_body_mb * 1024 * 1024)
         self.op_latency_ms = op_latency_ms
-        self.store = Store(state_dir)
         self.stats = Stats()
         self.faults = FaultInjector()
         self.worker = OperationWorker(self.store, op_latency_ms)
@@ -88,9 +107,23 @@ class EmulatorState:
         self.store.clean_stale_files()
         self.requeued = self.service.requeue_unfinished()
 
+    def owner_of(self, authorization: str | None) -> str | None:
+        """The owner id of a valid `Authorization: Bearer <key>` header, else None."""
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        given = token.strip().encode()
+        for owner, key in self.owners.items():
+            if hmac.compare_digest(given, key):
+                return owner
+        return None
+
     def authenticate(self, request: Request) -> str:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
+        header = request.headers.get("authorization")
+        owner = self.owner_of(header)
+        if owner is not None:
+            return owner
+        scheme, _, token = (header or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(
                 401,
@@ -99,10 +132,6 @@ class EmulatorState:
                 param="Authorization",
                 code="missing_api_key",
             )
-        given = token.strip().encode()
-        for owner, key in self.owners.items():
-            if hmac.compare_digest(given, key):
-                return owner
         raise ApiError(
             401,
             "Authorization: the API key is not valid",
@@ -121,8 +150,9 @@ def _state(request: Request) -> EmulatorState:
     return state
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The raw body, refusing (413) a declared or streamed size over `limit`."""
+async def read_body(request: Request, limit: int, *, json_only: bool = True) -> bytes:
+    """The raw body, refusing (413) a declared or streamed size over `limit` and (415, with
+    `json_only`) a non-empty body whose Content-Type is not JSON."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -131,12 +161,29 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise invalid(None, "the client disconnected before sending the whole body") from None
+    body = b"".join(chunks)
+    if json_only and body.strip():
+        _require_json_media_type(request.headers.get("content-type"))
+    return body
+
+
+def _require_json_media_type(content_type: str | None) -> None:
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media != JSON and not media.endswith("+json"):
+        raise ApiError(
+            415,
+            f"Content-Type: expected {JSON}, got {content_type or 'none'}",
+            param="Content-Type",
+            code="unsupported_media_type",
+        )
 
 
 def _too_large(limit: int) -> ApiError:
@@ -281,7 +328,8 @@ get_forward_backward_operation = get_handler(FORWARD_BACKWARD)
 async def create_payload_upload_url(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
-    await read_body(request, st.max_body_bytes)  # no body is defined; whatever comes is ignored
+    # No body is defined; whatever comes is ignored.
+    await read_body(request, st.max_body_bytes, json_only=False)
     session_id = request.path_params["session_id"]
     return json_response(st.service.create_upload_url(owner, session_id, str(request.base_url)))
 
@@ -289,7 +337,7 @@ async def create_payload_upload_url(request: Request) -> Response:
 async def create_payload_download_url(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
-    await read_body(request, st.max_body_bytes)
+    await read_body(request, st.max_body_bytes, json_only=False)
     params = request.path_params
     return json_response(
         st.service.create_download_url(
@@ -333,7 +381,7 @@ async def healthz(request: Request) -> Response:
 async def emulator_stats(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
-    body: dict[str, Any] = dict(st.stats.snapshot())
+    body: dict[str, Any] = dict(st.stats.snapshot(owner))
     body["sessions"] = st.service.session_stats(owner)
     body["queued_operations"] = st.worker.pending()
     return json_response(body)
@@ -341,14 +389,14 @@ async def emulator_stats(request: Request) -> Response:
 
 async def emulator_faults(request: Request) -> Response:
     st = _state(request)
-    st.authenticate(request)
+    owner = st.authenticate(request)
     if request.method == "DELETE":
-        return json_response({"cleared": st.faults.clear()})
+        return json_response({"cleared": st.faults.clear(owner)})
     if request.method == "GET":
-        return json_response({"faults": st.faults.armed()})
+        return json_response({"faults": st.faults.armed(owner)})
     body = parse_json(await read_body(request, st.max_body_bytes))
     fault = parse_fault(body, _api_route_keys(request.app.routes))
-    st.faults.arm(fault)
+    st.faults.arm(owner, fault)
     return json_response({"fault_id": fault.id})
 
 
@@ -360,7 +408,7 @@ async def presigned_payload(request: Request) -> Response:
     token = request.query_params.get("token")
     if request.method == "PUT":
         st.service.presigned_payload(payload_id, token)  # 404/403 before reading the body
-        raw = await read_body(request, st.max_body_bytes)
+        raw = await read_body(request, st.max_body_bytes, json_only=False)
         st.service.put_payload(payload_id, token, raw)
         return json_response({"payload_id": payload_id, "size": len(raw)})
     return json_response(st.service.payload_body(payload_id, token))
@@ -445,6 +493,15 @@ class EmulatorApp(Starlette):
     emulator: EmulatorState
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _headers_too_large(scope):
+            error = ApiError(
+                431,
+                f"the request headers are larger than this server accepts"
+                f" ({MAX_HEADER_COUNT} headers, {MAX_HEADER_BYTES} bytes)",
+                code="headers_too_large",
+            )
+            await error_response(error)(scope, receive, send)
+            return
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith(API_PREFIX + "/"):
             if scope["type"] == "http":
                 self.emulator.worker.ensure_started()
@@ -452,9 +509,10 @@ class EmulatorApp(Starlette):
             return
         self.emulator.worker.ensure_started()
         route_key = self._route_key(scope)
-        if route_key is not None:
-            self.emulator.stats.count_request(route_key)
-        fault = self.emulator.faults.take(route_key)
+        owner = self.emulator.owner_of(_header(scope, b"authorization"))
+        if route_key is not None and owner is not None:
+            self.emulator.stats.count_request(owner, route_key)
+        fault = self.emulator.faults.take(owner, route_key)
         if fault is None:
             await super().__call__(scope, receive, send)
         elif fault.kind in IMMEDIATE_KINDS:
@@ -472,6 +530,20 @@ class EmulatorApp(Starlette):
             if match != Match.NONE and isinstance(route, Route):
                 return f"{scope['method']} {route.path}"
         return None
+
+
+def _headers_too_large(scope: Scope) -> bool:
+    headers = scope.get("headers", [])
+    return len(headers) > MAX_HEADER_COUNT or (
+        sum(len(k) + len(v) for k, v in headers) > MAX_HEADER_BYTES
+    )
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
 
 
 def _delayed(send: Send, seconds: float) -> Send:

@@ -84,34 +84,35 @@ def parse_fault(body: Any, known_routes: set[str]) -> Fault:
 
 
 class FaultInjector:
-    """Armed faults, consumed in the order they were armed."""
+    """Armed faults per API key, consumed in the order they were armed. A key's faults hit only
+    that key's requests, so one tenant's tests can neither disturb nor detect another's."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._faults: list[Fault] = []
+        self._faults: dict[str, list[Fault]] = {}
 
-    def arm(self, fault: Fault) -> None:
+    def arm(self, owner: str, fault: Fault) -> None:
         with self._lock:
-            self._faults.append(fault)
+            self._faults.setdefault(owner, []).append(fault)
 
-    def clear(self) -> int:
+    def clear(self, owner: str) -> int:
         with self._lock:
-            n = len(self._faults)
-            self._faults.clear()
-            return n
+            return len(self._faults.pop(owner, []))
 
-    def armed(self) -> list[dict[str, Any]]:
+    def armed(self, owner: str) -> list[dict[str, Any]]:
         with self._lock:
-            return [f.describe() for f in self._faults]
+            return [f.describe() for f in self._faults.get(owner, [])]
 
-    def take(self, route_key: str | None) -> Fault | None:
-        """Consume one use of the first fault matching this request (`None`: unmatched /v1 path)."""
+    def take(self, owner: str | None, route_key: str | None) -> Fault | None:
+        """Consume one use of the first fault of `owner` matching this request (`route_key`
+        None: an unmatched /v1 path). Requests without a known key are never faulted."""
         with self._lock:
-            for fault in self._faults:
+            faults = self._faults.get(owner, []) if owner is not None else []
+            for fault in faults:
                 if fault.route is None or fault.route == route_key:
                     fault.remaining -= 1
                     if fault.remaining <= 0:
-                        self._faults.remove(fault)
+                        faults.remove(fault)
                     return fault
         return None
 

@@ -209,7 +209,7 @@ class EmulatorService:
         digest = body_hash(body)
         outcome = self.idempotency.begin((owner, session.id, kind, key), digest)
         if isinstance(outcome, Replay):
-            self.stats.count_replay(kind)
+            self.stats.count_replay(owner, kind)
             return self._operation_json(kind, owner, session.id, outcome.operation_id)
         try:
             request = (  # forward-backward through this module's name: tests patch it here
@@ -241,7 +241,7 @@ class EmulatorService:
             )
         finally:
             self.idempotency.release(outcome)
-        self.stats.count_operation_created(kind)
+        self.stats.count_operation_created(owner, kind)
         self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request, kind, op.seq))
         return op.to_json()
 

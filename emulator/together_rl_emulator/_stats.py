@@ -1,9 +1,13 @@
-"""Test-only counters served at `GET /_emulator/stats`: requests per route, operations, replays."""
+"""Test-only counters served at `GET /_emulator/stats`: requests per route, operations, replays.
+
+Counters are kept per API key (its owner id): a key sees only its own traffic, so no key can
+detect another's activity. Requests without a valid key are counted nowhere.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, defaultdict
 
 
 class Stats:
@@ -11,27 +15,27 @@ class Stats:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._requests: Counter[str] = Counter()
-        self._created: Counter[str] = Counter()
-        self._replays: Counter[str] = Counter()
+        self._requests: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self._created: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self._replays: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
-    def count_request(self, route_key: str) -> None:
+    def count_request(self, owner: str, route_key: str) -> None:
         """`route_key` is `"METHOD /v1/route/{template}"`."""
         with self._lock:
-            self._requests[route_key] += 1
+            self._requests[owner][route_key] += 1
 
-    def count_operation_created(self, kind: str) -> None:
+    def count_operation_created(self, owner: str, kind: str) -> None:
         with self._lock:
-            self._created[kind] += 1
+            self._created[owner][kind] += 1
 
-    def count_replay(self, kind: str) -> None:
+    def count_replay(self, owner: str, kind: str) -> None:
         with self._lock:
-            self._replays[kind] += 1
+            self._replays[owner][kind] += 1
 
-    def snapshot(self) -> dict[str, dict[str, int]]:
+    def snapshot(self, owner: str) -> dict[str, dict[str, int]]:
         with self._lock:
             return {
-                "requests": dict(self._requests),
-                "operations_created": dict(self._created),
-                "idempotent_replays": dict(self._replays),
+                "requests": dict(self._requests.get(owner, {})),
+                "operations_created": dict(self._created.get(owner, {})),
+                "idempotent_replays": dict(self._replays.get(owner, {})),
             }

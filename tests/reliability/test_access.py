@@ -70,12 +70,6 @@ def test_access_over_loopback_and_no_key_in_the_server_output() -> None:
     assert keys_in("".join(server.output)) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="emulator/together_rl_emulator/_stats.py + _app.py emulator_stats: the request, "
-    "operations_created and idempotent_replays counters of GET /_emulator/stats are global, so "
-    "any key sees another key's activity (only `sessions` is per key)",
-)
 def test_stats_counters_do_not_reveal_other_keys(
     emulator_app_factory: Callable[..., EmulatorApp],
 ) -> None:

@@ -33,6 +33,11 @@ def _parse_response(
 
         return response_200
 
+    if response.status_code == 400:
+        response_400 = ErrorData.from_dict(response.json())
+
+        return response_400
+
     if response.status_code == 401:
         response_401 = ErrorData.from_dict(response.json())
 
@@ -42,6 +47,16 @@ def _parse_response(
         response_404 = ErrorData.from_dict(response.json())
 
         return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorData.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorData.from_dict(response.json())
+
+        return response_415
 
     if response.status_code == 429:
         response_429 = ErrorData.from_dict(response.json())
@@ -78,7 +93,8 @@ def sync_detailed(
     """Stop a training session
 
      Moves the session to `TRAINING_SESSION_STATUS_STOPPED` (possibly through `_STOPPING`).
-    Takes no body; the official SDK still sends `Content-Type: application/json`. Operations
+    Takes no body (an empty JSON object is accepted too); the official SDK still sends
+    `Content-Type: application/json`. Operations
     still queued fail with `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`; new operations
     are refused. Stopping a stopped session returns it unchanged.
 
@@ -112,7 +128,8 @@ def sync(
     """Stop a training session
 
      Moves the session to `TRAINING_SESSION_STATUS_STOPPED` (possibly through `_STOPPING`).
-    Takes no body; the official SDK still sends `Content-Type: application/json`. Operations
+    Takes no body (an empty JSON object is accepted too); the official SDK still sends
+    `Content-Type: application/json`. Operations
     still queued fail with `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`; new operations
     are refused. Stopping a stopped session returns it unchanged.
 
@@ -141,7 +158,8 @@ async def asyncio_detailed(
     """Stop a training session
 
      Moves the session to `TRAINING_SESSION_STATUS_STOPPED` (possibly through `_STOPPING`).
-    Takes no body; the official SDK still sends `Content-Type: application/json`. Operations
+    Takes no body (an empty JSON object is accepted too); the official SDK still sends
+    `Content-Type: application/json`. Operations
     still queued fail with `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`; new operations
     are refused. Stopping a stopped session returns it unchanged.
 
@@ -173,7 +191,8 @@ async def asyncio(
     """Stop a training session
 
      Moves the session to `TRAINING_SESSION_STATUS_STOPPED` (possibly through `_STOPPING`).
-    Takes no body; the official SDK still sends `Content-Type: application/json`. Operations
+    Takes no body (an empty JSON object is accepted too); the official SDK still sends
+    `Content-Type: application/json`. Operations
     still queued fail with `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`; new operations
     are refused. Stopping a stopped session returns it unchanged.
 
