@@ -1,4 +1,4 @@
-"""A client library for accessing Together RL training API (forward-backward)"""
+"""A client library for accessing Together RL training API"""
 
 from .client import AuthenticatedClient, Client
 

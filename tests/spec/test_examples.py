@@ -5,6 +5,7 @@ server's 400."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from _spec_schema import (
@@ -17,6 +18,8 @@ from _spec_schema import (
     error_params,
     invalid_examples,
     iter_leaf_errors,
+    load_spec,
+    operations,
     valid_examples,
 )
 
@@ -82,9 +85,29 @@ def test_every_example_file_is_named_schema_dot_rule() -> None:
     assert prefixes <= set(EXAMPLE_SCHEMAS), prefixes - set(EXAMPLE_SCHEMAS)
 
 
+def _request_body_schemas() -> set[str]:
+    """The component schema of every request body in the spec."""
+    names = set()
+    for operation in operations():
+        schema = operation.request_body_schema()
+        if schema is not None:
+            names.add(schema["$ref"].rsplit("/", 1)[-1])
+    return names
+
+
 def test_every_request_schema_has_valid_and_invalid_examples() -> None:
+    assert set(EXAMPLE_SCHEMAS.values()) == _request_body_schemas()
     assert {e.schema for e in VALID} == set(EXAMPLE_SCHEMAS.values())
     assert {e.schema for e in SCHEMA_INVALID} == set(EXAMPLE_SCHEMAS.values())
+
+
+def test_every_operation_with_semantic_rules_has_semantic_examples() -> None:
+    """Only `WeightsSyncBody` (an enum, said by the schema) and `SessionCreate` have no rule
+    beyond JSON Schema that a body alone can break."""
+    assert {e.schema for e in SEMANTIC} == set(EXAMPLE_SCHEMAS.values()) - {
+        "WeightsSyncBody",
+        "SessionCreate",
+    }
 
 
 def test_invalid_examples_have_the_documented_fields() -> None:
@@ -93,6 +116,8 @@ def test_invalid_examples_have_the_documented_fields() -> None:
         assert example.param, example.path.name
         # `keyword`: the JSON Schema rule refusing a schema-invalid body; semantic ones have none.
         assert (example.keyword is None) == example.schema_valid, example.path.name
+        # Only a semantic rule can be the emulator's own.
+        assert not example.emulator_only or example.schema_valid, example.path.name
 
 
 def test_valid_examples_cover_every_loss_type_and_grpo_mode() -> None:
@@ -123,18 +148,83 @@ def test_valid_examples_cover_every_loss_type_and_grpo_mode() -> None:
     assert any("weights" in s["loss_fn_inputs"] for s in samples)
 
 
+def _tokens(model_input: dict[str, Any]) -> list[int]:
+    return [int(t) for c in model_input["chunks"] for t in c["encoded_text"]["tokens"]]
+
+
 def test_valid_examples_fit_the_emulator_tiny_model() -> None:
-    """Token ids and targets stay under 1,024 so the emulator's `emulator/tiny-1k` accepts them,
-    and every tensor has one slot per input token."""
+    """Token ids, targets and stop ids stay under 1,024 so the emulator's `emulator/tiny-1k`
+    accepts them, and every tensor and gradient has one slot per input token."""
     for example in VALID:
-        if example.schema != "ForwardBackwardBody":
+        name = example.path.name
+        if example.schema == "SampleBody":
+            for model_input in example.body["model_inputs"]:
+                assert all(0 <= t < EMULATOR_TINY_VOCAB for t in _tokens(model_input)), name
+            stops = example.body.get("sampling_params", {}).get("stop", [])
+            assert all(0 <= int(s) < EMULATOR_TINY_VOCAB for s in stops), name
+        if example.schema not in ("ForwardBackwardBody", "CustomForwardBackwardBody"):
             continue
         for index, sample in enumerate(example.body["samples"]):
-            tokens = [
-                int(t) for c in sample["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]
-            ]
-            assert all(0 <= t < EMULATOR_TINY_VOCAB for t in tokens), (example.path.name, index)
+            tokens = _tokens(sample["model_input"])
+            assert all(0 <= t < EMULATOR_TINY_VOCAB for t in tokens), (name, index)
             targets = sample["loss_fn_inputs"]["target_tokens"]["data"]
-            assert all(0 <= t < EMULATOR_TINY_VOCAB for t in targets), (example.path.name, index)
+            assert all(0 <= t < EMULATOR_TINY_VOCAB for t in targets), (name, index)
             for key, tensor in sample["loss_fn_inputs"].items():
-                assert len(tensor["data"]) == len(tokens), (example.path.name, index, key)
+                assert len(tensor["data"]) == len(tokens), (name, index, key)
+            if example.schema == "CustomForwardBackwardBody":
+                gradient = example.body["gradients"][index]["data"]
+                assert len(gradient) == len(tokens), (name, index, "gradient")
+
+
+def _schema_enum(name: str) -> set[str]:
+    return set(load_spec()["components"]["schemas"][name]["enum"])
+
+
+def _schema_properties(name: str) -> set[str]:
+    return set(load_spec()["components"]["schemas"][name]["properties"])
+
+
+def _bodies(schema: str) -> list[Any]:
+    return [e.body for e in VALID if e.schema == schema]
+
+
+def test_valid_optim_step_examples_cover_every_adam_field() -> None:
+    bodies = _bodies("OptimStepBody")
+    assert {} in bodies  # the session defaults
+    adam = [b["adam_params"] for b in bodies if "adam_params" in b]
+    assert set().union(*adam) == _schema_properties("AdamParams")
+    assert any(set(a) == _schema_properties("AdamParams") for a in adam)  # all at once
+    assert any(a.get("grad_clip_norm") == 0 for a in adam)  # clipping disabled
+    assert not any("muon_params" in b for b in bodies)  # the emulator refuses Muon
+
+
+def test_valid_sample_examples_cover_every_sampling_field() -> None:
+    bodies = _bodies("SampleBody")
+    assert set().union(*bodies) == _schema_properties("SampleBody") - {"payload_id"}
+    params = [b["sampling_params"] for b in bodies if "sampling_params" in b]
+    assert set().union(*params) == _schema_properties("SamplingParams")
+    assert any(b.get("prompt_logprobs") is True and b.get("topk_prompt_logprobs") for b in bodies)
+    assert any(b.get("topk_prompt_logprobs") == 20 for b in bodies)  # the maximum
+    assert any(b.get("num_samples", 1) > 1 for b in bodies)
+    assert any(len(b["model_inputs"]) > 1 for b in bodies)
+    assert any(isinstance(p.get("seed"), str) for p in params)
+    assert any(p.get("temperature") == 0 for p in params)
+
+
+def test_valid_weights_sync_examples_cover_every_sync_type() -> None:
+    types = {b["weight_sync_type"] for b in _bodies("WeightsSyncBody")}
+    assert types == _schema_enum("WeightSyncType")
+
+
+def test_valid_custom_forward_backward_examples_cover_weights_mask_and_dtypes() -> None:
+    bodies = _bodies("CustomForwardBackwardBody")
+    inputs = [set(s["loss_fn_inputs"]) for b in bodies for s in b["samples"]]
+    assert {"target_tokens"} in inputs
+    assert {"target_tokens", "weights"} in inputs
+    assert {"target_tokens", "mask"} in inputs
+    gradients = [g for b in bodies for g in b["gradients"]]
+    # D_TYPE_INT64 is in the SDK's enum but means nothing for a gradient: not exemplified.
+    dtypes = {g["dtype"] for g in gradients if "dtype" in g}
+    assert dtypes == _schema_enum("GradientDType") - {"D_TYPE_INT64"}
+    assert any("dtype" not in g for g in gradients)
+    assert any(len(b["samples"]) > 1 for b in bodies)

@@ -13,7 +13,16 @@ from typing import Any
 
 import httpx
 import pytest
-from _spec_schema import REPO_ROOT, ValidExample, load_spec, operations, resolve, valid_examples
+from _sdk_responses import ALTERNATIVE_RESPONSES, RESPONSES
+from _spec_schema import (
+    REPO_ROOT,
+    ValidExample,
+    load_spec,
+    operation_by_id,
+    operations,
+    resolve,
+    valid_examples,
+)
 from together_rl_client import models
 from together_rl_client.api.rl import get_forward_backward_operation
 from together_rl_client.client import AuthenticatedClient
@@ -152,6 +161,33 @@ def test_spec_has_examples_to_round_trip() -> None:
     ("where", "schema", "value"), SPEC_EXAMPLES, ids=[w for w, _, _ in SPEC_EXAMPLES]
 )
 def test_generated_model_round_trips_spec_example(where: str, schema: str, value: Any) -> None:
+    model = _model(schema).from_dict(value)
+    assert _normalise_datetimes(model.to_dict()) == _normalise_datetimes(value)
+
+
+def _fixture_responses() -> list[tuple[str, str, Any]]:
+    """(operation, response schema name, body) of every answer of the SDK capture's mock."""
+    found = []
+    for operation_id, body in [*RESPONSES.items(), *ALTERNATIVE_RESPONSES]:
+        schema = operation_by_id(operation_id).response_schema("200")
+        assert schema is not None and "$ref" in schema, operation_id
+        found.append((operation_id, schema["$ref"].rsplit("/", 1)[-1], body))
+    return found
+
+
+FIXTURE_RESPONSES = _fixture_responses()
+
+
+@pytest.mark.parametrize(
+    ("operation_id", "schema", "value"),
+    FIXTURE_RESPONSES,
+    ids=[f"{op}-{i}" for i, (op, _, _) in enumerate(FIXTURE_RESPONSES)],
+)
+def test_generated_model_round_trips_operation_responses(
+    operation_id: str, schema: str, value: Any
+) -> None:
+    """Also the responses the spec has no example of: every operation kind, offloaded results
+    (`payload_id`) and the payload URLs."""
     model = _model(schema).from_dict(value)
     assert _normalise_datetimes(model.to_dict()) == _normalise_datetimes(value)
 

@@ -7,6 +7,11 @@ the spec's request schemas refuse unknown properties and unknown query parameter
 here. The MockTransport answers with the spec's response examples (or, where the spec has
 none, with bodies checked against the response schema first) and the parsed SDK objects must
 carry their values.
+
+Every operation of the spec is exercised: the typed raw methods, and the SDK's hand-written
+`Trainer`/`Generator`, whose large-payload path (bodies over 0.5 MiB) is the only caller of the
+two payload operations. Its presigned upload and download URLs are not in the spec: the mock
+answers them as object storage does, and checks that they are sent without Authorization.
 """
 
 from __future__ import annotations
@@ -21,8 +26,33 @@ import httpx
 import numpy as np
 import pytest
 import together
+from _sdk_responses import (
+    ALTERNATIVE_RESPONSES,
+    API_KEY,
+    BASE_URL,
+    DOWNLOAD_URL,
+    FB_COMPLETED,
+    FB_FAILED,
+    FB_OFFLOADED,
+    FB_PENDING,
+    LARGE_PAYLOAD_BYTES,
+    MODEL_RESOURCES_ID,
+    OPERATION_ID,
+    OPTIM_STEP_COMPLETED,
+    PENDING,
+    RESPONSES,
+    RESULT_PAYLOAD_ID,
+    SAMPLE_OFFLOADED,
+    SAMPLE_RESULT,
+    SESSION_ID,
+    STORAGE_HOST,
+    UPLOAD_PAYLOAD_ID,
+    UPLOAD_URL,
+    WEIGHTS_SYNC_COMPLETED,
+)
 from _spec_schema import (
     Operation,
+    fast_component_validator,
     match_operation,
     operation_by_id,
     operations,
@@ -31,104 +61,6 @@ from _spec_schema import (
     validator_for,
 )
 from together.post_training import SessionClient
-
-API_KEY = "test-key"
-BASE_URL = "http://testserver"
-SESSION_ID = "sess-1"
-MODEL_RESOURCES_ID = "mr-1"
-OPERATION_ID = "550e8400-e29b-41d4-a716-446655440000"
-
-# ----------------------------------------------------------------------------- responses
-
-
-def _spec_example(operation_id: str, name: str) -> dict[str, Any]:
-    media = resolve(operation_by_id(operation_id).spec["responses"]["200"])["content"][
-        "application/json"
-    ]
-    value: dict[str, Any] = resolve(media["examples"][name])["value"]
-    return value
-
-
-FB_PENDING = _spec_example("forwardBackward", "pending")
-FB_COMPLETED = _spec_example("getForwardBackwardOperation", "completed")
-FB_FAILED = _spec_example("getForwardBackwardOperation", "failed")
-
-# The spec has no response examples for these operations; these bodies are checked against the
-# response schemas (test_fixture_responses_match_the_spec) before the SDK parses them.
-SESSION = {
-    "id": SESSION_ID,
-    "base_model": "emulator/tiny-1k",
-    "created_at": "2026-05-01T12:00:00Z",
-    "created_by": "user-1",
-    "inference_checkpoints": [],
-    "training_checkpoints": [
-        {"id": "ckpt-1", "created_at": "2026-05-01T12:30:00Z", "step": "100"},
-    ],
-    "metadata": {"wandb": {"project": "rl"}},
-    "model_resources_id": MODEL_RESOURCES_ID,
-    "policy_state": {
-        "applied_weights_version": 3,
-        "pending_publish": False,
-        "target_weights_version": "3",
-        "trainer_step": 100,
-    },
-    "status": "TRAINING_SESSION_STATUS_RUNNING",
-    "step": "100",
-    "updated_at": "2026-05-01T12:30:00Z",
-    "display_name": "grpo run",
-    "lora_config": {"rank": 16, "alpha": 32},
-}
-STOPPED_SESSION = {**SESSION, "status": "TRAINING_SESSION_STATUS_STOPPED"}
-SESSIONS_LIST = {
-    "data": [SESSION],
-    "meta": {"has_more": True, "limit": 1, "next_cursor": SESSION_ID},
-}
-MODEL_RESOURCES = {
-    "id": MODEL_RESOURCES_ID,
-    "base_model": "emulator/tiny-1k",
-    "compute_config": {"num_generator_replicas": 0, "gpu_type": "B200-SXM"},
-    "created_at": "2026-05-01T11:00:00Z",
-    "created_by": "user-1",
-    "inactive_timeout": 3600,
-    "lora_enabled": True,
-    "optimizer_config": {"adam": {}},
-    "status": "MODEL_RESOURCES_STATUS_READY",
-    "status_details": {"queue_position": 0},
-    "updated_at": "2026-05-01T11:00:05Z",
-}
-SUPPORTED_MODELS = {
-    "data": [
-        {
-            "base_model": "emulator/tiny-1k",
-            "default_gpu_type": "B200-SXM",
-            "compute_configs": [
-                {
-                    "gpu_type": "B200-SXM",
-                    "trainer_config": {
-                        "full": {"max_batch_size": 64, "max_seq_length": 4096},
-                        "lora": {"max_batch_size": 64, "max_rank": 64, "max_seq_length": 4096},
-                    },
-                    "generator_config": {
-                        "context_length": 4096,
-                        "sampling_defaults": {"max_tokens": 256, "temperature": 1.0},
-                    },
-                }
-            ],
-        }
-    ]
-}
-
-RESPONSES: dict[str, dict[str, Any]] = {
-    "createModelResources": MODEL_RESOURCES,
-    "getModelResources": MODEL_RESOURCES,
-    "getSupportedModels": SUPPORTED_MODELS,
-    "startTrainingSession": SESSION,
-    "listTrainingSessions": SESSIONS_LIST,
-    "getTrainingSession": SESSION,
-    "stopTrainingSession": STOPPED_SESSION,
-    "forwardBackward": FB_PENDING,
-    "getForwardBackwardOperation": FB_COMPLETED,
-}
 
 # ----------------------------------------------------------------------------- capture + check
 
@@ -142,17 +74,26 @@ class Captured:
 
 @dataclass
 class SpecServer:
-    """A MockTransport handler that checks every request against the spec and answers it."""
+    """A MockTransport handler that checks every request against the spec and answers it.
+
+    Requests to `STORAGE_HOST` (the presigned payload URLs) go to a stand-in object store:
+    a PUT stores its bytes under the URL, a GET returns `downloads[url]`.
+    """
 
     responses: dict[str, Any] = field(default_factory=lambda: dict(RESPONSES))
     captured: list[Captured] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    uploads: dict[str, bytes] = field(default_factory=dict)
+    downloads: dict[str, bytes] = field(default_factory=dict)
+    storage_requests: list[httpx.Request] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         # The SDK turns an exception raised here into a bare APIConnectionError, so a violation
         # is answered as a 400 whose message the SDK's BadRequestError shows, and kept for the
         # fixture's teardown check.
         try:
+            if request.url.host == STORAGE_HOST:
+                return self._storage(request)
             operation, body = check_request(request)
         except (AssertionError, LookupError) as violation:
             self.violations.append(str(violation))
@@ -161,9 +102,25 @@ class SpecServer:
         self.captured.append(Captured(operation, request, body))
         return httpx.Response(200, json=self.responses[operation.operation_id])
 
+    def _storage(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        assert "authorization" not in request.headers, (
+            f"{request.method} {url}: a presigned URL must be called without Authorization"
+        )
+        self.storage_requests.append(request)
+        if request.method == "PUT":
+            assert url == UPLOAD_URL, f"PUT to {url}, not to the upload_url given"
+            self.uploads[url] = request.content
+            return httpx.Response(200)
+        assert request.method == "GET" and url in self.downloads, f"{request.method} {url}"
+        return httpx.Response(200, content=self.downloads[url])
+
     def only(self, operation_id: str) -> Captured:
         assert [c.operation.operation_id for c in self.captured] == [operation_id]
         return self.captured[0]
+
+    def operation_ids(self) -> list[str]:
+        return [c.operation.operation_id for c in self.captured]
 
 
 def _schema_errors(schema: dict[str, Any], value: Any) -> list[str]:
@@ -248,13 +205,13 @@ def client(server: SpecServer) -> Iterator[together.Together]:
 
 
 def test_fixture_responses_match_the_spec() -> None:
-    for operation_id, body in RESPONSES.items():
+    for operation_id, body in [*RESPONSES.items(), *ALTERNATIVE_RESPONSES]:
         schema = operation_by_id(operation_id).response_schema("200")
         assert schema is not None
         assert not _schema_errors(schema, body), (operation_id, _schema_errors(schema, body))
 
 
-# ----------------------------------------------------------------------------- nine endpoints
+# ----------------------------------------------------------------------------- every operation
 
 
 def _create_model_resources(c: together.Together) -> Any:
@@ -292,6 +249,37 @@ def _forward_backward(c: together.Together) -> Any:
     )
 
 
+def _submit(method_name: str, example: str) -> Callable[[together.Together], Any]:
+    """A raw `operations.<method_name>` call with a valid example as its arguments."""
+
+    def call(c: together.Together) -> Any:
+        body = json.loads(_example(example).read_text())
+        method = getattr(c.post_training.operations, method_name)
+        return method(SESSION_ID, idempotency_key=str(uuid.uuid4()), **body)
+
+    return call
+
+
+def _retrieve(method_name: str) -> Callable[[together.Together], Any]:
+    def call(c: together.Together) -> Any:
+        method = getattr(c.post_training.operations, method_name)
+        return method(OPERATION_ID, session_id=SESSION_ID)
+
+    return call
+
+
+# The typed API has no payload methods: the hand-written layer calls the client's generic `post`
+# (together/post_training/_payloads.py), as these do; the large-payload tests below run that layer.
+def _payload_upload_url(c: together.Together) -> Any:
+    path = f"/v1/rl/training-sessions/{SESSION_ID}/payloads/upload-url"
+    return c.post(path, cast_to=object)
+
+
+def _payload_download_url(c: together.Together) -> Any:
+    path = f"/v1/rl/training-sessions/{SESSION_ID}/payloads/{RESULT_PAYLOAD_ID}/download-url"
+    return c.post(path, cast_to=object)
+
+
 ENDPOINT_CALLS: list[tuple[str, Callable[[together.Together], Any]]] = [
     ("createModelResources", _create_model_resources),
     ("getModelResources", lambda c: c.post_training.model_resources.retrieve(MODEL_RESOURCES_ID)),
@@ -307,11 +295,23 @@ ENDPOINT_CALLS: list[tuple[str, Callable[[together.Together], Any]]] = [
             OPERATION_ID, session_id=SESSION_ID
         ),
     ),
+    ("optimStep", _submit("optim_step", "optim_step.adam_full")),
+    ("getOptimStepOperation", _retrieve("retrieve_optim_step")),
+    ("sample", _submit("sample", "sample.sampling_params")),
+    ("getSampleOperation", _retrieve("retrieve_sample")),
+    ("weightsSync", _submit("weights_sync", "weights_sync.synchronous")),
+    ("getWeightsSyncOperation", _retrieve("retrieve_weights_sync")),
+    ("customForwardBackward", _submit("custom_forward_backward", "custom_forward_backward.mask")),
+    ("getCustomForwardBackwardOperation", _retrieve("retrieve_custom_forward_backward")),
+    ("createPayloadUploadUrl", _payload_upload_url),
+    ("createPayloadDownloadUrl", _payload_download_url),
 ]
 
 
-def test_the_nine_endpoints_are_all_covered() -> None:
-    assert {op.operation_id for op in operations()} == {name for name, _ in ENDPOINT_CALLS}
+def test_every_operation_has_an_sdk_call() -> None:
+    calls = [name for name, _ in ENDPOINT_CALLS]
+    assert len(calls) == len(set(calls))
+    assert {op.operation_id for op in operations()} == set(calls)
 
 
 @pytest.mark.parametrize(
@@ -328,10 +328,8 @@ def test_sdk_request_matches_the_spec(
     assert result is not None
     # The SDK parsed the answer: its objects carry the values the server sent.
     sent = RESPONSES[operation_id]
-    if "id" in sent:
-        assert result.id == sent["id"]
-    if "status" in sent:
-        assert result.status == sent["status"]
+    parsed = result if isinstance(result, dict) else result.to_dict(mode="json")
+    assert parsed == sent
     assert captured.operation.method in {"GET", "POST"}
 
 
@@ -381,8 +379,8 @@ def test_a_field_the_spec_lacks_fails_the_check() -> None:
     server = SpecServer()
     with _sync_client(server) as client:
         fb = client.post_training.operations.forward_backward
-        with pytest.raises(together.BadRequestError, match="payload_id"):
-            fb(SESSION_ID, idempotency_key="k-1", extra_body={"payload_id": "p-1"}, **body)
+        with pytest.raises(together.BadRequestError, match="priority"):
+            fb(SESSION_ID, idempotency_key="k-1", extra_body={"priority": 1}, **body)
         with pytest.raises(together.BadRequestError, match="Idempotency-Key"):
             fb(SESSION_ID, idempotency_key="has space", **body)
         with pytest.raises(together.BadRequestError, match="verbose"):
@@ -509,7 +507,8 @@ def test_every_spec_response_example_parses_in_the_sdk(
             server.responses[op.operation_id] = value
             call = dict(ENDPOINT_CALLS)[op.operation_id]
             result = call(client)
-            assert result.to_dict() == value, f"{op.operation_id} example {name}"
+            parsed_value = result if isinstance(result, dict) else result.to_dict(mode="json")
+            assert parsed_value == value, f"{op.operation_id} example {name}"
             parsed += 1
     assert parsed >= 3
 
@@ -517,12 +516,12 @@ def test_every_spec_response_example_parses_in_the_sdk(
 # ----------------------------------------------------------------------------- hand-written layer
 
 
-def _handwritten_session(server: SpecServer) -> SessionClient:
+def _handwritten_session(server: SpecServer, *, generator: bool = False) -> SessionClient:
     http_client = httpx.AsyncClient(transport=httpx.MockTransport(server))
     sdk = together.AsyncTogether(
         api_key=API_KEY, base_url=BASE_URL, http_client=http_client, max_retries=0
     )
-    return SessionClient(SESSION_ID, sdk, _has_generator=False)
+    return SessionClient(SESSION_ID, sdk, _has_generator=generator)
 
 
 HANDWRITTEN_LOSSES: list[dict[str, Any]] = [
@@ -600,3 +599,395 @@ def test_handwritten_trainer_forward_sets_forward_only(server: SpecServer) -> No
     assert body["forward_only"] is True and body["return_loss_fn_outputs"] is True
     assert result.loss_fn_outputs is not None
     assert result.loss_fn_outputs[0].tensors["logprobs"].data == [0.0, -1.42, -2.31]
+
+
+# ----------------------------------------------------------------------------- issue 6: raw
+
+OPERATION_EXAMPLES = [
+    e
+    for e in valid_examples()
+    if e.schema in ("OptimStepBody", "SampleBody", "WeightsSyncBody", "CustomForwardBackwardBody")
+]
+RAW_METHODS = {
+    "OptimStepBody": ("optim_step", "optimStep"),
+    "SampleBody": ("sample", "sample"),
+    "WeightsSyncBody": ("weights_sync", "weightsSync"),
+    "CustomForwardBackwardBody": ("custom_forward_backward", "customForwardBackward"),
+}
+
+
+@pytest.mark.parametrize(
+    "example",
+    OPERATION_EXAMPLES,
+    ids=[e.path.name.removesuffix(".json") for e in OPERATION_EXAMPLES],
+)
+def test_every_valid_operation_example_is_sent_unchanged_by_the_raw_method(
+    example: Any, client: together.Together, server: SpecServer
+) -> None:
+    """Each valid example, passed as keyword arguments to the SDK's typed method, goes out as
+    the same JSON: the spec's body and the SDK's parameters are the same shape."""
+    method_name, operation_id = RAW_METHODS[example.schema]
+    key = str(uuid.uuid4())
+    method = getattr(client.post_training.operations, method_name)
+    operation = method(SESSION_ID, idempotency_key=key, **example.body)
+    captured = server.only(operation_id)
+    assert captured.body == example.body
+    assert captured.request.headers["idempotency-key"] == key
+    assert operation.id == PENDING["id"] and operation.status == PENDING["status"]
+
+
+def test_sdk_sends_muon_params_the_spec_describes(
+    client: together.Together, server: SpecServer
+) -> None:
+    """The emulator refuses Muon, but the spec describes what the SDK sends for it."""
+    muon = {
+        "adam": {"learning_rate": 0.0001},
+        "grad_clip_norm": 1.0,
+        "learning_rate": 0.02,
+        "momentum": 0.95,
+        "newton_schulz_steps": 5,
+        "weight_decay": 0.01,
+    }
+    client.post_training.operations.optim_step(
+        SESSION_ID, idempotency_key=str(uuid.uuid4()), muon_params=muon
+    )
+    assert server.only("optimStep").body == {"muon_params": muon}
+
+
+def test_sdk_parses_completed_operations_of_every_kind(
+    client: together.Together, server: SpecServer
+) -> None:
+    ops = client.post_training.operations
+    step = ops.retrieve_optim_step(OPERATION_ID, session_id=SESSION_ID)
+    assert step.output is not None and step.output.step == "101"
+    synced = ops.retrieve_weights_sync(OPERATION_ID, session_id=SESSION_ID)
+    assert synced.output is not None and synced.output.weights_version == "4"
+    custom = ops.retrieve_custom_forward_backward(OPERATION_ID, session_id=SESSION_ID)
+    assert custom.status == "TRAINING_OPERATION_STATUS_COMPLETED" and custom.output is not None
+    sampled = ops.retrieve_sample(OPERATION_ID, session_id=SESSION_ID)
+    assert sampled.output is not None
+    result = sampled.output.results[0]
+    assert [s.stop_reason for s in result.sequences] == ["STOP_REASON_STOP", "STOP_REASON_LENGTH"]
+    assert result.sequences[1].tokens == ["640", "3", "981"]
+    assert result.policy_segments[0].version == 3
+    assert result.topk_prompt_logprobs is not None
+    assert result.topk_prompt_logprobs[1].token_ids == [254, 7]
+
+
+# ----------------------------------------------------------------------------- issue 6: Trainer
+
+
+def _run_handwritten(
+    server: SpecServer, action: Callable[[SessionClient], Any], *, generator: bool = False
+) -> Any:
+    session = _handwritten_session(server, generator=generator)
+    try:
+        return action(session)
+    finally:
+        session.detach()
+
+
+def test_handwritten_trainer_optim_step(server: SpecServer) -> None:
+    adam = json.loads(_example("optim_step.adam_full").read_text())["adam_params"]
+    result = _run_handwritten(
+        server, lambda s: s.trainer.optim_step(adam_params=adam, interval=0.001)
+    )
+    assert server.operation_ids() == ["optimStep", "getOptimStepOperation"]
+    assert server.captured[0].body == {"adam_params": adam}
+    uuid.UUID(server.captured[0].request.headers["idempotency-key"])
+    assert result.step == OPTIM_STEP_COMPLETED["output"]["step"]
+
+
+def test_handwritten_trainer_optim_step_with_session_defaults(server: SpecServer) -> None:
+    _run_handwritten(server, lambda s: s.trainer.optim_step(interval=0.001))
+    assert server.captured[0].body == {}
+
+
+SYNC_TYPES = resolve({"$ref": "#/components/schemas/WeightSyncType"})["enum"]
+
+
+@pytest.mark.parametrize("sync_type", SYNC_TYPES)
+def test_handwritten_trainer_weights_sync(sync_type: str, server: SpecServer) -> None:
+    result = _run_handwritten(
+        server, lambda s: s.trainer.weights_sync(weight_sync_type=sync_type, interval=0.001)
+    )
+    assert server.operation_ids() == ["weightsSync", "getWeightsSyncOperation"]
+    assert server.captured[0].body == {"weight_sync_type": sync_type}
+    assert result.weights_version == WEIGHTS_SYNC_COMPLETED["output"]["weights_version"]
+
+
+def test_handwritten_trainer_custom_forward_backward(server: SpecServer) -> None:
+    sample = {
+        "model_input": {"chunks": [{"encoded_text": {"tokens": np.array([17, 254, 981])}}]},
+        "loss_fn_inputs": {
+            "target_tokens": np.array([254, 981, 3], dtype=np.int64),
+            "mask": np.array([False, True, True]),
+        },
+    }
+    gradient = {"data": np.array([0.0, -0.5, 0.25], dtype=np.float32), "dtype": "D_TYPE_FLOAT32"}
+    _run_handwritten(
+        server,
+        lambda s: s.trainer.custom_forward_backward(
+            samples=[sample], gradients=[gradient], interval=0.001
+        ),
+    )
+    assert server.operation_ids() == ["customForwardBackward", "getCustomForwardBackwardOperation"]
+    body = server.captured[0].body
+    assert body["gradients"] == [{"data": [0.0, -0.5, 0.25], "dtype": "D_TYPE_FLOAT32"}]
+    assert body["samples"][0]["loss_fn_inputs"] == {
+        "target_tokens": {"data": [254, 981, 3], "dtype": "int64"},
+        "mask": {"data": [0, 1, 1], "dtype": "int64"},
+    }
+    assert "payload_id" not in body
+
+
+PROMPT = {"chunks": [{"encoded_text": {"tokens": [17, 254, 981]}}]}
+SAMPLING = json.loads(_example("sample.sampling_params").read_text())["sampling_params"]
+
+
+def test_handwritten_generator_sample(server: SpecServer) -> None:
+    result = _run_handwritten(
+        server,
+        lambda s: s.generator.sample(
+            PROMPT,
+            num_samples=2,
+            sampling_params=SAMPLING,
+            prompt_logprobs=True,
+            topk_prompt_logprobs=2,
+            interval=0.001,
+        ),
+        generator=True,
+    )
+    assert server.operation_ids() == ["sample", "getSampleOperation"]
+    assert server.captured[0].body == {
+        "model_inputs": [PROMPT],
+        "num_samples": 2,
+        "sampling_params": SAMPLING,
+        "prompt_logprobs": True,
+        "topk_prompt_logprobs": 2,
+    }
+    assert result.to_dict(mode="json") == SAMPLE_RESULT
+
+
+# ----------------------------------------------------------------------------- large payloads
+
+
+def _long_sample(index: int, n_tokens: int) -> dict[str, Any]:
+    tokens = (np.arange(n_tokens, dtype=np.int64) * 37 + index) % 1024
+    return {
+        "model_input": {
+            "chunks": [
+                {"encoded_text": {"tokens": tokens[:-1]}},
+                {"encoded_text": {"tokens": tokens[-1:]}},
+            ]
+        },
+        "loss_fn_inputs": {
+            "target_tokens": (tokens + 1) % 1024,
+            "weights": np.where(np.arange(n_tokens) % 4 == 0, 0.5, 1.0).astype(np.float32),
+        },
+    }
+
+
+LARGE_BATCH = 8
+LARGE_TOKENS = 8_000  # 8 x 8,000 tokens: about 0.75 MiB of compact JSON
+
+
+def _assert_shrunk(body: dict[str, Any]) -> None:
+    """The stand-in body: every numeric array cut to 8 values, tokens within the same budget."""
+    for sample in body.get("samples", []):
+        tokens = [t for c in sample["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]]
+        assert len(tokens) <= 8
+        assert all(len(t["data"]) <= 8 for t in sample["loss_fn_inputs"].values())
+    assert all(len(g["data"]) <= 8 for g in body.get("gradients", []))
+
+
+def _uploaded(server: SpecServer, schema: str) -> dict[str, Any]:
+    """The uploaded body: compact JSON of the whole request, valid for the operation."""
+    raw = server.uploads[UPLOAD_URL]
+    assert len(raw) > LARGE_PAYLOAD_BYTES
+    body: dict[str, Any] = json.loads(raw)
+    assert raw == json.dumps(body, separators=(",", ":")).encode()
+    errors = [e.message for e in fast_component_validator(schema).iter_errors(body)]
+    assert not errors, errors[:5]
+    return body
+
+
+def _offloaded_fb_outputs() -> list[dict[str, Any]]:
+    return [
+        {"tensors": {"logprobs": {"data": [-0.5] * LARGE_TOKENS, "dtype": "float32"}}}
+        for _ in range(LARGE_BATCH)
+    ]
+
+
+def _large_forward_backward(server: SpecServer) -> Any:
+    """Trainer.forward_backward over 0.5 MiB with an offloaded result: the SDK uploads the body,
+    POSTs a stand-in with `payload_id` and downloads `loss_fn_outputs`."""
+    server.responses["getForwardBackwardOperation"] = FB_OFFLOADED
+    server.downloads[DOWNLOAD_URL] = json.dumps(
+        {"loss_fn_outputs": _offloaded_fb_outputs()}
+    ).encode()
+    samples = [_long_sample(i, LARGE_TOKENS) for i in range(LARGE_BATCH)]
+    return _run_handwritten(
+        server,
+        lambda s: s.trainer.forward_backward(
+            samples=samples,
+            loss={"type": "cross_entropy"},
+            return_loss_fn_outputs=True,
+            interval=0.001,
+        ),
+    )
+
+
+def test_handwritten_trainer_forward_backward_over_half_a_mebibyte(server: SpecServer) -> None:
+    result = _large_forward_backward(server)
+    assert server.operation_ids() == [
+        "createPayloadUploadUrl",
+        "forwardBackward",
+        "getForwardBackwardOperation",
+        "createPayloadDownloadUrl",
+    ]
+    assert server.captured[0].body is None  # upload-url takes no body
+    assert [(r.method, str(r.url)) for r in server.storage_requests] == [
+        ("PUT", UPLOAD_URL),
+        ("GET", DOWNLOAD_URL),
+    ]
+    uploaded = _uploaded(server, "ForwardBackwardBody")
+    assert uploaded["loss"] == {"type": "LOSS_TYPE_CROSS_ENTROPY"}
+    assert len(uploaded["samples"]) == LARGE_BATCH
+    first = uploaded["samples"][0]
+    assert sum(len(c["encoded_text"]["tokens"]) for c in first["model_input"]["chunks"]) == (
+        LARGE_TOKENS
+    )
+    assert first["loss_fn_inputs"]["weights"]["data"][:2] == [0.5, 1.0]
+
+    stand_in = server.captured[1].body
+    assert stand_in["payload_id"] == UPLOAD_PAYLOAD_ID
+    assert stand_in["return_loss_fn_outputs"] is True
+    assert stand_in["loss"] == uploaded["loss"] and len(stand_in["samples"]) == LARGE_BATCH
+    _assert_shrunk(stand_in)
+
+    download = server.captured[3].request.url.path
+    assert download.endswith(f"/payloads/{RESULT_PAYLOAD_ID}/download-url")
+    assert result.loss == FB_OFFLOADED["output"]["loss"]
+    assert result.metrics == FB_OFFLOADED["output"]["metrics"]
+    outputs = result.loss_fn_outputs or []
+    assert [o.to_dict(mode="json") for o in outputs] == _offloaded_fb_outputs()
+
+
+def test_merged_offloaded_result_matches_the_spec() -> None:
+    """Inline members plus the downloaded ones make a `ForwardBackwardResult` / `SampleOutput`."""
+    inline = {k: v for k, v in FB_OFFLOADED["output"].items() if k != "payload_id"}
+    merged = {**inline, "loss_fn_outputs": _offloaded_fb_outputs()[:1]}
+    assert not _schema_errors({"$ref": "#/components/schemas/ForwardBackwardResult"}, merged)
+    merged = {"results": [SAMPLE_RESULT]}
+    assert not _schema_errors({"$ref": "#/components/schemas/SampleOutput"}, merged)
+
+
+def test_handwritten_trainer_custom_forward_backward_over_half_a_mebibyte(
+    server: SpecServer,
+) -> None:
+    samples = [_long_sample(i, LARGE_TOKENS) for i in range(LARGE_BATCH)]
+    for sample in samples:
+        del sample["loss_fn_inputs"]["weights"]
+    gradients = [
+        {"data": np.full(LARGE_TOKENS, -0.25, dtype=np.float32), "dtype": "D_TYPE_FLOAT32"}
+        for _ in samples
+    ]
+    _run_handwritten(
+        server,
+        lambda s: s.trainer.custom_forward_backward(
+            samples=samples, gradients=gradients, interval=0.001
+        ),
+    )
+    assert server.operation_ids() == [
+        "createPayloadUploadUrl",
+        "customForwardBackward",
+        "getCustomForwardBackwardOperation",
+    ]
+    uploaded = _uploaded(server, "CustomForwardBackwardBody")
+    assert [len(g["data"]) for g in uploaded["gradients"]] == [LARGE_TOKENS] * LARGE_BATCH
+    stand_in = server.captured[1].body
+    assert stand_in["payload_id"] == UPLOAD_PAYLOAD_ID
+    _assert_shrunk(stand_in)
+
+
+def test_handwritten_generator_sample_batch_over_half_a_mebibyte_with_offloaded_results(
+    server: SpecServer,
+) -> None:
+    server.responses["getSampleOperation"] = SAMPLE_OFFLOADED
+    prompts = [
+        {"chunks": [{"encoded_text": {"tokens": (np.arange(LARGE_TOKENS) * 7 + i) % 1024}}]}
+        for i in range(24)
+    ]
+    server.downloads[DOWNLOAD_URL] = json.dumps({"results": [SAMPLE_RESULT] * 24}).encode()
+    results = _run_handwritten(
+        server,
+        lambda s: s.generator.sample_batch(
+            prompts, num_samples=2, sampling_params=SAMPLING, interval=0.001
+        ),
+        generator=True,
+    )
+    assert server.operation_ids() == [
+        "createPayloadUploadUrl",
+        "sample",
+        "getSampleOperation",
+        "createPayloadDownloadUrl",
+    ]
+    uploaded = _uploaded(server, "SampleBody")
+    assert len(uploaded["model_inputs"]) == 24
+    assert uploaded["sampling_params"] == SAMPLING and uploaded["num_samples"] == 2
+    stand_in = server.captured[1].body
+    assert stand_in["payload_id"] == UPLOAD_PAYLOAD_ID
+    assert all(len(m["chunks"][0]["encoded_text"]["tokens"]) <= 8 for m in stand_in["model_inputs"])
+    assert [r.to_dict(mode="json") for r in results] == [SAMPLE_RESULT] * 24
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+def test_every_operation_is_exercised_through_the_sdk(server: SpecServer) -> None:
+    """Strict coverage: the SDK's typed methods and its hand-written layer, together, send a
+    spec-valid request to every operation of the spec. The two payload operations count only
+    through the hand-written layer (the typed API has no method for them)."""
+    sdk = _sync_client(server)
+    try:
+        for operation_id, call in ENDPOINT_CALLS:
+            if operation_id not in ("createPayloadUploadUrl", "createPayloadDownloadUrl"):
+                call(sdk)
+    finally:
+        sdk.close()
+    _large_forward_backward(server)
+    exercised = set(server.operation_ids())
+    spec_operations = {op.operation_id for op in operations()}
+    assert exercised == spec_operations, (
+        f"not exercised: {sorted(spec_operations - exercised)}; "
+        f"not in the spec: {sorted(exercised - spec_operations)}"
+    )
+
+
+def test_presigned_urls_must_be_called_without_authorization() -> None:
+    """The stand-in object store has teeth: a PUT carrying the API key is a violation."""
+    server = SpecServer()
+    response = server(
+        httpx.Request("PUT", UPLOAD_URL, content=b"{}", headers={"Authorization": "Bearer k"})
+    )
+    assert response.status_code == 400
+    assert server.violations and "without Authorization" in server.violations[0]
+    assert not server.uploads
+
+
+def test_a_non_finite_gradient_never_reaches_the_wire(server: SpecServer) -> None:
+    """JSON has no NaN: the SDK refuses it before sending, so no example file can hold one."""
+    sample = {
+        "model_input": {"chunks": [{"encoded_text": {"tokens": [17, 254]}}]},
+        "loss_fn_inputs": {"target_tokens": np.array([254, 981], dtype=np.int64)},
+    }
+    gradient = {"data": np.array([0.5, np.nan], dtype=np.float32)}
+    with pytest.raises(ValueError, match=r"(?i)nan|finite"):
+        _run_handwritten(
+            server,
+            lambda s: s.trainer.custom_forward_backward(
+                samples=[sample], gradients=[gradient], interval=0.001
+            ),
+        )
+    assert not server.captured and not server.storage_requests

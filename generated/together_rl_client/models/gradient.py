@@ -16,7 +16,8 @@ class Gradient:
     """
     Attributes:
         data (list[float]):
-        dtype (GradientDType | Unset):
+        dtype (GradientDType | Unset): Element type of a gradient, in the proto enum spelling the official SDK sends
+            (not the lower-case `DType` of tensors). The emulator reads the values as doubles whatever it says.
     """
 
     data: list[float]

@@ -20,7 +20,8 @@ class SampleOutput:
     """
     Attributes:
         results (list[SampleResult]):
-        payload_id (str | Unset): Present when `results` were offloaded (see `createPayloadDownloadUrl`).
+        payload_id (str | Unset): Present when `results` were offloaded (see `createPayloadDownloadUrl`); `results` is
+            then `[]` inline and the downloaded object holds them.
     """
 
     results: list[SampleResult]
