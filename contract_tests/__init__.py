@@ -4,7 +4,8 @@ Run it with ``python -m contract_tests`` (against the embedded emulator, started
 loopback port) or ``python -m contract_tests --base-url URL --api-key KEY`` (against any server). Three parts:
 
 1. schemathesis over every operation of the spec (all phases, all checks);
-2. scenario tests schemathesis cannot express (idempotency, lifecycle, auth, validation, ordering);
+2. scenario tests schemathesis cannot express (idempotency, lifecycle, auth, validation, ordering,
+   and for optim-step, sample, weights-sync, custom forward-backward and large payloads);
 3. loss-math conformance (forward-only passes recomputed with ``_loss_reference``).
 
 Everything ends in one summary table, ``reports/conformance.junit.xml`` and

@@ -1,8 +1,11 @@
 """The HTTP client scenario tests use: bearer auth, a rate limit, Retry-After, and a safety guard.
 
 The guard is the suite's promise to owners of a real API key: against a target that is not the
-emulator and without ``--allow-mutations``, a request that could create, stop or train anything
-raises :class:`SafetyViolation` before it leaves the process.
+emulator and without ``--allow-mutations``, a request that could create, stop, train or bill
+anything raises :class:`SafetyViolation` before it leaves the process. Only reads and
+``forward_only`` forward-backward passes to ``--session-id`` get through: optim-step, weights-sync
+and custom forward-backward change the policy; sample is read-like but runs (billed) inference;
+the payload URLs and the presigned PUT store data.
 """
 
 from __future__ import annotations
@@ -21,6 +24,24 @@ from contract_tests._target import Target
 FORWARD_BACKWARD_PATH = re.compile(
     r"^/v1/rl/training-sessions/([^/]+)/operations/forward-backward$"
 )
+OPERATION_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/([a-z-]+)$")
+PAYLOAD_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/payloads/")
+
+#: The operation kinds of the spec, named by their path segment (``.../operations/<kind>``).
+FORWARD_BACKWARD = "forward-backward"
+OPTIM_STEP = "optim-step"
+SAMPLE = "sample"
+WEIGHTS_SYNC = "weights-sync"
+CUSTOM_FORWARD_BACKWARD = "custom-forward-backward"
+OPERATION_KINDS = (FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
+#: Why each kind other than forward-backward is refused on a non-emulator target without
+#: ``--allow-mutations``.
+GUARDED_KINDS = {
+    OPTIM_STEP: "optim-step changes the policy",
+    WEIGHTS_SYNC: "weights-sync publishes weights to the sampler",
+    CUSTOM_FORWARD_BACKWARD: "custom-forward-backward accumulates gradients",
+    SAMPLE: "sample changes nothing but runs billed inference",
+}
 MAX_RETRY_AFTER_S = 60.0
 TERMINAL_STATUSES = frozenset(
     {"TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED"}
@@ -110,19 +131,34 @@ class TargetClient:
             headers={"Idempotency-Key": key or str(uuid.uuid4())},
         )
 
-    def get_operation(self, session_id: str, operation_id: str) -> httpx.Response:
-        return self.get(
-            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
+    def submit_operation(
+        self, session_id: str, kind: str, body: dict[str, Any], key: str | None = None
+    ) -> httpx.Response:
+        """POST an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) with a key."""
+        return self.post(
+            operation_path(session_id, kind),
+            json=body,
+            headers={"Idempotency-Key": key or str(uuid.uuid4())},
         )
 
+    def get_operation(
+        self, session_id: str, operation_id: str, kind: str = FORWARD_BACKWARD
+    ) -> httpx.Response:
+        return self.get(f"{operation_path(session_id, kind)}/{operation_id}")
+
     def wait_for_operation(
-        self, session_id: str, operation_id: str, *, timeout_s: float = 60.0
+        self,
+        session_id: str,
+        operation_id: str,
+        *,
+        timeout_s: float = 60.0,
+        kind: str = FORWARD_BACKWARD,
     ) -> dict[str, Any]:
         """Poll until COMPLETED or FAILED (unknown statuses keep polling); returns the operation."""
         deadline = time.monotonic() + timeout_s
         delay = 0.005
         while True:
-            response = self.get_operation(session_id, operation_id)
+            response = self.get_operation(session_id, operation_id, kind)
             _expect(response, 200)
             operation = dict(response.json())
             if "status" not in operation:
@@ -140,9 +176,54 @@ class TargetClient:
 
     def run_forward_backward(self, session_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """Submit and wait; returns the terminal operation."""
-        response = self.submit_forward_backward(session_id, body)
+        return self.run_operation(session_id, FORWARD_BACKWARD, body)
+
+    def run_operation(self, session_id: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Submit an operation of ``kind`` and wait; returns the terminal operation."""
+        response = self.submit_operation(session_id, kind, body)
         _expect(response, 200)
-        return self.wait_for_operation(session_id, response.json()["id"])
+        return self.wait_for_operation(session_id, response.json()["id"], kind=kind)
+
+    def completed_output(self, session_id: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Run an operation that must complete; its ``output``, offloaded members merged in."""
+        operation = self.run_operation(session_id, kind, body)
+        if operation["status"] != "TRAINING_OPERATION_STATUS_COMPLETED":
+            raise AssertionError(f"{kind} operation did not complete: {operation}")
+        output = dict(operation.get("output") or {})
+        if output.get("payload_id"):
+            output = self.download_offloaded(session_id, output)
+        return output
+
+    # ------------------------------------------------------------------ large payloads
+    def create_upload_url(self, session_id: str) -> dict[str, Any]:
+        response = self.post(f"/v1/rl/training-sessions/{session_id}/payloads/upload-url")
+        _expect(response, 200)
+        return dict(response.json())
+
+    def put_presigned(self, url: str, content: bytes) -> httpx.Response:
+        """PUT to a presigned URL, without Authorization (the URL is the credential)."""
+        return self.request(
+            "PUT", url, content=content, headers={"Content-Type": "application/json"}, auth=False
+        )
+
+    def upload_payload(self, session_id: str, body: dict[str, Any]) -> str:
+        """Upload ``body`` through upload-url and the presigned PUT; returns the ``payload_id``."""
+        created = self.create_upload_url(session_id)
+        _expect(self.put_presigned(created["upload_url"], orjson.dumps(body)), 200)
+        return str(created["payload_id"])
+
+    def download_offloaded(self, session_id: str, output: dict[str, Any]) -> dict[str, Any]:
+        """Fetch the offloaded members of ``output`` and merge them over it (without payload_id)."""
+        payload_id = output["payload_id"]
+        response = self.post(
+            f"/v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
+        )
+        _expect(response, 200)
+        download = self.request("GET", response.json()["download_url"], auth=False)
+        _expect(download, 200)
+        merged = {k: v for k, v in output.items() if k != "payload_id"}
+        merged.update(download.json())
+        return merged
 
     # ------------------------------------------------------------------ internals
     def _pace(self) -> None:
@@ -159,9 +240,7 @@ class TargetClient:
             return
         match = FORWARD_BACKWARD_PATH.match(path)
         if match is None:
-            raise SafetyViolation(
-                f"{method} {path} would mutate a non-emulator target; pass --allow-mutations"
-            )
+            raise SafetyViolation(f"{method} {path}: {_why_guarded(method, path)}")
         if match.group(1) != self.target.session_id:
             raise SafetyViolation(
                 f"forward-backward to session {match.group(1)!r}: only the session named with "
@@ -172,6 +251,20 @@ class TargetClient:
                 "forward-backward without forward_only=true would accumulate gradients on a "
                 "non-emulator target; pass --allow-mutations"
             )
+
+
+def operation_path(session_id: str, kind: str) -> str:
+    return f"/v1/rl/training-sessions/{session_id}/operations/{kind}"
+
+
+def _why_guarded(method: str, path: str) -> str:
+    suffix = "on a non-emulator target; pass --allow-mutations"
+    operation = OPERATION_PATH.match(path)
+    if operation is not None and operation.group(1) in GUARDED_KINDS:
+        return f"{GUARDED_KINDS[operation.group(1)]} {suffix}"
+    if PAYLOAD_PATH.match(path) or method.upper() == "PUT":
+        return f"the large-payload protocol stores data {suffix}"
+    return f"would create, stop or change something {suffix}"
 
 
 def _retry_after_seconds(response: httpx.Response) -> float:

@@ -1,16 +1,27 @@
-"""Resources the suite needs before fuzzing: a model resource, sessions and one operation.
+"""Resources the suite needs before fuzzing: a model resource, sessions, one operation of every
+kind and one uploaded payload.
 
 Against the emulator (or with ``--allow-mutations``) they are created. Against any other target
 nothing is created: the session named with ``--session-id`` is used, and its one forward-only
-operation is the only thing submitted.
+operation is the only thing submitted (the operations of the other kinds and the payload are then
+missing, and the fuzzer skips the operations that would need them).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Mapping
+from typing import Any
 
-from contract_tests._http import TargetClient
+from contract_tests._http import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+    TargetClient,
+)
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
 #: A forward-only cross-entropy pass valid for any vocabulary of at least 8 tokens.
@@ -29,6 +40,27 @@ PROBE_BODY = {
 }
 
 
+#: One small valid body per operation kind other than forward-backward (any vocabulary >= 8).
+KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
+    CUSTOM_FORWARD_BACKWARD: {
+        "samples": [
+            {
+                "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
+                "loss_fn_inputs": {"target_tokens": {"data": [2, 3, 4], "dtype": "int64"}},
+            }
+        ],
+        "gradients": [{"data": [0.0, -1.0, -1.0], "dtype": "D_TYPE_FLOAT32"}],
+    },
+    OPTIM_STEP: {"adam_params": {"learning_rate": 1e-4}},
+    WEIGHTS_SYNC: {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
+    SAMPLE: {
+        "model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]}],
+        "num_samples": 1,
+        "sampling_params": {"max_tokens": 4, "seed": 0},
+    },
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class Provisioned:
     """IDs the fuzzer pins so that cases reach the core logic instead of 404."""
@@ -39,6 +71,10 @@ class Provisioned:
     spare_session_id: str | None
     operation_id: str | None
     base_model: str | None
+    #: One operation id per kind ("optim-step", ...), forward-backward included.
+    operation_ids: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: An uploaded payload of ``session_id`` (download-url accepts it).
+    payload_id: str | None = None
 
 
 def provision(target: Target) -> Provisioned:
@@ -47,23 +83,33 @@ def provision(target: Target) -> Provisioned:
             resources = client.create_model_resources(_base_model(target))
             session = client.start_session(resources["id"])
             spare = client.start_session(resources["id"])
+            probe = _probe_operation(client, session["id"])
             return Provisioned(
                 resources["id"],
                 session["id"],
                 spare["id"],
-                _probe_operation(client, session["id"]),
+                probe,
                 resources["base_model"],
+                {FORWARD_BACKWARD: probe, **_kind_operations(client, session["id"])},
+                client.upload_payload(session["id"], PROBE_BODY),
             )
         if target.session_id is None:
             return Provisioned(None, None, None, None, None)
         response = client.get(f"/v1/rl/training-sessions/{target.session_id}")
         session = response.json() if response.status_code == 200 else {}
+        probe = _probe_operation(client, target.session_id)
+        mutations = target.may_mutate
         return Provisioned(
             session.get("model_resources_id"),
             target.session_id,
             None,
-            _probe_operation(client, target.session_id),
+            probe,
             session.get("base_model"),
+            {
+                FORWARD_BACKWARD: probe,
+                **(_kind_operations(client, target.session_id) if mutations else {}),
+            },
+            client.upload_payload(target.session_id, PROBE_BODY) if mutations else None,
         )
 
 
@@ -81,6 +127,24 @@ def _probe_operation(client: TargetClient, session_id: str) -> str:
     except AssertionError as error:
         print(f"[contract] warning: probe operation: {error}", file=sys.stderr, flush=True)
     return operation_id
+
+
+def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
+    """Submit one operation of every other kind, in an order that leaves the session usable."""
+    ids = {}
+    for kind in (CUSTOM_FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, SAMPLE):
+        response = client.submit_operation(session_id, kind, KIND_PROBE_BODIES[kind])
+        if response.status_code != 200:
+            raise AssertionError(
+                f"cannot submit the probe {kind} operation: "
+                f"{response.status_code} {response.text[:300]}"
+            )
+        ids[kind] = str(response.json()["id"])
+    try:
+        client.wait_for_operation(session_id, ids[SAMPLE], timeout_s=30, kind=SAMPLE)
+    except AssertionError as error:
+        print(f"[contract] warning: probe operations: {error}", file=sys.stderr, flush=True)
+    return ids
 
 
 def _base_model(target: Target) -> str:

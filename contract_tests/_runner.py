@@ -20,7 +20,12 @@ from contract_tests._results import (
     summary_table,
     write_junit,
 )
-from contract_tests._schemathesis_run import ALL_PHASES, load_schema, run_schemathesis
+from contract_tests._schemathesis_run import (
+    ALL_PHASES,
+    load_schema,
+    run_schemathesis,
+    skipped_operations,
+)
 from contract_tests._target import Target
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -30,6 +35,10 @@ SCENARIO_MODULES = (
     "test_auth.py",
     "test_validation.py",
     "test_ordering.py",
+    "test_operation_kinds.py",
+    "test_training.py",
+    "test_sampling.py",
+    "test_payloads.py",
     "test_loss_math.py",
 )
 
@@ -73,6 +82,7 @@ def run_suite(target: Target, options: SuiteOptions = SuiteOptions()) -> SuiteRe
                 operation_ids=options.operation_ids,
             )
             results, notes = run_schemathesis(schema, progress=log)
+            suite.results += skipped_operations(target, provisioned, options.operation_ids)
             suite.results += results
             suite.notes += notes
         if options.scenario_modules:

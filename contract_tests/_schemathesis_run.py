@@ -9,8 +9,11 @@ with every check; its events give, per generated case, the result of each check,
   negative;
 - ``positive_data_acceptance`` also accepts 400: the spec documents 400 for bodies that are
   schema-valid but break a rule the schema cannot express;
-- the ids of a provisioned model resource, session and operation are pinned, so cases reach the
-  core logic instead of 404.
+- the ids of a provisioned model resource, session, one operation of every kind and an uploaded
+  payload are pinned, so cases reach the core logic instead of 404; an operation whose ids cannot
+  be pinned (nothing may be created on the target) is skipped with the reason, not fuzzed blind;
+- against a non-emulator target without ``--allow-mutations`` only reads and forward-only
+  forward-backward are fuzzed; every other operation gets a skipped row saying why.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import schemathesis
+import yaml
 from schemathesis.engine import Status, events, from_schema
 
 from contract_tests._provision import Provisioned
@@ -34,6 +38,19 @@ VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 #: 400 is the spec's answer to a schema-valid body that breaks a semantic rule.
 POSITIVE_EXPECTED_STATUSES = ["2xx", "400", "401", "403", "404", "409", "429"]
 READ_ONLY_METHODS = frozenset({"GET"})
+#: Operations that may be fuzzed against a non-emulator target without --allow-mutations.
+SAFE_OPERATION_IDS = frozenset({"forwardBackward"})
+#: The operation kinds' spec operationIds: POST and GET.
+KIND_OPERATIONS = {
+    "forward-backward": ("forwardBackward", "getForwardBackwardOperation"),
+    "optim-step": ("optimStep", "getOptimStepOperation"),
+    "sample": ("sample", "getSampleOperation"),
+    "weights-sync": ("weightsSync", "getWeightsSyncOperation"),
+    "custom-forward-backward": ("customForwardBackward", "getCustomForwardBackwardOperation"),
+}
+#: Bodies the fuzzer generates for sample against a non-emulator target are capped (cost).
+#: name -> (cap, the schema's maximum).
+EXTERNAL_SAMPLE_CAPS = {"max_tokens": (16, 8192), "num_samples": (2, 64)}
 
 Progress = Callable[[str], None]
 
@@ -51,21 +68,10 @@ def build_config(
     phases: tuple[str, ...],
 ) -> dict[str, Any]:
     operations: list[dict[str, Any]] = []
-
-    def pin(spec_operation_id: str, **parameters: str | None) -> None:
+    for operation_id, parameters in pinned_parameters(provisioned).items():
         given = {name: value for name, value in parameters.items() if value}
         if given:
-            operations.append({"include-operation-id": spec_operation_id, "parameters": given})
-
-    pin("getModelResources", model_resources_id=provisioned.model_resources_id)
-    pin("getTrainingSession", session_id=provisioned.session_id)
-    pin("stopTrainingSession", session_id=provisioned.spare_session_id)
-    pin("forwardBackward", session_id=provisioned.session_id)
-    pin(
-        "getForwardBackwardOperation",
-        session_id=provisioned.session_id,
-        operation_id=provisioned.operation_id,
-    )
+            operations.append({"include-operation-id": operation_id, "parameters": given})
     stateful = "stateful" in phases and target.may_mutate
     config: dict[str, Any] = {
         "seed": seed,
@@ -91,6 +97,71 @@ def build_config(
     return config
 
 
+def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | None]]:
+    """Path parameters to pin per spec operationId (``None``: nothing provisioned for it)."""
+    session = provisioned.session_id
+    pins: dict[str, dict[str, str | None]] = {
+        "getModelResources": {"model_resources_id": provisioned.model_resources_id},
+        "getTrainingSession": {"session_id": session},
+        "stopTrainingSession": {"session_id": provisioned.spare_session_id},
+        "createPayloadUploadUrl": {"session_id": session},
+        "createPayloadDownloadUrl": {"session_id": session, "payload_id": provisioned.payload_id},
+    }
+    for kind, (submit, get) in KIND_OPERATIONS.items():
+        pins[submit] = {"session_id": session}
+        pins[get] = {"session_id": session, "operation_id": provisioned.operation_ids.get(kind)}
+    return pins
+
+
+def spec_operations() -> dict[str, str]:
+    """Every operation of the spec: operationId -> label (``"GET /rl/supported-models"``)."""
+    spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    labels = {}
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and "operationId" in operation:
+                labels[operation["operationId"]] = f"{method.upper()} {path}"
+    return labels
+
+
+def operation_plan(target: Target, provisioned: Provisioned) -> dict[str, str | None]:
+    """operationId -> why it is not fuzzed on this target, or ``None`` when it is."""
+    pins = pinned_parameters(provisioned)
+    plan: dict[str, str | None] = {}
+    for operation_id, label in spec_operations().items():
+        method = label.split(" ", 1)[0]
+        missing = [name for name, value in pins.get(operation_id, {}).items() if not value]
+        if (
+            not target.may_mutate
+            and method not in READ_ONLY_METHODS
+            and (operation_id not in SAFE_OPERATION_IDS)
+        ):
+            plan[operation_id] = (
+                "mutates state or is billed: not fuzzed on a non-emulator target without "
+                "--allow-mutations"
+            )
+        elif missing:
+            plan[operation_id] = (
+                f"nothing to pin for {', '.join(missing)} (needs --session-id, or the emulator or "
+                "--allow-mutations to create it): not fuzzed against random ids"
+            )
+        else:
+            plan[operation_id] = None
+    return plan
+
+
+def skipped_operations(
+    target: Target, provisioned: Provisioned, operation_ids: tuple[str, ...] | None = None
+) -> list[CheckResult]:
+    """One skipped row per spec operation this target does not fuzz, with the reason."""
+    labels = spec_operations()
+    return [
+        CheckResult("schemathesis", labels[operation_id], "(operation)", SKIPPED, reason)
+        for operation_id, reason in operation_plan(target, provisioned).items()
+        if reason is not None and (operation_ids is None or operation_id in operation_ids)
+    ]
+
+
 def load_schema(
     target: Target,
     provisioned: Provisioned,
@@ -107,14 +178,10 @@ def load_schema(
     schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
     if operation_ids is not None:
         schema = schema.include(operation_id=list(operation_ids))
-    if not target.may_mutate:
-        allowed = {"forwardBackward"} if provisioned.session_id else set()
-        schema = schema.include(
-            func=lambda ctx: (
-                ctx.operation.method.upper() in READ_ONLY_METHODS
-                or ctx.operation.definition.raw.get("operationId") in allowed
-            )
-        )
+    plan = operation_plan(target, provisioned)
+    schema = schema.include(
+        func=lambda ctx: plan.get(ctx.operation.definition.raw.get("operationId")) is None
+    )
     _register_hooks(schema, target, provisioned)
     return schema
 
@@ -176,7 +243,24 @@ def _register_hooks(schema: Any, target: Target, provisioned: Provisioned) -> No
         elif operation_id == "forwardBackward" and not target.may_mutate:
             # Safety: only forward-only passes reach a non-emulator target.
             body["forward_only"] = True
+        elif operation_id == "sample" and not target.is_emulator:
+            _cap_sample(body)
+        if _non_empty_str(body.get("payload_id")):
+            # A generated payload_id can only name nothing (404): the case would never reach the
+            # operation's logic. The payload protocol has its own scenario tests.
+            del body["payload_id"]
         return body
+
+
+def _cap_sample(body: dict[str, Any]) -> None:
+    """Lower valid but costly sizes (valid values stay valid; invalid ones stay invalid)."""
+    params = body.get("sampling_params")
+    for container, name in ((body, "num_samples"), (params, "max_tokens")):
+        if isinstance(container, dict):
+            value = container.get(name)
+            cap, maximum = EXTERNAL_SAMPLE_CAPS[name]
+            if isinstance(value, int) and not isinstance(value, bool) and cap < value <= maximum:
+                container[name] = cap
 
 
 def _non_empty_str(value: object) -> bool:

@@ -130,3 +130,10 @@ def probe_body() -> dict[str, Any]:
     import copy
 
     return copy.deepcopy(PROBE_BODY)
+
+
+@pytest.fixture(scope="session")
+def own_session_id(client: TargetClient, model_resources: dict[str, Any]) -> str:
+    """A session the suite created itself (never --session-id): optim-steps and syncs may go
+    there. Tests that need a known policy state use ``fresh_session`` instead."""
+    return str(client.start_session(model_resources["id"])["id"])

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+import httpx
+
+from contract_tests import _training as t
 from contract_tests._emulator_process import emulator_in_thread
-from contract_tests._http import TargetClient
+from contract_tests._http import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+    TargetClient,
+    operation_path,
+)
 from contract_tests._provision import PROBE_BODY
 from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
 
@@ -18,7 +30,8 @@ API_KEY = "vectors-key"
 SEED = 0
 EXAMPLES_DIR = SPEC_PATH.parent / "examples"
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-]\d{2}:?\d{2})?$")
-ID_FIELDS = ("id", "session_id", "model_resources_id", "operation_id")
+ID_FIELDS = ("id", "session_id", "model_resources_id", "operation_id", "payload_id", "created_by")
+PRESIGNED_TOKEN = re.compile(r"token=[A-Za-z0-9_-]+")
 KEPT_HEADERS = ("retry-after", "x-should-retry", "allow")
 
 
@@ -29,6 +42,7 @@ class _Recorder:
         self.client = client
         self.placeholders: dict[str, str] = {}
         self.counts: dict[str, int] = {}
+        self.last_response: httpx.Response | None = None
 
     def name_id(self, value: str, kind: str) -> str:
         if value not in self.placeholders:
@@ -46,18 +60,34 @@ class _Recorder:
                 return "<timestamp>"
             for real, placeholder in self.placeholders.items():
                 value = value.replace(real, placeholder)
+            # Presigned URLs: the server's address and the random token.
+            value = value.replace(self.client.target.base_url, "<base_url>")
+            value = PRESIGNED_TOKEN.sub("token=<token>", value)
         return value
 
     def step(self, method: str, path: str, *, body: Any = None, raw: bytes | None = None,
-             headers: dict[str, str] | None = None, auth: bool = True) -> dict[str, Any]:  # fmt: skip  # noqa: E501
+             headers: dict[str, str] | None = None, auth: bool = True,
+             summarise: bool = False) -> dict[str, Any]:  # fmt: skip
         response = self.client.request(
             method, path, json=body, content=raw, headers=headers, auth=auth
         )
+        self.last_response = response
         parsed = response.json() if response.content else None
+        if summarise and response.content:
+            # Too large for a vector file: its size and digest stand in for it.
+            parsed = {
+                "<summary>": {
+                    "bytes": len(response.content),
+                    "sha256": hashlib.sha256(response.content).hexdigest(),
+                    "members": sorted(parsed) if isinstance(parsed, dict) else None,
+                }
+            }
         if isinstance(parsed, dict):
-            for field in ID_FIELDS:
-                if isinstance(parsed.get(field), str):
-                    self.name_id(parsed[field], _kind(path, field))
+            output = parsed.get("output")
+            for document in (parsed, output if isinstance(output, dict) else {}):
+                for field in ID_FIELDS:
+                    if isinstance(document.get(field), str):
+                        self.name_id(document[field], _kind(path, field))
         request: dict[str, Any] = {"method": method, "path": path, "headers": dict(headers or {})}
         if auth:
             request["headers"]["Authorization"] = "Bearer <api_key>"
@@ -73,12 +103,30 @@ class _Recorder:
             }
         )
 
-    def wait(self, session_id: str, operation_id: str) -> dict[str, Any]:
-        self.client.wait_for_operation(session_id, operation_id)
-        return self.step(
-            "GET",
-            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}",
-        )
+    def wait(
+        self, session_id: str, operation_id: str, kind: str = FORWARD_BACKWARD
+    ) -> dict[str, Any]:
+        self.client.wait_for_operation(session_id, operation_id, kind=kind)
+        return self.step("GET", f"{operation_path(session_id, kind)}/{operation_id}")
+
+    def real(self, placeholder: str) -> str:
+        return next(real for real, named in self.placeholders.items() if named == placeholder)
+
+    def operation(
+        self, session_id: str, kind: str, body: dict[str, Any], key: str
+    ) -> list[dict[str, Any]]:
+        """POST an operation (its status is racy), then its COMPLETED GET."""
+        submit = _normalise(
+            self.step(
+                "POST", operation_path(session_id, kind), body=body,
+                headers={"Idempotency-Key": key},
+            ),
+            racy_status=True,
+        )  # fmt: skip
+        steps = [submit]
+        if submit["response"]["status"] == 200:
+            steps.append(self.wait(session_id, self.real(submit["response"]["body"]["id"]), kind))
+        return steps
 
 
 ALLOWED_LIST = re.compile(r"(allowed: )([A-Z, ]+)")
@@ -107,7 +155,7 @@ def _normalise(step: dict[str, Any], *, racy_status: bool = False) -> dict[str, 
 def _kind(path: str, field: str) -> str:
     if field != "id":
         return field
-    if "forward-backward" in path:
+    if "/operations/" in path:
         return "operation_id"
     if "model-resources" in path:
         return "model_resources_id"
@@ -210,6 +258,106 @@ def _idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]
     ]
 
 
+KIND_BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # kind -> (body, a changed body)
+    OPTIM_STEP: (
+        {"adam_params": {"learning_rate": 0.01}},
+        {"adam_params": {"learning_rate": 0.02}},
+    ),
+    SAMPLE: (
+        t.sample_body([t.PROMPT], seed=11, max_tokens=6, num_samples=2),
+        t.sample_body([t.PROMPT], seed=12, max_tokens=6, num_samples=2),
+    ),
+    WEIGHTS_SYNC: (
+        {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
+        {"weight_sync_type": "WEIGHT_SYNC_TYPE_PIPELINE"},
+    ),
+    CUSTOM_FORWARD_BACKWARD: (
+        t.custom_body(t.SEQUENCE_X, [-1.0] * 7),
+        t.custom_body(t.SEQUENCE_X, [-2.0] * 7),
+    ),
+}
+
+
+def _kind_idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    out = []
+    for kind, (body, changed) in KIND_BODIES.items():
+        key = f"vec-replay-{kind}"
+        steps = rec.operation(session_id, kind, body, key)
+        replay = rec.step(
+            "POST", operation_path(session_id, kind), body=body, headers={"Idempotency-Key": key}
+        )
+        conflict = rec.step(
+            "POST", operation_path(session_id, kind), body=changed,
+            headers={"Idempotency-Key": key},
+        )  # fmt: skip
+        out.append(
+            {"name": f"{kind}_replay_then_changed_body", "steps": [*steps, replay, conflict]}
+        )
+    return out
+
+
+def _training_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    """A seeded loop on a fresh session: what each operation kind returns, in order."""
+    x = t.SEQUENCE_X
+    sample = t.sample_body([t.PROMPT, (7, 200, 31, 64)], seed=2024, max_tokens=8, num_samples=2)
+    score = t.ce_body([x], forward_only=True)
+    sync = {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}
+    named = [
+        ("sample_seeded", SAMPLE, sample),
+        ("forward_only_logprobs_before", FORWARD_BACKWARD, score),
+        ("forward_backward_cross_entropy", FORWARD_BACKWARD, t.ce_body([x])),
+        ("custom_forward_backward", CUSTOM_FORWARD_BACKWARD, t.custom_body(x, [-0.5] * 7)),
+        ("optim_step_adam", OPTIM_STEP, {"adam_params": {"learning_rate": 0.01}}),
+        ("forward_only_logprobs_after_step", FORWARD_BACKWARD, score),
+        ("sample_seeded_before_sync_unchanged", SAMPLE, sample),
+        ("weights_sync", WEIGHTS_SYNC, sync),
+        ("sample_seeded_after_sync", SAMPLE, sample),
+        ("optim_step_muon_refused", OPTIM_STEP, {"muon_params": {}}),
+    ]
+    return [
+        {"name": name, "steps": rec.operation(session_id, kind, body, f"vec-train-{name}")}
+        for name, kind, body in named
+    ]
+
+
+def _payload_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    upload = f"/v1/rl/training-sessions/{session_id}/payloads/upload-url"
+    body = t.ce_body([t.SEQUENCE_X, t.SEQUENCE_Y], forward_only=True)
+    created = rec.step("POST", upload)
+    real_url = _real_url(rec, created)
+    put = rec.step("PUT", real_url, raw=json.dumps(body).encode(), auth=False)
+    stand_in = {
+        "samples": [
+            {"model_input": s["model_input"],
+             "loss_fn_inputs": {k: dict(v, data=v["data"][:2]) for k, v in s["loss_fn_inputs"].items()}}  # noqa: E501
+            for s in body["samples"]
+        ],
+        "loss": body["loss"], "forward_only": True, "return_loss_fn_outputs": True,
+        "payload_id": rec.real(created["response"]["body"]["payload_id"]),
+    }  # fmt: skip
+    run = rec.operation(session_id, FORWARD_BACKWARD, stand_in, "vec-payload-upload")
+    large = t.sample_body([t.PROMPT], seed=5, max_tokens=1024, num_samples=64)
+    offloaded = rec.operation(session_id, SAMPLE, large, "vec-payload-offloaded")
+    payload_id = offloaded[-1]["response"]["body"]["output"]["payload_id"]
+    download = rec.step(
+        "POST",
+        f"/v1/rl/training-sessions/{session_id}/payloads/{rec.real(payload_id)}/download-url",
+    )
+    fetched = rec.step("GET", _real_url(rec, download), auth=False, summarise=True)
+    return [
+        {"name": "upload_then_operation_with_payload_id", "steps": [created, put, *run]},
+        {"name": "offloaded_sample_result_download", "steps": [*offloaded, download, fetched]},
+    ]
+
+
+def _real_url(rec: _Recorder, step: dict[str, Any]) -> str:
+    """The presigned URL of ``step`` (the last one sent), unscrubbed."""
+    assert rec.last_response is not None
+    document = rec.last_response.json()
+    return str(document.get("upload_url") or document["download_url"])
+
+
 def generate_all() -> dict[str, list[dict[str, Any]]]:
     """All vector files by name, generated from a fresh in-process emulator."""
     from together_rl_emulator import create_app
@@ -231,12 +379,23 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
                 )
             )
             session_id = _real(rec, "session_id", 1)
-            return {
+            vectors = {
                 "setup.json": [{"name": "create_model_resources_and_session", "steps": setup}],
                 "losses.json": _loss_vectors(rec, session_id),
                 "errors.json": _error_vectors(rec, session_id, resources_id),
-                "idempotency.json": _idempotency_vectors(rec, session_id),
+                "idempotency.json": _idempotency_vectors(rec, session_id)
+                + _kind_idempotency_vectors(rec, session_id),
             }
+            second = rec.step(
+                "POST", "/v1/rl/training-sessions", body={"model_resources_id": resources_id}
+            )
+            training_session = _real(rec, "session_id", 2)
+            vectors["training.json"] = [
+                {"name": "start_second_session", "steps": [second]},
+                *_training_vectors(rec, training_session),
+            ]
+            vectors["payloads.json"] = _payload_vectors(rec, training_session)
+            return vectors
 
 
 def _real(rec: _Recorder, kind: str, number: int) -> str:

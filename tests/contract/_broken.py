@@ -17,6 +17,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 FB_SUBMIT = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/forward-backward$")
 FB_OPERATION = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/forward-backward(/[^/]+)?$")
+SAMPLE_OPERATION = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/sample(/[^/]+)?$")
+#: How far ``sample_logprobs_drift`` moves every sampled log-prob (far above the 1e-5 promise).
+LOGPROB_DRIFT = 1e-3
 
 KINDS = (
     "drop_status",
@@ -24,6 +27,7 @@ KINDS = (
     "accept_missing_key",
     "wrong_loss",
     "500_on_malformed_json",
+    "sample_logprobs_drift",
 )
 
 
@@ -58,7 +62,7 @@ class BrokenVariant:
                 return
         rewrite = (
             self.kind in ("drop_status", "wrong_loss") and FB_OPERATION.match(path) is not None
-        )
+        ) or (self.kind == "sample_logprobs_drift" and SAMPLE_OPERATION.match(path) is not None)
         inner_scope = dict(scope, headers=headers)
         if not rewrite:
             await self.app(inner_scope, _replay(body), send)
@@ -74,6 +78,11 @@ class BrokenVariant:
             loss = document["output"].get("loss")
             if isinstance(loss, int | float):
                 document["output"]["loss"] = loss * 1.1 + 0.5
+        elif self.kind == "sample_logprobs_drift" and isinstance(document.get("output"), dict):
+            # Sampled tokens stay right; their reported log-probs no longer match the policy.
+            for result in document["output"].get("results") or []:
+                for sequence in result.get("sequences") or []:
+                    sequence["logprobs"] = [lp - LOGPROB_DRIFT for lp in sequence["logprobs"]]
         return document
 
 

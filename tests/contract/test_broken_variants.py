@@ -40,6 +40,11 @@ VARIANTS = {
                      pytest_args=("-k", "malformed")),
         ("scenario", "test_malformed_body_is_a_clean_400"),
     ),
+    "sample_logprobs_drift": (
+        SuiteOptions(schemathesis=False, scenario_modules=("test_sampling.py",),
+                     pytest_args=("-k", "logprobs_equal_forward")),
+        ("scenario", "test_sample_logprobs_equal_forward_logprobs"),
+    ),
 }  # fmt: skip
 
 
@@ -60,7 +65,9 @@ def test_broken_variant_is_caught(kind: str, serve_emulator) -> None:  # type: i
     )
 
 
-@pytest.mark.parametrize("kind", ["replay_creates_new", "500_on_malformed_json"])
+@pytest.mark.parametrize(
+    "kind", ["replay_creates_new", "500_on_malformed_json", "sample_logprobs_drift"]
+)
 def test_same_checks_pass_on_the_real_emulator(kind: str, serve_emulator) -> None:  # type: ignore[no-untyped-def]
     """Control: the checks above fail because of the break, not on their own."""
     options, (_part, check) = VARIANTS[kind]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contract_tests import SuiteOptions, run_suite
 from contract_tests._results import FAILED
 
+KINDS = ("forward-backward", "optim-step", "sample", "weights-sync", "custom-forward-backward")
 SPEC_OPERATIONS = {
     "POST /rl/model-resources",
     "GET /rl/model-resources/{model_resources_id}",
@@ -13,8 +14,13 @@ SPEC_OPERATIONS = {
     "GET /rl/training-sessions",
     "GET /rl/training-sessions/{session_id}",
     "POST /rl/training-sessions/{session_id}/stop",
-    "POST /rl/training-sessions/{session_id}/operations/forward-backward",
-    "GET /rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}",
+    "POST /rl/training-sessions/{session_id}/payloads/upload-url",
+    "POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url",
+    *(f"POST /rl/training-sessions/{{session_id}}/operations/{kind}" for kind in KINDS),
+    *(
+        f"GET /rl/training-sessions/{{session_id}}/operations/{kind}/{{operation_id}}"
+        for kind in KINDS
+    ),
 }
 
 
