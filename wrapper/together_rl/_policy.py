@@ -149,7 +149,8 @@ class PollPolicy:
     miss the interval starts at ``miss_fraction`` of the learned duration and doubles, capped.
     The learned duration tracks the ``target_hit_rate`` quantile of the durations (a first GET
     finds the operation done that often), with a step that doubles while the evidence keeps
-    pointing the same way, so it adapts fast when durations change.
+    pointing the same way, so it adapts fast when durations change; an operation seen running
+    well past the estimate (``jump_fraction`` of it) moves the estimate up at once.
     """
 
     first_poll: float = 0.015
@@ -162,6 +163,7 @@ class PollPolicy:
     step_fraction: float = 0.02
     min_step: float = 0.0005
     late_tolerance: float = 0.003
+    jump_fraction: float = 0.03
 
 
 class DurationTracker:
@@ -174,9 +176,22 @@ class DurationTracker:
         self._step_multiplier = 1.0
 
     def seed(self, duration: float) -> None:
-        """First observation (bracket midpoint) of a kind with no history."""
+        """First observation of a kind with no history: the lower end of its bracket (the last
+        GET that still saw it running), so the next operation's first GET errs early, and the
+        tight polling after a miss then measures the duration (see `at_least`)."""
         if self.estimate is None:
             self.estimate = max(0.0, duration)
+
+    def at_least(self, duration: float) -> None:
+        """An operation was seen still running `duration` after its start. When that is far
+        above the estimate (a poor first guess, or operations that got slower), jump there at
+        once instead of stepping up over many misses; small misses are left to `update`, so
+        the estimate keeps tracking its quantile rather than the longest duration seen."""
+        far = self._policy.jump_fraction * (self.estimate or 0.0)
+        if self.estimate is not None and duration > self.estimate + far:
+            self.estimate = duration
+            self._last_direction = 0
+            self._step_multiplier = 1.0
 
     def update(self, *, hit: bool) -> None:
         """One first-GET outcome at the predicted time: done (hit) or not yet (miss)."""
@@ -266,10 +281,12 @@ class OperationPoll:
                 self._tracker.update(hit=False)
             return
         self.finished_at = sent_at
+        start = max(self.predicted_start, self.submitted_at)
         if self._tracker.estimate is None:
             lower = self.last_pending_at if self.last_pending_at is not None else self.submitted_at
-            start = max(self.predicted_start, self.submitted_at)
-            self._tracker.seed((lower + sent_at) / 2.0 - start)
+            self._tracker.seed(lower - start)
+        elif not first and self.last_pending_at is not None:
+            self._tracker.at_least(self.last_pending_at - start)
         elif (
             first
             and self._first_scheduled is not None
