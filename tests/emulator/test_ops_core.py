@@ -28,6 +28,7 @@ from together_rl_emulator._policy import (
     next_token_logprobs,
 )
 from together_rl_emulator._sampling import (
+    _Sampler,
     prompt_logprobs,
     sample_sequences,
     topk_prompt_logprobs,
@@ -272,6 +273,23 @@ def _small_policy() -> PolicyParams:
     )
 
 
+def _reference_kept(params: PolicyParams, prev: int, temperature: float, top_k: int,
+                    top_p: float) -> F64:  # fmt: skip
+    """The truncated sampling distribution, by brute force: a full stable argsort of the logits
+    (ties by token id), top-k, then the shortest prefix reaching top_p of the kept mass."""
+    logp = next_token_logprobs(params, prev)
+    order = np.argsort(-logp, kind="stable")
+    if top_k:
+        order = order[:top_k]
+    weights = np.exp((logp[order] - logp[order[0]]) / temperature)
+    keep = weights.size
+    if top_p < 1:
+        keep = int(np.searchsorted(np.cumsum(weights), top_p * weights.sum())) + 1
+    expected = np.zeros(params.vocab_size)
+    expected[order[:keep]] = weights[:keep] / weights[:keep].sum()
+    return expected
+
+
 def test_sampling_distribution_temperature_top_k_top_p() -> None:
     params, n, prev = _small_policy(), 40_000, 7
     logp = next_token_logprobs(params, prev)
@@ -291,8 +309,77 @@ def test_sampling_distribution_temperature_top_k_top_p() -> None:
     topp[order[:keep]] = p[order[:keep]]
     _assert_matches(_empirical(params, prev, n, top_p=0.7), topp / topp.sum(), n)
 
+    both = {"temperature": 0.6, "top_k": 6, "top_p": 0.8}
+    expected = _reference_kept(params, prev, 0.6, 6, 0.8)
+    assert 1 < np.count_nonzero(expected) < 6  # both cuts bite
+    _assert_matches(_empirical(params, prev, n, **both), expected, n)
+
     greedy = _empirical(params, prev, 50, temperature=0.0)
     assert greedy[int(np.argmax(logp))] == 1.0
+
+
+def _sampler_kept(sampler: _Sampler, prev: int) -> tuple[I64, F64]:
+    """(the kept token ids, ascending; the distribution drawn from) of a truncated `_Sampler`.
+
+    A kept token can have probability 0 in the draw when its weight vanishes next to the
+    cumulative weight before it (below about 1e-16 of it), as with any cumulative-sum draw.
+    """
+    ctx = sampler.context(prev)
+    assert ctx.kept is not None and ctx.cluster_cdf is not None
+    trunc = sampler.truncation
+    dist = np.zeros(sampler.V)
+    cluster_mass = np.diff(ctx.cluster_cdf, prepend=0.0)
+    kept = []
+    for k in np.flatnonzero(ctx.kept):
+        within = trunc.cum[k, 1 : ctx.kept[k] + 1]
+        share = np.diff(within, prepend=0.0) / within[-1]
+        dist[trunc.tokens[k, : ctx.kept[k]]] = cluster_mass[k] * share
+        kept.append(trunc.tokens[k, : ctx.kept[k]])
+    return np.sort(np.concatenate(kept)), dist / dist.sum()
+
+
+@pytest.mark.parametrize(
+    "vocab", [10, VOCAB, 3000, 20_000]  # 10: padded grid; 3000: clusters of 2-3; 20k: of ~20
+)
+@pytest.mark.parametrize(
+    ("temperature", "top_k", "top_p"),
+    [(1.0, 1, 1.0), (1.0, 7, 1.0), (0.7, 600, 1.0), (1.0, 0, 0.9), (2.0, 0, 0.99), (0.3, 0, 0.5),
+     (1.0, 0, 1e-9), (0.8, 50, 0.9), (1.5, 2500, 0.3), (1.0, 9, 0.999)],
+)  # fmt: skip
+def test_truncated_sets_equal_a_full_sort(
+    vocab: int, temperature: float, top_k: int, top_p: float
+) -> None:
+    """The threshold search keeps exactly the tokens (and weights) of the brute-force reference,
+    for flat (init) and peaked policies, many contexts each."""
+    for params in (init_policy(vocab, 4), _peaked(vocab, 4)):
+        sampler = _Sampler(params, temperature, top_k, top_p)
+        if not sampler.truncated:  # top_k >= vocab and top_p = 1: nothing to truncate
+            continue
+        for prev in range(0, min(vocab, 1024), max(1, min(vocab, 1024) // 7)):
+            expected = _reference_kept(params, prev, temperature, sampler.top_k, top_p)
+            kept, got = _sampler_kept(sampler, prev)
+            np.testing.assert_array_equal(kept, np.flatnonzero(expected))
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_top_k_ties_keep_the_lowest_token_ids() -> None:
+    """Equal logits (equal b, clusters 0 and 1 with equal embeddings): the first k of the ranking
+    by logit, ties by increasing token id, are kept, exactly k of them."""
+    vocab, k_clusters = 40, 4
+    rng = np.random.default_rng(3)
+    e = rng.normal(0, 1, (k_clusters, 3))
+    e[1] = e[0]
+    b = np.zeros(vocab)
+    b[[2, 6]] = 5.0  # the two best tokens, in cluster 2; then clusters 0 and 1 tie (if on top)
+    params = PolicyParams.from_arrays({"b": b, "W": rng.normal(0, 1, (5, 3)), "E": e})
+    for prev in range(5):
+        logp = next_token_logprobs(params, prev)
+        for top_k in (1, 2, 3, 9, 17, 33):
+            expected = _reference_kept(params, prev, 1.0, top_k, 1.0)
+            kept, _ = _sampler_kept(_Sampler(params, 1.0, top_k, 1.0), prev)
+            assert kept.size == top_k
+            np.testing.assert_array_equal(kept, np.flatnonzero(expected))
+        assert np.unique(logp).size <= 4  # 4 distinct logits for 40 tokens: ties at most cuts
 
 
 def test_stop_tokens_and_length() -> None:
