@@ -26,6 +26,19 @@ EMULATOR_ROUTES = [("GET", "/_emulator/stats"), ("GET", "/_emulator/faults"),
 TINY = "emulator/tiny-1k"
 FB = "/v1/rl/training-sessions/{session_id}/operations/forward-backward"
 
+# A valid body of each operation kind besides forward-backward (the owner's session accepts them).
+OPERATION_BODIES: dict[str, dict[str, Any]] = {
+    "optim-step": {"adam_params": {"learning_rate": 0.001}},
+    "weights-sync": {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
+    "sample": {"model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]}],
+               "sampling_params": {"max_tokens": 4}},
+    "custom-forward-backward": {
+        "samples": [{"model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
+                     "loss_fn_inputs": {"target_tokens": {"data": [2, 3, 4], "dtype": "int64"}}}],
+        "gradients": [{"data": [0.1, 0.2, 0.3], "dtype": "D_TYPE_FLOAT32"}],
+    },
+}  # fmt: skip
+
 ClientFactory = Callable[[str | None], httpx.Client]  # key (None: no Authorization) -> client
 
 
@@ -124,9 +137,7 @@ def run_access(make_client: ClientFactory) -> AccessReport:
                      ("X-Api-Key header", anonymous, {"X-Api-Key": OWNER_KEY})]  # fmt: skip
         for label, client, headers in attempts:
             report.unauthenticated_requests += 1
-            if "Idempotency-Key" not in headers and template.endswith(
-                ("forward-backward", "optim-step")
-            ):
+            if "Idempotency-Key" not in headers and "/operations/" in template and method == "POST":
                 headers = {**headers, "Idempotency-Key": str(uuid.uuid4())}
             r = keep(
                 client.request(method, path, json={} if method == "POST" else None, headers=headers)
@@ -243,28 +254,35 @@ def run_access(make_client: ClientFactory) -> AccessReport:
         missing_mr,
         allowed=(200,),
     )
-    if "optimStep" in {
-        o.get("operationId")
-        for p in load_spec()["paths"].values()
-        for o in p.values()
-        if isinstance(o, dict)
-    }:
-        # OPTIM-STEP (issue 6): the optimizer step's routes, once the emulator serves them.
-        optim = "/v1/rl/training-sessions/{}/operations/optim-step"
-        same_as_missing(
-            "submit optim-step",
-            lambda x: intruder.post(
-                optim.format(x), json={}, headers={"Idempotency-Key": f"i-{next(key)}"}
-            ),
-            sid,
-            missing_sid,
-        )
-        same_as_missing(
-            "poll an optim-step",
-            lambda x: intruder.get(optim.format(x) + f"/{op}"),
-            sid,
-            missing_sid,
-        )
+    # The other operation kinds (issue 6) and the large-payload routes, on the owner's session.
+    for kind, op_body in OPERATION_BODIES.items():
+        base = "/v1/rl/training-sessions/{}/operations/" + kind
+
+        def submit(x: str, base: str = base, op_body: dict[str, Any] = op_body) -> httpx.Response:
+            headers = {"Idempotency-Key": f"i-{next(key)}"}
+            return intruder.post(base.format(x), json=op_body, headers=headers)
+
+        def poll(x: str, base: str = base) -> httpx.Response:
+            return intruder.get(base.format(x) + f"/{op}")
+
+        same_as_missing(f"submit {kind}", submit, sid, missing_sid)
+        own = keep(submit(i_sid))
+        if own.status_code != 200:  # else the checks above would prove nothing about ownership
+            fail(f"{kind} on the intruder's own session: {own.status_code} {own.content[:160]!r}")
+        same_as_missing(f"poll a {kind} operation", poll, sid, missing_sid)
+    same_as_missing(
+        "ask for a payload upload URL",
+        lambda x: intruder.post(f"/v1/rl/training-sessions/{x}/payloads/upload-url"),
+        sid,
+        missing_sid,
+    )
+    payload = str(uuid.uuid4())
+    same_as_missing(
+        "ask for a payload download URL",
+        lambda x: intruder.post(f"/v1/rl/training-sessions/{x}/payloads/{payload}/download-url"),
+        sid,
+        missing_sid,
+    )
 
     listed = keep(intruder.get("/v1/rl/training-sessions", params={"limit": 100})).json()["data"]
     if {s["id"] for s in listed} != {i_sid}:

@@ -1,10 +1,12 @@
 """Crash loop: kill -9 the emulator (a subprocess with --state-dir) at random points while the
-wrapper streams submissions; restart it on the same port and state dir each time.
+wrapper streams forward-backward submissions, optimizer steps and weights-syncs; restart it on the
+same port and state dir each time.
 
 The wrapper's retries carry the stream over each restart (its per-call deadline, `call_timeout`,
 covers a restart by far). Afterwards the state dir is read directly (`Store` on the same files,
-emulator stopped): exactly N operations and N idempotency records, each session's accumulated
-passes, and the accumulated gradients and policy compared with a fault-free run.
+emulator stopped): exactly the submitted number of operations and idempotency records of each
+kind, none unfinished, and each session's weights, sampler weights, Adam moments, step, weights
+version, accumulated passes and gradients compared with a fault-free run.
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ import together_rl
 from together_rl_emulator._store import DB_FILE, Store
 
 from ._servers import ProcessServer
-from ._workload import Comparison, compare, reference_run, run_stream, store_session_states
+from ._workload import (
+    OPTIM_EVERY,
+    SYNC_EVERY,
+    Comparison,
+    compare,
+    count_by_kind,
+    reference_run,
+    run_stream,
+    store_session_states,
+    stream,
+)
 
 CRASH_KEY = "crash-key"
 # Connection refused while the emulator restarts: retry every 50 ms growing to 1 s, for as long as
@@ -33,17 +45,20 @@ CRASH_RETRY = together_rl.RetryPolicy(
 
 @dataclass
 class CrashReport:
-    submissions: int
+    submissions: int  # forward-backward submissions
     sessions: int
     kills: int
     restarts: int
-    kill_points: list[int]  # submissions acknowledged when each kill happened
-    operations_stored: int
-    idempotency_records: int
-    unfinished_operations: int
+    kill_points: list[int]  # operations (all kinds) acknowledged when each kill happened
+    expected_operations: dict[str, int]  # per kind: what the stream submitted
+    operations_stored: dict[str, int]  # per kind, read from the state dir
+    idempotency_records: dict[str, int]
+    unfinished_operations: int  # not COMPLETED (pending, running or failed)
     accumulated_passes: list[int]
     expected_passes: list[int]
-    results_returned: int
+    steps: list[int]
+    expected_steps: list[int]
+    results_returned: dict[str, int]
     errors: list[str]
     comparison: Comparison
     duration_s: float
@@ -53,13 +68,20 @@ class CrashReport:
         return (
             not self.errors
             and self.kills > 0
-            and self.operations_stored == self.submissions
-            and self.idempotency_records == self.submissions
+            and self.operations_stored == self.expected_operations
+            and self.idempotency_records == self.expected_operations
             and self.unfinished_operations == 0
             and self.accumulated_passes == self.expected_passes
-            and self.results_returned == self.submissions
+            and self.steps == self.expected_steps
+            and self.results_returned == self.expected_operations
             and self.comparison.identical
         )
+
+
+def _count_by_kind(db: sqlite3.Connection, table: str, kinds: dict[str, int]) -> dict[str, int]:
+    rows = dict(db.execute(f"SELECT kind, COUNT(*) FROM {table} GROUP BY kind").fetchall())
+    extra = {k: v for k, v in rows.items() if k not in kinds}
+    return {**{k: int(rows.get(k, 0)) for k in kinds}, **extra}
 
 
 def run_crash_loop(
@@ -69,12 +91,16 @@ def run_crash_loop(
     seed: int = 11,
     state_dir: Path | None = None,
     max_jitter_s: float = 0.05,
+    optim_every: int = OPTIM_EVERY,
+    sync_every: int = SYNC_EVERY,
 ) -> CrashReport:
-    """Kill points are drawn at random among the acknowledged-submission counts (so every kill
+    """Kill points are drawn at random among the acknowledged-operation counts (so every kill
     lands inside the stream), plus a random 0..`max_jitter_s` delay, so kills hit a POST being
     processed, an operation being computed or its files being written, or a poll."""
     started = time.monotonic()
-    ref_states, ref_outcome = reference_run(n_submissions, n_sessions, seed)
+    steps = stream(n_submissions, n_sessions, optim_every, sync_every)
+    expected = count_by_kind(steps)
+    ref_states, ref_outcome = reference_run(steps, n_sessions, seed)
     with tempfile.TemporaryDirectory(prefix="crash-") as tmp:
         root = state_dir or Path(tmp)
         server = ProcessServer(api_keys=[CRASH_KEY], state_dir=root, seed=0)
@@ -83,7 +109,7 @@ def run_crash_loop(
         kill_points: list[int] = []
         done = threading.Event()
         rng = random.Random(seed)
-        planned = sorted(rng.sample(range(1, n_submissions), kills))
+        planned = sorted(rng.sample(range(1, len(steps)), kills))
 
         def killer() -> None:
             for point in planned:
@@ -95,8 +121,11 @@ def run_crash_loop(
                 server.kill9()
                 server.start()
 
+        lock = threading.Lock()
+
         def on_submitted(_step: object) -> None:
-            acknowledged[0] += 1
+            with lock:
+                acknowledged[0] += 1
 
         thread = threading.Thread(target=killer, name="crash-killer")
         try:
@@ -105,7 +134,7 @@ def run_crash_loop(
                 lambda: together_rl.Client(
                     api_key=CRASH_KEY, base_url=server.base_url, retry_policy=CRASH_RETRY
                 ),
-                n_submissions,
+                steps,
                 n_sessions,
                 seed,
                 on_submitted,
@@ -116,11 +145,11 @@ def run_crash_loop(
             server.stop()
         db = sqlite3.connect(str(root / DB_FILE))
         try:
-            operations = db.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
-            records = db.execute("SELECT COUNT(*) FROM idempotency").fetchone()[0]
-            unfinished = db.execute(
-                "SELECT COUNT(*) FROM operations WHERE status NOT IN (?, ?)",
-                ("TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED"),
+            operations = _count_by_kind(db, "operations", expected)
+            records = _count_by_kind(db, "idempotency", expected)
+            unfinished = db.execute(  # pending, running or failed
+                "SELECT COUNT(*) FROM operations WHERE status != ?",
+                ("TRAINING_OPERATION_STATUS_COMPLETED",),
             ).fetchone()[0]
         finally:
             db.close()
@@ -135,12 +164,15 @@ def run_crash_loop(
         kills=len(kill_points),
         restarts=server.starts - 1,
         kill_points=kill_points,
+        expected_operations=expected,
         operations_stored=operations,
         idempotency_records=records,
         unfinished_operations=unfinished,
         accumulated_passes=[s.accumulated_passes for s in states],
         expected_passes=[s.accumulated_passes for s in ref_states],
-        results_returned=len(outcome.losses),
+        steps=[s.step for s in states],
+        expected_steps=[s.step for s in ref_states],
+        results_returned=outcome.returned_by_kind(),
         errors=outcome.errors,
         comparison=compare(states, ref_states, outcome, ref_outcome),
         duration_s=time.monotonic() - started,
@@ -150,5 +182,5 @@ def run_crash_loop(
 if __name__ == "__main__":
     import sys
 
-    args = [int(a) for a in sys.argv[1:]]
-    print(run_crash_loop(*args))
+    args = [int(a) for a in sys.argv[1:]] + [400, 2, 10][len(sys.argv) - 1 :]
+    print(run_crash_loop(n_submissions=args[0], n_sessions=args[1], kills=args[2]))

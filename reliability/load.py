@@ -193,7 +193,7 @@ async def _run(base_url: str, clients: int, sessions: int, seconds: float) -> tu
             (await setup.sessions.create(model_resources_id=resources.id)).id
             for _ in range(sessions)
         ]
-    recorder, results, errors = Recorder(), [], []
+    recorder, results, errors = Recorder(), list[float](), list[str]()
     deadline = time.monotonic() + seconds
     await asyncio.gather(*(
         _client_loop(base_url, session_ids[c % sessions], c, deadline, recorder, results, errors)

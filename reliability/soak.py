@@ -1,4 +1,5 @@
-"""Fault soak: the stream through the wrapper while the emulator injects faults of every kind.
+"""Fault soak: the stream (forward-backward submissions interleaved with optimizer steps and
+weights-syncs) through the wrapper while the emulator injects faults of every kind.
 
 A client-side httpx transport decides, for each `/v1` request the wrapper sends, whether the
 emulator should fault it (probability `fault_rate`, kind drawn uniformly from the five kinds),
@@ -23,11 +24,15 @@ import together_rl
 
 from ._servers import start_thread_server
 from ._workload import (
+    OPTIM_EVERY,
+    SYNC_EVERY,
     Comparison,
     app_session_states,
     compare,
+    count_by_kind,
     reference_run,
     run_stream,
+    stream,
 )
 
 FAULT_KINDS = ("http_429", "http_503", "http_502_html", "drop_after_commit", "latency")
@@ -40,18 +45,20 @@ SOAK_RETRY = together_rl.RetryPolicy(
 )
 
 _ROUTES = (
-    (re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/forward-backward/[^/]+$"),
-     "/v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"),
-    (re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/forward-backward$"),
-     "/v1/rl/training-sessions/{session_id}/operations/forward-backward"),
-    (re.compile(r"^/v1/rl/training-sessions/[^/]+$"), "/v1/rl/training-sessions/{session_id}"),
+    (re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/([a-z-]+)/[^/]+$"),
+     "/v1/rl/training-sessions/{{session_id}}/operations/{kind}/{{operation_id}}"),
+    (re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/([a-z-]+)$"),
+     "/v1/rl/training-sessions/{{session_id}}/operations/{kind}"),
+    (re.compile(r"^/v1/rl/training-sessions/[^/]+()$"), "/v1/rl/training-sessions/{{session_id}}"),
 )  # fmt: skip
 
 
 def route_key(method: str, path: str) -> str | None:
+    """The emulator's route template of a request (as in its stats and fault `route`)."""
     for pattern, template in _ROUTES:
-        if pattern.match(path):
-            return f"{method} {template}"
+        match = pattern.match(path)
+        if match:
+            return f"{method} {template.format(kind=match.group(1))}"
     return None
 
 
@@ -113,18 +120,23 @@ class FaultArmingTransport(httpx.BaseTransport):
 
 @dataclass
 class SoakReport:
-    submissions: int
+    submissions: int  # forward-backward submissions
     sessions: int
     fault_rate: float
     requests: int
     faults_armed: dict[str, int]
     faults_seen: dict[str, int]
     faults_left_armed: int
-    operations_created: int
-    idempotent_replays: int
+    expected_operations: dict[str, int]  # per kind: what the stream submitted
+    operations_created: dict[str, int]  # per kind: the emulator's counter
+    idempotent_replays: dict[str, int]
     accumulated_passes: list[int]
     expected_passes: list[int]
-    results_returned: int
+    steps: list[int]  # per session: optimizer steps applied
+    expected_steps: list[int]
+    weights_versions: list[int]
+    expected_weights_versions: list[int]
+    results_returned: dict[str, int]  # per kind: futures that returned their result
     errors: list[str]
     comparison: Comparison
     duration_s: float
@@ -133,18 +145,23 @@ class SoakReport:
     def ok(self) -> bool:
         return (
             not self.errors
-            and self.operations_created == self.submissions
+            and self.operations_created == self.expected_operations
+            and self.results_returned == self.expected_operations
             and self.accumulated_passes == self.expected_passes
-            and self.results_returned == self.submissions
+            and self.steps == self.expected_steps
+            and self.weights_versions == self.expected_weights_versions
+            and self.faults_left_armed == 0
             and self.comparison.identical
         )
 
 
 def run_soak(
-    n_submissions: int = 2000, n_sessions: int = 4, fault_rate: float = 0.3, seed: int = 7
-) -> SoakReport:
+    n_submissions: int = 2000, n_sessions: int = 4, fault_rate: float = 0.3, seed: int = 7,
+    optim_every: int = OPTIM_EVERY, sync_every: int = SYNC_EVERY,
+) -> SoakReport:  # fmt: skip
     started = time.monotonic()
-    ref_states, ref_outcome = reference_run(n_submissions, n_sessions, seed)
+    steps = stream(n_submissions, n_sessions, optim_every, sync_every)
+    ref_states, ref_outcome = reference_run(steps, n_sessions, seed)
     server = start_thread_server(api_keys=[SOAK_KEY], seed=0)
     counts = FaultCounts()
     rng = random.Random(seed)
@@ -165,7 +182,7 @@ def run_soak(
                 transport=transport,
             )  # fmt: skip
 
-        session_ids, outcome = run_stream(client, n_submissions, n_sessions, seed)
+        session_ids, outcome = run_stream(client, steps, n_sessions, seed)
         with httpx.Client(
             base_url=server.base_url, headers={"Authorization": f"Bearer {SOAK_KEY}"}
         ) as http:
@@ -175,6 +192,7 @@ def run_soak(
         states = app_session_states(server.app, session_ids)
     finally:
         server.stop()
+    expected = count_by_kind(steps)
     return SoakReport(
         submissions=n_submissions,
         sessions=n_sessions,
@@ -183,11 +201,16 @@ def run_soak(
         faults_armed=dict(counts.armed),
         faults_seen=dict(counts.seen),
         faults_left_armed=left,
-        operations_created=stats["operations_created"].get("forward-backward", 0),
-        idempotent_replays=stats["idempotent_replays"].get("forward-backward", 0),
+        expected_operations=expected,
+        operations_created={k: stats["operations_created"].get(k, 0) for k in expected},
+        idempotent_replays={k: stats["idempotent_replays"].get(k, 0) for k in expected},
         accumulated_passes=[stats["sessions"][sid]["accumulated_passes"] for sid in session_ids],
         expected_passes=[s.accumulated_passes for s in ref_states],
-        results_returned=len(outcome.losses),
+        steps=[int(stats["sessions"][sid]["step"]) for sid in session_ids],
+        expected_steps=[s.step for s in ref_states],
+        weights_versions=[int(stats["sessions"][sid]["weights_version"]) for sid in session_ids],
+        expected_weights_versions=[s.weights_version for s in ref_states],
+        results_returned=outcome.returned_by_kind(),
         errors=outcome.errors,
         comparison=compare(states, ref_states, outcome, ref_outcome),
         duration_s=time.monotonic() - started,

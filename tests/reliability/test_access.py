@@ -48,7 +48,7 @@ def test_access_in_process(
     with caplog.at_level(logging.DEBUG):
         report = run_access(_in_process(app))
     assert report.failures == []
-    assert report.routes_checked >= 13 and report.cross_tenant_checks >= 12
+    assert report.routes_checked >= 19 and report.cross_tenant_checks >= 22
     assert keys_in(caplog.text) == []
     assert keys_in("\n".join(r.getMessage() for r in caplog.records)) == []
 

@@ -1,30 +1,28 @@
 """Hostile input: the whole corpus (>= 200 crafted bad requests), in-process and over loopback
-(with raw sockets for malformed HTTP). Each is answered 4xx with a JSON error body (or, for
-malformed HTTP over loopback, refused by uvicorn itself), the server stays alive and its state
-unchanged. Cases with a known emulator issue are asserted separately (strict xfail)."""
+(with raw sockets for malformed HTTP). In-process the emulator answers every case 4xx with a JSON
+error body; over loopback each case is answered by the layer it names (the emulator, with a JSON
+4xx; uvicorn's h11 for malformed HTTP, plain-text 400; either for oversized headers). The server
+stays alive and its state unchanged."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-import pytest
-from conftest import LiveEmulator
+from emulator_harness import LiveEmulator
 from together_rl_emulator import EmulatorApp
 
 from reliability.hostile import (
+    EMULATOR,
     HOSTILE_KEY,
     MAX_BODY_MB,
+    NO_ANSWER,
+    PARSER,
+    SERVED,
+    HostileCase,
     build_corpus,
+    judge,
     run_in_process,
     run_loopback,
-)
-
-KNOWN_ISSUES = (
-    "emulator/together_rl_emulator/_app.py: (1) no Content-Type check, a valid JSON body is "
-    "accepted as text/plain, XML, form... (expected 415); (2) no header-size limit (expected "
-    "431); (3) read_body lets starlette's ClientDisconnect reach the 500 handler (a client that "
-    "disconnects mid-body is logged as an internal error with a traceback)"
 )
 
 
@@ -36,6 +34,28 @@ def test_corpus_is_large_and_covers_every_category() -> None:
         "deep nesting", "body over limit", "hostile ids", "oversized headers", "content types",
         "bad methods",
     }  # fmt: skip
+    # Everything an HTTP client can send must be answered by the emulator itself, except
+    # oversized headers (uvicorn may refuse them first).
+    assert {c.answered_by for c in corpus if c.category != "oversized headers"} == {(EMULATOR,)}
+
+
+def test_judge_refuses_the_wrong_layer_and_non_json_answers() -> None:
+    """The oracle can fail: a plain-text 400 is not the emulator's answer, a 200 is not a
+    refusal, a closed connection is not an answer unless the case expects none."""
+    case = HostileCase("x", "test")
+    json_400 = b'{"error": {"message": "bad", "type": "invalid_request_error"}}'
+    assert judge(case, 400, "application/json", json_400).ok
+    assert not judge(case, 400, "text/plain", b"Invalid HTTP request received.").ok
+    assert not judge(case, 200, "application/json", b"{}").ok
+    assert not judge(case, 500, "application/json", json_400).ok
+    assert not judge(case, None, "", b"").ok
+    assert not judge(case, 400, "application/json", json_400, ["emulator: internal error"]).ok
+    parser_case = HostileCase("y", "test", raw=b"GARBAGE", answered_by=(PARSER,))
+    assert judge(parser_case, 400, "text/plain", b"Invalid HTTP request received.").ok
+    assert not judge(parser_case, 400, "application/json", json_400).ok
+    assert not judge(parser_case, 400, "text/plain", b"x", over_http=False).ok
+    assert judge(HostileCase("z", "t", answered_by=(NO_ANSWER,)), None, "", b"").ok
+    assert not judge(HostileCase("s", "t", answered_by=(SERVED,)), 500, "", b"").ok
 
 
 def _app(factory: Callable[..., EmulatorApp]) -> EmulatorApp:
@@ -43,9 +63,11 @@ def _app(factory: Callable[..., EmulatorApp]) -> EmulatorApp:
 
 
 def test_hostile_corpus_in_process(emulator_app_factory: Callable[..., EmulatorApp]) -> None:
-    report, _ = run_in_process(_app(emulator_app_factory))
+    report, outcomes = run_in_process(_app(emulator_app_factory))
     assert report.cases >= 200
     assert report.failures == []
+    assert {o.layer for o in outcomes} == {EMULATOR}
+    assert all(400 <= (o.status or 0) < 500 for o in outcomes)
     assert report.state_unchanged, report.state_diff
     assert report.alive
 
@@ -57,25 +79,4 @@ def test_hostile_corpus_over_loopback(live_emulator_factory: Callable[..., LiveE
     assert report.failures == []
     assert report.state_unchanged, report.state_diff
     assert report.alive
-    # Malformed HTTP is refused by uvicorn before the emulator sees it; everything else by the
-    # emulator, with a JSON body.
-    assert {o.layer for o in outcomes if o.case.raw is None} <= {"emulator", "uvicorn"}
-
-
-@pytest.mark.xfail(strict=True, reason=KNOWN_ISSUES)
-@pytest.mark.parametrize("mode", ["in-process", "loopback"])
-def test_known_issue_cases(
-    mode: str,
-    emulator_app_factory: Callable[..., EmulatorApp],
-    live_emulator_factory: Callable[..., LiveEmulator],
-) -> None:
-    result: Any
-    if mode == "in-process":
-        result = run_in_process(_app(emulator_app_factory), known=True)
-    else:
-        live = live_emulator_factory(api_keys=[HOSTILE_KEY], max_body_mb=MAX_BODY_MB)
-        result = run_loopback(live.base_url, known=True)
-    report = result[0]
-    assert report.known_issue_cases > 0
-    assert report.known_issue_failures == []
-    assert report.state_unchanged
+    assert all(o.layer in o.case.answered_by for o in outcomes)
