@@ -28,8 +28,8 @@ generate: $(STAMP)
 	    --overwrite --fail-on-warning
 	rm -rf generated/together_rl_client/.ruff_cache
 
-## All tests: spec, generated client freshness, emulator, wrapper, in-process contract suite.
-test: $(STAMP)
+## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
+test: lint
 	$(BIN)/python -m pytest
 
 ## The contract suite: against the embedded emulator, or BASE_URL=... API_KEY=... for another server.
@@ -39,6 +39,11 @@ conformance: $(STAMP)
 ## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
+
+## Benchmarks (not tests): rewrite their sections of docs/benchmarks.md. Run on a quiet machine.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_emulator.py
+	$(BIN)/python benchmarks/bench_wrapper.py
 
 ## The long reliability proofs (issue 7): fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
