@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from wrapper_helpers import Api, make_api
+from wrapper_helpers import Api, Emulator, make_api
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -26,3 +26,24 @@ def api_factory() -> Iterator[Callable[..., Api]]:
     yield factory
     for api in made:
         api.close()
+
+
+@pytest.fixture(params=["inproc", "loopback"])
+def where(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def emulator_factory(
+    live_emulator_factory: Callable[..., Any],
+) -> Iterator[Callable[..., Emulator]]:
+    made: list[Emulator] = []
+
+    def factory(where: str, **options: Any) -> Emulator:
+        emulator = Emulator(where, live_emulator_factory, **options)
+        made.append(emulator)
+        return emulator
+
+    yield factory
+    for emulator in made:
+        emulator.close()

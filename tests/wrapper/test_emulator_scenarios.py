@@ -3,87 +3,20 @@ idempotent retries under every fault kind, Retry-After, FAILED, timeouts, future
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
-import httpx
 import pytest
-from starlette.testclient import TestClient
 from together_rl import (
     OperationFailedError,
     OperationTimeoutError,
     Sample,
     losses,
 )
-from together_rl_emulator import create_app
-from wrapper_helpers import KEY, Api, Recorder
+from wrapper_helpers import Api, Emulator, Recorder, connect, start_session
 
 FB_POST = "POST /v1/rl/training-sessions/{session_id}/operations/forward-backward"
 FB_GET = "GET /v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
 LOSS = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)
-
-
-class Emulator:
-    """One emulator, reached in-process or over loopback, with its control endpoints."""
-
-    def __init__(self, where: str, live_factory: Callable[..., Any], **options: Any) -> None:
-        self.where = where
-        if where == "inproc":
-            self.app = create_app(api_keys=[KEY], **options)
-            self.base_url = "http://emulator.test"
-            self._control = TestClient(self.app, base_url=self.base_url)
-            self._live = None
-        else:
-            self._live = live_factory(api_keys=[KEY], **options)
-            self.app = None
-            self.base_url = self._live.base_url
-            self._control = httpx.Client(base_url=self.base_url)
-        self._control.headers["Authorization"] = f"Bearer {KEY}"
-
-    def fault(self, kind: str, **fields: Any) -> None:
-        response = self._control.post("/_emulator/faults", json={"kind": kind, **fields})
-        assert response.status_code == 200, response.text
-
-    def stats(self) -> dict[str, Any]:
-        response = self._control.get("/_emulator/stats")
-        assert response.status_code == 200
-        data: dict[str, Any] = response.json()
-        return data
-
-    def close(self) -> None:
-        self._control.close()
-        if self.app is not None:
-            self.app.emulator.close()
-
-
-@pytest.fixture(params=["inproc", "loopback"])
-def where(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def emulator_factory(
-    live_emulator_factory: Callable[..., Any],
-) -> Iterator[Callable[..., Emulator]]:
-    made: list[Emulator] = []
-
-    def factory(where: str, **options: Any) -> Emulator:
-        emulator = Emulator(where, live_emulator_factory, **options)
-        made.append(emulator)
-        return emulator
-
-    yield factory
-    for emulator in made:
-        emulator.close()
-
-
-def connect(api_factory: Callable[..., Api], mode: str, emulator: Emulator, **kw: Any) -> Api:
-    return api_factory(mode, base_url=emulator.base_url, app=emulator.app, **kw)
-
-
-def start_session(api: Api) -> Any:
-    resources = api.call(api.client.model_resources.create, "emulator/tiny-1k")
-    return api.call(api.client.sessions.create, model_resources_id=resources.id)
 
 
 def batch(seed: int = 0, n: int = 2) -> list[Sample]:

@@ -21,7 +21,7 @@ from together_rl import (
     WeightsSyncResult,
     losses,
 )
-from wrapper_helpers import Api, Recorder, make_api
+from wrapper_helpers import Api, make_api, mocked
 
 COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 OP_ROUTE = re.compile(r"^/v1/rl/training-sessions/s1/operations/([a-z-]+)(?:/([^/]+))?$")
@@ -127,15 +127,7 @@ class FakeServer:
 
 
 def fake_api(mode: str, server: FakeServer, **kwargs: Any) -> Api:
-    transport = httpx.MockTransport(server)
-    return make_api(
-        mode,
-        base_url="http://fake.test",
-        sleep=Recorder(),
-        sync_transport=transport,
-        async_transport=transport,
-        **kwargs,
-    )
+    return make_api(mode, **mocked(server, "http://fake.test"), **kwargs)
 
 
 @pytest.fixture

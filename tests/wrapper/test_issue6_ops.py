@@ -11,17 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_emulator_scenarios import (  # the shared emulator fixtures and helpers
-    Emulator,
-    connect,
-    emulator_factory,
-    start_session,
-    where,
-)
 from together_rl import OptimStepResult, Sample, SampleResult, WeightsSyncResult, losses
-from wrapper_helpers import Api, Recorder
-
-__all__ = ["emulator_factory", "where"]  # fixtures re-used from test_emulator_scenarios
+from wrapper_helpers import Api, Emulator, Recorder, connect, start_session
 
 OPTIM_POST = "POST /v1/rl/training-sessions/{session_id}/operations/optim-step"
 GRPO = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import email.utils
 import itertools
+from typing import Any
 
 import pytest
+from together_rl import OperationFailedError
+from together_rl._core import interpret_operation
+from together_rl._operations import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+)
 from together_rl._policy import (
     DurationTracker,
     OperationPoll,
@@ -92,10 +102,11 @@ def test_first_operation_polls_early_then_grows_to_cap() -> None:
     assert max(intervals) == pytest.approx(policy.max_interval)
 
 
-def simulate(duration: float, operations: int, policy: PollPolicy | None = None) -> list[int]:
-    """GETs per operation for operations that each take `duration`, collected at once."""
-    planner = PollPlanner(policy)
-    gets: list[int] = []
+def run_operations(duration: float, operations: int) -> list[tuple[int, float]]:
+    """(GETs, lateness) per operation for operations that each take `duration`, collected at
+    once; lateness is how long after its completion the operation was seen done."""
+    planner = PollPlanner()
+    outcomes: list[tuple[int, float]] = []
     now = 0.0
     for _ in range(operations):
         poll = planner.submitted("fb", now)
@@ -107,14 +118,14 @@ def simulate(duration: float, operations: int, policy: PollPolicy | None = None)
             if at >= done_at:
                 break
         planner.finished(poll)
-        gets.append(poll.gets)
+        outcomes.append((poll.gets, now - done_at))
         now += 0.001
-    return gets
+    return outcomes
 
 
 @pytest.mark.parametrize("duration", [0.02, 0.2, 1.3])
 def test_steady_state_needs_one_or_two_gets(duration: float) -> None:
-    gets = simulate(duration, 60)
+    gets = [count for count, _ in run_operations(duration, 60)]
     steady = gets[20:]
     assert max(steady) <= 2
     assert sum(steady) / len(steady) < 1.6
@@ -124,21 +135,7 @@ def test_steady_state_needs_one_or_two_gets(duration: float) -> None:
 def test_collected_soon_after_finishing_once_warmed_up(duration: float) -> None:
     """After two operations the result is collected within max(10 ms, 5% of D) of completion
     (the issue's goal), in the median of the next five."""
-    planner = PollPlanner()
-    lateness: list[float] = []
-    now = 0.0
-    for _ in range(7):
-        poll = planner.submitted("fb", now)
-        done_at = now + duration
-        while True:
-            at = max(poll.next_poll_at(), now)
-            poll.observe(sent_at=at, done=at >= done_at)
-            now = at
-            if at >= done_at:
-                break
-        planner.finished(poll)
-        lateness.append(now - done_at)
-        now += 0.001
+    lateness = [late for _, late in run_operations(duration, 7)]
     assert sorted(lateness[2:])[2] <= max(0.010, 0.05 * duration)
 
 
@@ -164,3 +161,12 @@ def test_poll_wait_stops_at_deadline() -> None:
     assert poll_wait(1.0, 0.5, None) == 0.5
     assert poll_wait(1.0, 0.5, 0.8) is None
     assert poll_wait(0.2, 0.5, 2.0) == 0.0
+
+
+@pytest.mark.parametrize("kind", [OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, FORWARD_BACKWARD])
+def test_completed_without_output_fails_except_for_custom_forward_backward(kind: Any) -> None:
+    body = {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_COMPLETED"}
+    state = interpret_operation(body, kind)
+    assert isinstance(state.failure, OperationFailedError)
+    assert state.failure.operation_id == "op-1"
+    assert interpret_operation(body, CUSTOM_FORWARD_BACKWARD).failure is None

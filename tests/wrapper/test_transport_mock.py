@@ -21,7 +21,7 @@ from together_rl import (
     UnprocessableEntityError,
     losses,
 )
-from wrapper_helpers import Api, Recorder
+from wrapper_helpers import Api, mocked
 
 OP = "/v1/rl/training-sessions/s1/operations/forward-backward"
 DONE = {
@@ -60,14 +60,7 @@ class Script:
 
 
 def mock_api(api_factory: Callable[..., Api], mode: str, script: Script) -> Api:
-    transport = httpx.MockTransport(script)
-    return api_factory(
-        mode,
-        base_url="http://mock.test",
-        sleep=Recorder(),
-        sync_transport=transport,
-        async_transport=transport,
-    )
+    return api_factory(mode, **mocked(script, "http://mock.test"))
 
 
 def samples() -> list[Sample]:

@@ -1,5 +1,6 @@
 """Helpers of the wrapper tests: one `Api` facade over Client and AsyncClient, so every
-scenario runs against both (async mirrors sync), in-process and over loopback."""
+scenario runs against both (async mirrors sync), in-process and over loopback; the emulator
+those scenarios run against; and mock transports."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import httpx
 from starlette.testclient import TestClient
 from together_rl import AsyncClient, Client, PollPolicy, RetryPolicy
+from together_rl_emulator import create_app
 
 KEY = "test-key"
 FAST_RETRY = RetryPolicy(initial_backoff=0.001, max_backoff=0.01, max_retry_after=60.0)
@@ -88,3 +90,57 @@ def make_api(
     if sleep is not None:
         kwargs["sleep"] = sleep.asyn
     return Api(mode, AsyncClient(api_key, base_url, transport=async_transport, **kwargs), loop)
+
+
+def mocked(handler: Callable[[httpx.Request], httpx.Response], base_url: str) -> dict[str, Any]:
+    """`make_api` keywords that send both clients' requests to `handler` (an
+    httpx.MockTransport) and record their sleeps."""
+    transport = httpx.MockTransport(handler)
+    return {
+        "base_url": base_url,
+        "sleep": Recorder(),
+        "sync_transport": transport,
+        "async_transport": transport,
+    }
+
+
+class Emulator:
+    """One emulator, reached in-process or over loopback, with its control endpoints."""
+
+    def __init__(self, where: str, live_factory: Callable[..., Any], **options: Any) -> None:
+        self.where = where
+        if where == "inproc":
+            self.app = create_app(api_keys=[KEY], **options)
+            self.base_url = "http://emulator.test"
+            self._control = TestClient(self.app, base_url=self.base_url)
+            self._live = None
+        else:
+            self._live = live_factory(api_keys=[KEY], **options)
+            self.app = None
+            self.base_url = self._live.base_url
+            self._control = httpx.Client(base_url=self.base_url)
+        self._control.headers["Authorization"] = f"Bearer {KEY}"
+
+    def fault(self, kind: str, **fields: Any) -> None:
+        response = self._control.post("/_emulator/faults", json={"kind": kind, **fields})
+        assert response.status_code == 200, response.text
+
+    def stats(self) -> dict[str, Any]:
+        response = self._control.get("/_emulator/stats")
+        assert response.status_code == 200
+        data: dict[str, Any] = response.json()
+        return data
+
+    def close(self) -> None:
+        self._control.close()
+        if self.app is not None:
+            self.app.emulator.close()
+
+
+def connect(api_factory: Callable[..., Api], mode: str, emulator: Emulator, **kw: Any) -> Api:
+    return api_factory(mode, base_url=emulator.base_url, app=emulator.app, **kw)
+
+
+def start_session(api: Api) -> Any:
+    resources = api.call(api.client.model_resources.create, "emulator/tiny-1k")
+    return api.call(api.client.sessions.create, model_resources_id=resources.id)

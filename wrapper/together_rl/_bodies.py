@@ -13,10 +13,11 @@ from typing import Any, ClassVar
 
 from together_rl_client.models.weight_sync_type import WeightSyncType
 
+from ._checks import all_of_type, bounded, enum_value, integer, number
 from ._errors import InvalidRequestError
 from ._numpy import is_array, np
 from ._samples import Sample, _as_int_vector
-from ._wire import _wire_array, normalize_sample
+from ._wire import _wire_array, normalize_sample, sample_list
 from .losses import Loss
 
 WEIGHT_SYNC_TYPES = tuple(member.value for member in WeightSyncType)
@@ -24,47 +25,6 @@ MAX_NUM_SAMPLES = 64
 MAX_TOPK_PROMPT_LOGPROBS = 20
 MAX_SAMPLE_TOKENS = 8192
 INT64_MAX = 2**63 - 1
-
-
-def _number(field: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidRequestError(f"{field} must be a number, got {value!r}", field=field)
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidRequestError(f"{field} must be finite, got {value!r}", field=field)
-    return number
-
-
-def _integer(field: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidRequestError(f"{field} must be an integer, got {value!r}", field=field)
-    number = int(value)
-    if not low <= number <= high:
-        raise InvalidRequestError(
-            f"{field} must be between {low} and {high}, got {number}", field=field
-        )
-    return number
-
-
-def _bounded(
-    field: str,
-    value: object,
-    *,
-    low: float,
-    low_open: bool = False,
-    high: float | None = None,
-    high_open: bool = False,
-) -> float:
-    number = _number(field, value)
-    if number < low or (low_open and number == low):
-        raise InvalidRequestError(
-            f"{field} must be {'>' if low_open else '>='} {low:g}, got {value!r}", field=field
-        )
-    if high is not None and (number > high or (high_open and number == high)):
-        raise InvalidRequestError(
-            f"{field} must be {'<' if high_open else '<='} {high:g}, got {value!r}", field=field
-        )
-    return number
 
 
 # ----------------------------------------------------------------------------- optim-step
@@ -96,7 +56,7 @@ class AdamParams:
         for f in fields(self):
             value = getattr(self, f.name)
             if value is not None:
-                checked = _bounded(f"adam_params.{f.name}", value, **self._BOUNDS[f.name])
+                checked = bounded(f"adam_params.{f.name}", value, **self._BOUNDS[f.name])
                 object.__setattr__(self, f.name, checked)
 
     def to_wire(self) -> dict[str, float]:
@@ -155,15 +115,15 @@ class SamplingParams:
     def __post_init__(self) -> None:
         p = "sampling_params"
         if self.max_tokens is not None:
-            _integer(f"{p}.max_tokens", self.max_tokens, 1, MAX_SAMPLE_TOKENS)
+            integer(f"{p}.max_tokens", self.max_tokens, 1, MAX_SAMPLE_TOKENS)
         if self.temperature is not None:
-            _bounded(f"{p}.temperature", self.temperature, low=0.0)
+            bounded(f"{p}.temperature", self.temperature, low=0.0)
         if self.top_p is not None:
-            _bounded(f"{p}.top_p", self.top_p, low=0.0, low_open=True, high=1.0)
+            bounded(f"{p}.top_p", self.top_p, low=0.0, low_open=True, high=1.0)
         if self.top_k is not None:
-            _integer(f"{p}.top_k", self.top_k, 0, INT64_MAX)
+            integer(f"{p}.top_k", self.top_k, 0, INT64_MAX)
         if self.seed is not None:
-            _integer(f"{p}.seed", self.seed, -(2**63), INT64_MAX)
+            integer(f"{p}.seed", self.seed, -(2**63), INT64_MAX)
         if self.stop is not None:
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
                 raise InvalidRequestError(f"{p}.stop must be a list of strings", field=f"{p}.stop")
@@ -243,7 +203,7 @@ def build_sample(
         raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": _integer("num_samples", num_samples, 1, MAX_NUM_SAMPLES),
+        "num_samples": integer("num_samples", num_samples, 1, MAX_NUM_SAMPLES),
     }
     if sampling_params is not None:
         if isinstance(sampling_params, Mapping):
@@ -260,7 +220,7 @@ def build_sample(
         raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
     if prompt_logprobs:
         body["prompt_logprobs"] = True
-    topk = _integer("topk_prompt_logprobs", topk_prompt_logprobs, 0, MAX_TOPK_PROMPT_LOGPROBS)
+    topk = integer("topk_prompt_logprobs", topk_prompt_logprobs, 0, MAX_TOPK_PROMPT_LOGPROBS)
     if topk:
         body["topk_prompt_logprobs"] = topk
     return body
@@ -271,14 +231,7 @@ def build_sample(
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
-    text = str(weight_sync_type)
-    if text not in WEIGHT_SYNC_TYPES and "WEIGHT_SYNC_TYPE_" + text.upper() in WEIGHT_SYNC_TYPES:
-        text = "WEIGHT_SYNC_TYPE_" + text.upper()
-    if text not in WEIGHT_SYNC_TYPES:
-        raise InvalidRequestError(
-            f"weight_sync_type must be one of {list(WEIGHT_SYNC_TYPES)}, got {weight_sync_type!r}",
-            field="weight_sync_type",
-        )
+    text = enum_value("weight_sync_type", weight_sync_type, WEIGHT_SYNC_TYPES, "WEIGHT_SYNC_TYPE_")
     return {"weight_sync_type": text}
 
 
@@ -311,7 +264,11 @@ def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
                 f"{field} holds a non-finite value (at position {int(bad[0])})", field=field
             )
     else:
-        data = [_number(f"{field}[{i}]", v) for i, v in enumerate(value)]
+        data = list(value)
+        if all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
+            data = [float(v) for v in data]
+        else:  # name the first bad element
+            data = [number(f"{field}[{i}]", v) for i, v in enumerate(data)]
     if len(data) != length:
         raise InvalidRequestError(
             f"{field} has {len(data)} values but samples[{index}] has {length} tokens",
@@ -325,10 +282,7 @@ def build_custom_forward_backward(
 ) -> dict[str, Any]:
     """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
     array or a ``Gradient`` dict) per sample, each as long as its sample."""
-    if isinstance(samples, Sample | Mapping) or not isinstance(samples, Sequence):
-        raise InvalidRequestError("samples must be a list of samples", field="samples")
-    if len(samples) == 0:
-        raise InvalidRequestError("samples must not be empty", field="samples")
+    samples = sample_list(samples)
     if isinstance(gradients, Mapping) or not (
         is_array(gradients) or isinstance(gradients, Sequence)
     ):

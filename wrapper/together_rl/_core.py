@@ -33,16 +33,13 @@ from together_rl_client.types import UNSET
 from ._bodies import AdamParams, SamplingParams
 from ._errors import InvalidRequestError, OperationFailedError, ResourceStateError
 from ._http import RequestSpec
+from ._operations import CUSTOM_FORWARD_BACKWARD as CUSTOM_FORWARD_BACKWARD_KIND
 from ._operations import FORWARD_BACKWARD as FORWARD_BACKWARD_KIND
 from ._operations import KINDS, OperationKind
-from ._wire import encode_body, encode_json
+from ._wire import encode_json
 
-FORWARD_BACKWARD = FORWARD_BACKWARD_KIND.name
 COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 FAILED = "TRAINING_OPERATION_STATUS_FAILED"
-
-OP_FB_POST = FORWARD_BACKWARD_KIND.post_route
-OP_FB_GET = FORWARD_BACKWARD_KIND.get_route
 
 
 def new_idempotency_key() -> str:
@@ -65,14 +62,6 @@ def _json_request(kwargs: dict[str, Any], operation: str) -> RequestSpec:
 
 
 # ----------------------------------------------------------------------------- requests
-
-
-def forward_backward_request(session_id: str, body: Mapping[str, Any], key: str) -> RequestSpec:
-    return FORWARD_BACKWARD_KIND.post_request(session_id, encode_body(body), key)
-
-
-def get_forward_backward_request(session_id: str, operation_id: str) -> RequestSpec:
-    return FORWARD_BACKWARD_KIND.get_request(session_id, operation_id)
 
 
 def create_session_request(model_resources_id: str, options: Mapping[str, Any]) -> RequestSpec:
@@ -141,16 +130,27 @@ def operation_kind(name: str) -> OperationKind[Any]:
     return kind
 
 
+def forward_backward_poll_kind(forward_only: bool) -> str:
+    """The duration class a forward-backward is learned under: a forward-only pass is
+    much shorter than a pass with a backward, so the two are learned apart."""
+    return FORWARD_BACKWARD_KIND.name + (":forward" if forward_only else "")
+
+
+def _set_fields(name: str, value: object, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword fields that are set, refused beside an explicit ``name`` object."""
+    given = {key: field for key, field in fields.items() if field is not None}
+    if value is not None and given:
+        raise InvalidRequestError(
+            f"pass {name} or the fields ({', '.join(sorted(given))}), not both", field=name
+        )
+    return given
+
+
 def adam_params_from(
     adam_params: AdamParams | Mapping[str, Any] | None, **fields: float | None
 ) -> AdamParams | None:
     """``adam_params`` or the keyword fields (only the set ones), not both."""
-    given = {name: value for name, value in fields.items() if value is not None}
-    if adam_params is not None and given:
-        raise InvalidRequestError(
-            f"pass adam_params or the fields ({', '.join(sorted(given))}), not both",
-            field="adam_params",
-        )
+    given = _set_fields("adam_params", adam_params, fields)
     if adam_params is not None:
         return AdamParams.from_value(adam_params)
     return AdamParams(**given) if given else None
@@ -160,12 +160,7 @@ def sampling_params_from(
     sampling_params: SamplingParams | Mapping[str, Any] | None, **fields: Any
 ) -> SamplingParams | Mapping[str, Any] | None:
     """``sampling_params`` or the keyword fields (only the set ones), not both."""
-    given = {name: value for name, value in fields.items() if value is not None}
-    if sampling_params is not None and given:
-        raise InvalidRequestError(
-            f"pass sampling_params or the fields ({', '.join(sorted(given))}), not both",
-            field="sampling_params",
-        )
+    given = _set_fields("sampling_params", sampling_params, fields)
     if sampling_params is not None:
         return sampling_params
     return SamplingParams(**given) if given else None
@@ -251,6 +246,12 @@ class OperationState:
         return self.result is not None or self.failure is not None
 
     @property
+    def server_done(self) -> bool:
+        """The server has finished the operation (terminal, or completed with an offloaded
+        output still to download): polling stops here."""
+        return self.terminal or self.offloaded is not None
+
+    @property
     def payload_id(self) -> str | None:
         return None if self.offloaded is None else str(self.offloaded["payload_id"])
 
@@ -280,8 +281,8 @@ def interpret_operation(
     status = str(data["status"])
     if status == COMPLETED:
         output = data.get("output")
-        if output is None and kind is not FORWARD_BACKWARD_KIND:
-            output = {}  # e.g. custom-forward-backward, whose result has no fields
+        if output is None and kind is CUSTOM_FORWARD_BACKWARD_KIND:
+            output = {}  # its result has no fields; every other kind must carry one
         if not isinstance(output, Mapping):
             failure = OperationFailedError(operation_id, None, "completed without an output")
             return OperationState(operation_id, status, failure=failure)

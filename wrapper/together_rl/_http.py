@@ -130,11 +130,18 @@ def _transport_error(exc: httpx.TransportError, operation: str, attempts: int) -
     return APIConnectionError(text, operation=operation)
 
 
+def _client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, Any]:
+    """The options of the pooled httpx client, sync or async."""
+    return {
+        "base_url": root,
+        "headers": default_headers(api_key),
+        "timeout": make_timeout(policy),
+        "limits": httpx.Limits(max_connections=64, max_keepalive_connections=32),
+    }
+
+
 def _build(
-    client: httpx.Client | httpx.AsyncClient,
-    spec: RequestSpec,
-    state: RetryState,
-    policy: RetryPolicy,
+    client: httpx.Client | httpx.AsyncClient, spec: RequestSpec, state: RetryState
 ) -> httpx.Request:
     request = client.build_request(
         spec.method,
@@ -142,11 +149,30 @@ def _build(
         params=spec.params,
         headers=spec.headers,
         content=spec.content,
-        timeout=httpx.Timeout(state.attempt_timeout(), connect=policy.connect_timeout),
+        timeout=httpx.Timeout(state.attempt_timeout(), connect=state.policy.connect_timeout),
     )
     if not spec.authenticated:
         del request.headers["Authorization"]
     return request
+
+
+def _delay_after_status(state: RetryState, response: httpx.Response, operation: str) -> float:
+    """The wait before retrying a non-2xx answer; raises the typed error when the status is
+    not retried or the retries are spent."""
+    delay = state.after_status(response.status_code, response.headers)
+    if delay is None:
+        raise status_error(response, operation)
+    return delay
+
+
+def _delay_after_transport_error(
+    state: RetryState, exc: httpx.TransportError, operation: str
+) -> float:
+    """The wait before the next attempt; raises the typed error when the retries are spent."""
+    delay = state.after_transport_error()
+    if delay is None:
+        raise _transport_error(exc, operation, state.retries + 1) from exc
+    return delay
 
 
 class SyncHTTP:
@@ -165,29 +191,19 @@ class SyncHTTP:
         self.policy = policy
         self.sleep = sleep
         self.clock = clock
-        self.client = httpx.Client(
-            base_url=root,
-            headers=default_headers(api_key),
-            timeout=make_timeout(policy),
-            transport=transport,
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
-        )
+        self.client = httpx.Client(transport=transport, **_client_options(api_key, root, policy))
 
     def send(self, spec: RequestSpec) -> httpx.Response:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                response = self.client.send(_build(self.client, spec, state, self.policy))
+                response = self.client.send(_build(self.client, spec, state))
             except httpx.TransportError as exc:
-                delay = state.after_transport_error()
-                if delay is None:
-                    raise _transport_error(exc, spec.operation, state.retries + 1) from exc
+                delay = _delay_after_transport_error(state, exc, spec.operation)
             else:
                 if response.is_success:
                     return response
-                delay = state.after_status(response.status_code, response.headers)
-                if delay is None:
-                    raise status_error(response, spec.operation)
+                delay = _delay_after_status(state, response, spec.operation)
             self.sleep(delay)
 
     def close(self) -> None:
@@ -211,29 +227,20 @@ class AsyncHTTP:
         self.sleep = sleep
         self.clock = clock
         self.client = httpx.AsyncClient(
-            base_url=root,
-            headers=default_headers(api_key),
-            timeout=make_timeout(policy),
-            transport=transport,
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+            transport=transport, **_client_options(api_key, root, policy)
         )
 
     async def send(self, spec: RequestSpec) -> httpx.Response:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                request = _build(self.client, spec, state, self.policy)
-                response = await self.client.send(request)
+                response = await self.client.send(_build(self.client, spec, state))
             except httpx.TransportError as exc:
-                delay = state.after_transport_error()
-                if delay is None:
-                    raise _transport_error(exc, spec.operation, state.retries + 1) from exc
+                delay = _delay_after_transport_error(state, exc, spec.operation)
             else:
                 if response.is_success:
                     return response
-                delay = state.after_status(response.status_code, response.headers)
-                if delay is None:
-                    raise status_error(response, spec.operation)
+                delay = _delay_after_status(state, response, spec.operation)
             await self.sleep(delay)
 
     async def close(self) -> None:

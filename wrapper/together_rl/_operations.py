@@ -57,8 +57,6 @@ class OperationKind(Generic[R]):
     post_module: ModuleType
     get_module: ModuleType
     parse_output: Callable[[str, Mapping[str, Any]], R]
-    #: whether a completed output may carry a ``payload_id`` (offloaded large members)
-    offloadable: bool = False
 
     @property
     def post_route(self) -> str:
@@ -111,8 +109,8 @@ def parse_custom_forward_backward(
 
 
 def _tokens(values: Any) -> Any:
-    tokens = [int(t) for t in values]  # TokenId: integer or decimal string
-    return np.array(tokens, dtype=np.int64) if HAVE_NUMPY else tokens
+    # TokenId: integer or decimal string (numpy parses both, without a Python loop)
+    return np.array(values, dtype=np.int64) if HAVE_NUMPY else [int(t) for t in values]
 
 
 def _floats(values: Any) -> Any:
@@ -161,13 +159,12 @@ FORWARD_BACKWARD: OperationKind[ForwardBackwardResult] = OperationKind(
     forward_backward,
     get_forward_backward_operation,
     result_from_output,
-    offloadable=True,
 )
 OPTIM_STEP: OperationKind[OptimStepResult] = OperationKind(
     "optim-step", optim_step, get_optim_step_operation, parse_optim_step
 )
 SAMPLE: OperationKind[SampleResult] = OperationKind(
-    "sample", sample, get_sample_operation, parse_sample, offloadable=True
+    "sample", sample, get_sample_operation, parse_sample
 )
 WEIGHTS_SYNC: OperationKind[WeightsSyncResult] = OperationKind(
     "weights-sync", weights_sync, get_weights_sync_operation, parse_weights_sync
@@ -177,7 +174,6 @@ CUSTOM_FORWARD_BACKWARD: OperationKind[CustomForwardBackwardResult] = OperationK
     custom_forward_backward,
     get_custom_forward_backward_operation,
     parse_custom_forward_backward,
-    offloadable=True,
 )
 KINDS: dict[str, OperationKind[Any]] = {
     kind.name: kind

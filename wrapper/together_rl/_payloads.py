@@ -20,7 +20,8 @@ from typing import Any
 
 from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
 
-from ._errors import InvalidRequestError
+from ._checks import all_of_type
+from ._errors import APIStatusError, InvalidRequestError
 from ._http import RequestSpec
 from ._numpy import is_array
 
@@ -44,12 +45,14 @@ def needs_upload(size: int, threshold: int | None) -> bool:
     return threshold is not None and size > threshold
 
 
+def upload_unsupported(error: APIStatusError) -> bool:
+    """Whether an ``upload-url`` refusal means the server has no upload protocol (then the
+    body goes inline, and the client stops asking)."""
+    return error.status_code in (404, 405)
+
+
 def _is_numeric_list(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) > 0
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-    )
+    return isinstance(value, list) and len(value) > 0 and all_of_type(value, (int, float))
 
 
 def _shrink(value: Any) -> Any:

@@ -229,7 +229,6 @@ class OperationPoll:
         self.submitted_at = submitted_at
         self.predicted_start = predicted_start
         self.gets = 0
-        self.misses_after_first = 0
         self.last_pending_at: float | None = None
         self.finished_at: float | None = None
         self.learning = True

@@ -6,6 +6,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._checks import all_of_type
 from ._errors import InvalidRequestError
 from ._numpy import HAVE_NUMPY, is_array, np
 
@@ -28,9 +29,10 @@ def _as_int_vector(name: str, values: Any) -> Any:
             raise InvalidRequestError(f"{name} must hold integers, got {values.dtype}", field=name)
         return values.astype(np.int64, copy=False)
     tokens = list(values)
-    for token in tokens:
-        if isinstance(token, bool) or not isinstance(token, numbers.Integral):
-            raise InvalidRequestError(f"{name} must hold integers, got {token!r}", field=name)
+    if not all_of_type(tokens, numbers.Integral):
+        for token in tokens:  # name the first bad token
+            if isinstance(token, bool) or not isinstance(token, numbers.Integral):
+                raise InvalidRequestError(f"{name} must hold integers, got {token!r}", field=name)
     if HAVE_NUMPY:
         return np.asarray(tokens, dtype=np.int64)
     return [int(token) for token in tokens]
@@ -45,7 +47,7 @@ def _as_float_vector(name: str, values: Any, length: int) -> Any:
     if is_array(values):
         if values.ndim != 1:
             raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
-        vector = values.astype(np.float64)
+        vector = values.astype(np.float64, copy=False)  # _shifted copies it
     else:
         seq = list(values)
         vector = np.asarray(seq, dtype=np.float64) if HAVE_NUMPY else [float(v) for v in seq]

@@ -31,7 +31,14 @@ from ._operations import (
     WEIGHTS_SYNC,
     OperationKind,
 )
-from ._policy import PollPlanner, PollPolicy, RetryPolicy, poll_wait, readiness_interval
+from ._policy import (
+    OperationPoll,
+    PollPlanner,
+    PollPolicy,
+    RetryPolicy,
+    poll_wait,
+    readiness_interval,
+)
 from ._results import (
     CustomForwardBackwardResult,
     ForwardBackwardResult,
@@ -264,7 +271,7 @@ class Session:
         body = build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        poll_kind = FORWARD_BACKWARD.name + (":forward" if forward_only else "")
+        poll_kind = _core.forward_backward_poll_kind(forward_only)
         future = self._submit(FORWARD_BACKWARD, body, idempotency_key, poll_kind=poll_kind)
         assert isinstance(future, ForwardBackwardFuture)
         return future
@@ -426,7 +433,7 @@ class Session:
         try:
             answer = client._json(_payloads.upload_url_request(self.id))
         except APIStatusError as exc:
-            if exc.status_code not in (404, 405):
+            if not _payloads.upload_unsupported(exc):
                 raise
             client._uploads_supported = False
             return content
@@ -434,9 +441,7 @@ class Session:
         client._http.send(_payloads.upload_request(upload_url, content))
         return encode_json(_payloads.shrink_body(body, payload_id))
 
-    def _get_operation(
-        self, operation_id: str, kind: OperationKind[Any] = FORWARD_BACKWARD
-    ) -> _core.OperationState:
+    def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> _core.OperationState:
         spec = kind.get_request(self.id, operation_id)
         return _core.interpret_operation(self._client._json(spec), kind)
 
@@ -465,19 +470,19 @@ class OperationFuture(Generic[R]):
         self,
         session: Session,
         state: _core.OperationState,
-        poll: Any,
+        poll: OperationPoll,
         *,
         idempotency_key: str | None,
-        kind: OperationKind[R] | None = None,
+        kind: OperationKind[R],
     ) -> None:
         self.session = session
-        self.kind: OperationKind[Any] = kind or FORWARD_BACKWARD
+        self.kind: OperationKind[Any] = kind
         self.operation_id = state.operation_id
         self.idempotency_key = idempotency_key
         self._state = state
         self._poll = poll
         self._lock = threading.Lock()
-        if state.terminal or state.offloaded is not None:
+        if state.server_done:
             session._planner.finished(poll)
 
     def done(self) -> bool:
@@ -514,9 +519,8 @@ class OperationFuture(Generic[R]):
         http = self.session._client._http
         sent_at = http.clock()
         self._state = self.session._get_operation(self.operation_id, self.kind)
-        finished = self._state.terminal or self._state.offloaded is not None
-        self._poll.observe(sent_at=sent_at, done=finished)
-        if finished:
+        self._poll.observe(sent_at=sent_at, done=self._state.server_done)
+        if self._state.server_done:
             self.session._planner.finished(self._poll)
 
     def _download(self) -> None:

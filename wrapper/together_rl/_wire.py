@@ -59,7 +59,7 @@ def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
     elif is_array(value):
         if value.ndim != 1:
             raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
-        dtype = INPUT_DTYPES.get(key) if key in ALLOWED_DTYPES else None
+        dtype = INPUT_DTYPES.get(key)
         if dtype is None:
             dtype = "float32" if value.dtype.kind == "f" else "int64"
         tensor = {"data": _wire_array(value), "dtype": dtype}
@@ -179,6 +179,16 @@ def find_non_finite(body: Mapping[str, Any]) -> InvalidRequestError | None:
     return None
 
 
+def sample_list(samples: Any) -> Sequence[Any]:
+    """``samples`` as a non-empty sequence (an iterable is listed; a single sample is refused)."""
+    if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
+        raise InvalidRequestError("samples must be a list of samples", field="samples")
+    listed: Sequence[Any] = samples if isinstance(samples, Sequence) else list(samples)
+    if len(listed) == 0:
+        raise InvalidRequestError("samples must not be empty", field="samples")
+    return listed
+
+
 def build_forward_backward(
     samples: Sequence[Any] | Any,
     loss: Loss | Mapping[str, Any],
@@ -191,13 +201,7 @@ def build_forward_backward(
     if hasattr(loss, "to_dict") and not isinstance(loss, Loss | Mapping):
         loss = loss.to_dict()
     loss_wire, builder = normalize_loss(loss)
-    if isinstance(samples, Sample | Mapping) or not isinstance(samples, Sequence):
-        if not isinstance(samples, Sequence) and hasattr(samples, "__iter__"):
-            samples = list(samples)
-        else:
-            raise InvalidRequestError("samples must be a list of samples", field="samples")
-    if len(samples) == 0:
-        raise InvalidRequestError("samples must not be empty", field="samples")
+    samples = sample_list(samples)
     body: dict[str, Any] = {
         "samples": [normalize_sample(i, sample, builder) for i, sample in enumerate(samples)],
         "loss": loss_wire,

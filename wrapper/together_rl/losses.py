@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 from together_rl_client.models.grpo_loss_aggregation_type import GRPOLossAggregationType
 from together_rl_client.models.grpo_loss_ratio_type import GRPOLossRatioType
 
+from ._checks import bounded, enum_value
 from ._errors import InvalidRequestError
 
 POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
-WEIGHT_INPUTS = frozenset({"weights", "mask"})
 
 __all__ = [
     "CISPO",
@@ -30,40 +30,17 @@ __all__ = [
 ]
 
 
-def _number(field: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidRequestError(f"{field} must be a number, got {value!r}", field=field)
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidRequestError(f"{field} must be finite, got {value!r}", field=field)
-    return number
-
-
 def _check_range(
     field: str, value: float | None, low: float | None = None, high: float | None = None
 ) -> None:
-    if value is None:
-        return
-    number = _number(field, value)
-    if low is not None and number < low:
-        raise InvalidRequestError(f"{field} must be >= {low:g}, got {value!r}", field=field)
-    if high is not None and number > high:
-        raise InvalidRequestError(f"{field} must be <= {high:g}, got {value!r}", field=field)
+    if value is not None:
+        bounded(field, value, low=low, high=high)
 
 
 def _enum_value(field: str, value: object, enum: Any, prefix: str) -> str | None:
     if value is None:
         return None
-    text = str(value)
-    candidates = {member.value for member in enum}
-    if text in candidates:
-        return text
-    expanded = prefix + text.upper()
-    if expanded in candidates:
-        return expanded
-    raise InvalidRequestError(
-        f"{field} must be one of {sorted(candidates)}, got {value!r}", field=field
-    )
+    return enum_value(field, value, (member.value for member in enum), prefix)
 
 
 @dataclass(frozen=True)
@@ -73,7 +50,6 @@ class Loss:
     wire_type: ClassVar[str]
     params_key: ClassVar[str | None] = None
     required_inputs: ClassVar[frozenset[str]] = POLICY_INPUTS
-    optional_inputs: ClassVar[frozenset[str]] = WEIGHT_INPUTS
 
     def params(self) -> dict[str, Any]:
         """The params object's fields that are set."""
@@ -92,9 +68,6 @@ class Loss:
     def required_sample_inputs(self) -> frozenset[str]:
         return self.required_inputs
 
-    def allowed_sample_inputs(self) -> frozenset[str]:
-        return self.required_sample_inputs() | self.optional_inputs
-
 
 @dataclass(frozen=True)
 class CrossEntropy(Loss):
@@ -103,7 +76,6 @@ class CrossEntropy(Loss):
     wire_type: ClassVar[str] = "LOSS_TYPE_CROSS_ENTROPY"
     params_key: ClassVar[str | None] = "cross_entropy_params"
     required_inputs: ClassVar[frozenset[str]] = frozenset({"target_tokens", "weights"})
-    optional_inputs: ClassVar[frozenset[str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -119,7 +91,6 @@ class GRPO(Loss):
 
     wire_type: ClassVar[str] = "LOSS_TYPE_GRPO"
     params_key: ClassVar[str | None] = "grpo_params"
-    optional_inputs: ClassVar[frozenset[str]] = WEIGHT_INPUTS | {"reference_logprobs"}
 
     def __post_init__(self) -> None:
         _check_range("loss.grpo_params.clip_low_threshold", self.clip_low_threshold, 0.0, 1.0)
@@ -252,14 +223,8 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     raw_type = loss.get("type")
     if raw_type is None:
         raise InvalidRequestError("loss.type is required", field="loss.type")
-    wire_type = str(raw_type)
-    if wire_type not in _BUILDERS and "LOSS_TYPE_" + wire_type.upper() in _BUILDERS:
-        wire_type = "LOSS_TYPE_" + wire_type.upper()
-    builder_cls = _BUILDERS.get(wire_type)
-    if builder_cls is None:
-        raise InvalidRequestError(
-            f"loss.type must be one of {sorted(_BUILDERS)}, got {raw_type!r}", field="loss.type"
-        )
+    wire_type = enum_value("loss.type", raw_type, _BUILDERS, "LOSS_TYPE_")
+    builder_cls = _BUILDERS[wire_type]
     for key in loss:
         if key == "type":
             continue
@@ -283,11 +248,6 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
             raise InvalidRequestError(
                 f"{field} is not a field of {builder_cls.params_key}", field=field
             )
-    if builder_cls is DRO and "beta" not in params:
-        raise InvalidRequestError(
-            "loss.dro_params.beta is required for DRO (there is no default)",
-            field="loss.dro_params.beta",
-        )
     builder = builder_cls(**dict(params))
     wire: dict[str, Any] = {"type": wire_type}
     if builder_cls.params_key is not None and builder_cls.params_key in loss:
