@@ -1,21 +1,29 @@
-"""Start the embedded emulator as a subprocess on a free loopback port, and stop it."""
+"""Run the embedded emulator on loopback: as a subprocess (killable, restartable on the same port
+and state dir, output captured) or served by uvicorn in a thread of this process.
+
+The one place that starts emulators for the contract suite, the vectors and the reliability
+proofs (``reliability`` imports from here).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from contract_tests._target import Target
 
-READY_MARKER = "listening on "
+READY_MARKER = "listening on http://"
 START_TIMEOUT_S = 60.0
 
 
@@ -25,83 +33,177 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# ----------------------------------------------------------------------------- subprocess
+@dataclasses.dataclass
+class EmulatorProcess:
+    """``python -m together_rl_emulator`` as a subprocess on a fixed port; every start's combined
+    stdout/stderr is kept in ``output``."""
+
+    api_keys: list[str]
+    port: int = dataclasses.field(default_factory=free_port)
+    state_dir: Path | None = None
+    seed: int = 0
+    extra_args: tuple[str, ...] = ()
+    output: list[str] = dataclasses.field(default_factory=list)
+    starts: int = 0
+    process: subprocess.Popen[str] | None = None
+    _reader: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def command(self) -> list[str]:
+        cmd = [sys.executable, "-m", "together_rl_emulator", "--host", "127.0.0.1",
+               "--port", str(self.port), "--seed", str(self.seed)]  # fmt: skip
+        for key in self.api_keys:
+            cmd += ["--api-key", key]
+        if self.state_dir is not None:
+            cmd += ["--state-dir", str(self.state_dir)]
+        return cmd + list(self.extra_args)
+
+    def start(self) -> None:
+        """Start and wait for the ready line (retrying while the old socket is still bound)."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if self._try_start(deadline):
+                self.starts += 1
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the emulator subprocess did not start:\n" + self.log_tail())
+            time.sleep(0.1)
+
+    def _try_start(self, deadline: float) -> bool:
+        ready = threading.Event()
+        process = subprocess.Popen(
+            self.command(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+        def drain() -> None:  # keeps reading, so the emulator never blocks on a full pipe
+            assert process.stdout is not None
+            for line in process.stdout:
+                self.output.append(line)
+                if READY_MARKER in line:
+                    ready.set()
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        while not ready.wait(0.02):
+            if process.poll() is not None:  # e.g. address still in use: try again
+                reader.join(timeout=5)
+                return False
+            if time.monotonic() > deadline:  # alive but silent: give up
+                self.process, self._reader = process, reader
+                self.stop()
+                return False
+        self.process, self._reader = process, reader
+        return True
+
+    def kill9(self) -> None:
+        """SIGKILL, no cleanup at all, and reap the process."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+    def peak_rss_kib(self) -> int:
+        """VmHWM (peak resident set) of the running process, from /proc, in KiB."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        raise RuntimeError("VmHWM not found in /proc/<pid>/status")
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "".join(self.output[-lines:])
+
+
 @contextlib.contextmanager
 def emulator_subprocess(*, seed: int = 0, extra_args: tuple[str, ...] = ()) -> Iterator[Target]:
     """Run ``python -m together_rl_emulator`` with two generated keys; yield its :class:`Target`."""
-    port = free_port()
     keys = [f"ct-{secrets.token_hex(8)}", f"ct-{secrets.token_hex(8)}"]
-    command = [
-        sys.executable, "-m", "together_rl_emulator",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--api-key", keys[0], "--api-key", keys[1],
-        "--seed", str(seed), *extra_args,
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    emulator = EmulatorProcess(api_keys=keys, seed=seed, extra_args=extra_args)
+    emulator.start()
     try:
-        base_url = _wait_until_listening(process, port)
-        yield Target(base_url=base_url, api_key=keys[0], second_api_key=keys[1], is_emulator=True)
+        yield Target(
+            base_url=emulator.base_url, api_key=keys[0], second_api_key=keys[1], is_emulator=True
+        )
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        emulator.stop()
 
 
-def _wait_until_listening(process: subprocess.Popen[str], port: int) -> str:
-    assert process.stdout is not None
-    lines: list[str] = []
-    found = threading.Event()
+# ----------------------------------------------------------------------------- thread
+@dataclasses.dataclass
+class ThreadServer:
+    """An ASGI app served by uvicorn in a daemon thread of this process."""
 
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line)
-            if READY_MARKER in line:
-                found.set()
-        # keep draining so the emulator never blocks on a full pipe
+    app: Any
+    base_url: str
+    server: Any  # uvicorn.Server
+    thread: threading.Thread
+    on_stop: Callable[[], None] | None = None
 
-    threading.Thread(target=read, daemon=True).start()
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        if self.on_stop is not None:
+            self.on_stop()
+
+
+def serve_in_thread(app: Any, on_stop: Callable[[], None] | None = None) -> ThreadServer:
+    """Serve ``app`` (the emulator, or a broken variant of it) on a free loopback port; returns
+    once it accepts connections. ``on_stop`` runs after the server has stopped."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="emulator-thread", daemon=True)
+    thread.start()
     deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if found.wait(0.05) or _port_open(port):
-            return f"http://127.0.0.1:{port}"
-        if process.poll() is not None:
-            break
-    output = "".join(lines[-40:])
-    raise RuntimeError(f"the emulator did not start (exit code {process.poll()}):\n{output}")
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the in-thread emulator did not start")
+        time.sleep(0.005)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return ThreadServer(app, f"http://127.0.0.1:{port}", server, thread, on_stop)
 
 
-def _port_open(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.2)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+def start_emulator_thread(**create_app_kwargs: Any) -> ThreadServer:
+    """A fresh emulator app (``create_app(**create_app_kwargs)``) served in a thread; ``stop()``
+    also stops the app's worker. ``.app`` gives its state in-process."""
+    from together_rl_emulator import create_app
+
+    app = create_app(**create_app_kwargs)
+    return serve_in_thread(app, on_stop=app.emulator.close)
 
 
 @contextlib.contextmanager
 def emulator_in_thread(app: Any) -> Iterator[str]:
-    """Serve an ASGI app (the emulator, or a broken variant of it) with uvicorn in a thread."""
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
+    """``serve_in_thread`` as a context manager; yields the base URL."""
+    server = serve_in_thread(app)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield server.base_url
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+        server.stop()

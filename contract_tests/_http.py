@@ -14,6 +14,7 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -125,11 +126,7 @@ class TargetClient:
     def submit_forward_backward(
         self, session_id: str, body: dict[str, Any], key: str | None = None
     ) -> httpx.Response:
-        return self.post(
-            f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
-            json=body,
-            headers={"Idempotency-Key": key or str(uuid.uuid4())},
-        )
+        return self.submit_operation(session_id, FORWARD_BACKWARD, body, key)
 
     def submit_operation(
         self, session_id: str, kind: str, body: dict[str, Any], key: str | None = None
@@ -155,9 +152,8 @@ class TargetClient:
         kind: str = FORWARD_BACKWARD,
     ) -> dict[str, Any]:
         """Poll until COMPLETED or FAILED (unknown statuses keep polling); returns the operation."""
-        deadline = time.monotonic() + timeout_s
-        delay = 0.005
-        while True:
+
+        def fetch() -> dict[str, Any]:
             response = self.get_operation(session_id, operation_id, kind)
             _expect(response, 200)
             operation = dict(response.json())
@@ -165,14 +161,9 @@ class TargetClient:
                 raise AssertionError(
                     f"operation {operation_id} has no `status` (required): {operation}"
                 )
-            if operation.get("status") in TERMINAL_STATUSES:
-                return operation
-            if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"operation {operation_id} not terminal after {timeout_s} s: {operation}"
-                )
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            return operation
+
+        return wait_until_terminal(fetch, timeout_s=timeout_s, what=f"operation {operation_id}")
 
     def run_forward_backward(self, session_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """Submit and wait; returns the terminal operation."""
@@ -251,6 +242,23 @@ class TargetClient:
                 "forward-backward without forward_only=true would accumulate gradients on a "
                 "non-emulator target; pass --allow-mutations"
             )
+
+
+def wait_until_terminal(
+    fetch: Callable[[], dict[str, Any]], *, timeout_s: float = 60.0, what: str = "operation"
+) -> dict[str, Any]:
+    """Call ``fetch`` (one GET of an operation) until the operation is COMPLETED or FAILED,
+    backing off from 5 ms to 0.5 s between calls; returns it. Raises after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.005
+    while True:
+        operation = fetch()
+        if operation.get("status") in TERMINAL_STATUSES:
+            return operation
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not terminal after {timeout_s} s: {operation}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
 
 
 def operation_path(session_id: str, kind: str) -> str:

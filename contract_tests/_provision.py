@@ -80,7 +80,7 @@ class Provisioned:
 def provision(target: Target) -> Provisioned:
     with TargetClient(target) as client:
         if target.may_mutate and target.session_id is None:
-            resources = client.create_model_resources(_base_model(target))
+            resources = client.create_model_resources(base_model(client))
             session = client.start_session(resources["id"])
             spare = client.start_session(resources["id"])
             probe = _probe_operation(client, session["id"])
@@ -147,11 +147,12 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     return ids
 
 
-def _base_model(target: Target) -> str:
-    if target.is_emulator:
+def base_model(client: TargetClient) -> str:
+    """The base model for resources the suite creates: the emulator's tiny one, or the first
+    supported model of any other target."""
+    if client.target.is_emulator:
         return EMULATOR_BASE_MODEL
-    with TargetClient(target) as client:
-        models = client.get("/v1/rl/supported-models").json().get("data", [])
+    models = client.get("/v1/rl/supported-models").json().get("data", [])
     if not models:
         raise RuntimeError("the target lists no supported models")
     return str(models[0]["base_model"])

@@ -11,7 +11,7 @@ from contract_tests._target import Target
 
 
 class ResultCollector:
-    """Registered under :data:`PLUGIN_NAME`; ``conftest.py`` reads ``target`` from it."""
+    """Passed to ``pytest.main`` by the runner; ``conftest.py`` reads ``target`` from it."""
 
     def __init__(self, target: Target, *, progress: bool = True) -> None:
         self.target = target
@@ -19,9 +19,6 @@ class ResultCollector:
         self.results: list[CheckResult] = []
         #: Findings the tests report (``findings`` fixture), e.g. which loss definition matched.
         self.notes: list[str] = []
-
-    def pytest_configure(self, config: pytest.Config) -> None:
-        config.addinivalue_line("markers", "operation(label): the spec operation a test checks")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):

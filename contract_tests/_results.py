@@ -71,9 +71,6 @@ class SuiteResult:
             counts[result.status] += 1
         return {s: counts[s] for s in (PASSED, FAILED, SKIPPED)}
 
-    def failures_of(self, check: str) -> list[CheckResult]:
-        return [r for r in self.results if r.check == check and r.status == FAILED]
-
 
 def summary_table(suite: SuiteResult) -> str:
     """A plain-text table: one line per part x operation x check, with counts."""

@@ -5,21 +5,15 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from contract_tests._provision import Provisioned, provision
+from contract_tests._provision import provision
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._report import write_markdown
-from contract_tests._results import (
-    FAILED,
-    SKIPPED,
-    CheckResult,
-    SuiteResult,
-    summary_table,
-    write_junit,
-)
+from contract_tests._results import FAILED, SKIPPED, CheckResult, SuiteResult, write_junit
 from contract_tests._schemathesis_run import (
     ALL_PHASES,
     load_schema,
@@ -68,7 +62,8 @@ def run_suite(target: Target, options: SuiteOptions = SuiteOptions()) -> SuiteRe
         log(f"[contract] skipped: {target.skip_reason}")
     else:
         try:
-            provisioned = _provision(target, log)
+            provisioned = provision(target)
+            log(f"[contract] provisioned: {provisioned}")
         except Exception as error:  # reported as a failure; nothing else can run without it
             suite.results.append(CheckResult("-", "-", "(provisioning)", FAILED, repr(error)))
             provisioned = None
@@ -94,13 +89,6 @@ def run_suite(target: Target, options: SuiteOptions = SuiteOptions()) -> SuiteRe
         write_junit(suite, options.report_dir / "conformance.junit.xml")
         write_markdown(suite, options.report_dir / "conformance.md")
     return suite
-
-
-def _provision(target: Target, log: object) -> Provisioned:
-    provisioned = provision(target)
-    assert callable(log)
-    log(f"[contract] provisioned: {provisioned}")
-    return provisioned
 
 
 def _run_pytest(target: Target, options: SuiteOptions) -> ResultCollector:
@@ -133,12 +121,9 @@ def _describe(target: Target) -> str:
     return f"{target.base_url} ({kind}; {mutations})"
 
 
-def _logger(enabled: bool):  # type: ignore[no-untyped-def]
+def _logger(enabled: bool) -> Callable[[str], None]:
     def log(line: str) -> None:
         if enabled:
             print(line, file=sys.stderr, flush=True)
 
     return log
-
-
-__all__ = ["SuiteOptions", "run_suite", "summary_table"]

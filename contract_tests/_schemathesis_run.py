@@ -66,7 +66,10 @@ def build_config(
     seed: int,
     max_examples: int,
     phases: tuple[str, ...],
+    negative_only: bool = False,
 ) -> dict[str, Any]:
+    """``negative_only``: generate only requests that break the spec (``python -m reliability
+    negative``); by default schemathesis generates both kinds."""
     operations: list[dict[str, Any]] = []
     for operation_id, parameters in pinned_parameters(provisioned).items():
         given = {name: value for name, value in parameters.items() if value}
@@ -92,6 +95,8 @@ def build_config(
         },
         "operations": operations,
     }
+    if negative_only:
+        config["generation"]["mode"] = "negative"
     if not target.is_emulator:
         config["rate-limit"] = "120/m"
     return config
@@ -170,11 +175,15 @@ def load_schema(
     max_examples: int = 10,
     phases: tuple[str, ...] = ALL_PHASES,
     operation_ids: tuple[str, ...] | None = None,
+    negative_only: bool = False,
 ) -> Any:
     """The spec as a schemathesis schema, configured and hooked for ``target``."""
     config = schemathesis.Config.from_dict(
-        build_config(target, provisioned, seed=seed, max_examples=max_examples, phases=phases)
-    )
+        build_config(
+            target, provisioned, seed=seed, max_examples=max_examples, phases=phases,
+            negative_only=negative_only,
+        )
+    )  # fmt: skip
     schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
     if operation_ids is not None:
         schema = schema.include(operation_id=list(operation_ids))

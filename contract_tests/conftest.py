@@ -8,6 +8,7 @@ started for the session.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -16,9 +17,9 @@ import pytest
 
 from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._http import TargetClient
-from contract_tests._provision import PROBE_BODY
+from contract_tests._provision import PROBE_BODY, base_model
 from contract_tests._pytest_plugin import ResultCollector
-from contract_tests._target import EMULATOR_BASE_MODEL, Target
+from contract_tests._target import Target
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -99,13 +100,7 @@ def needs_mutations(target: Target) -> None:
 @pytest.fixture(scope="session")
 def model_resources(client: TargetClient, target: Target) -> dict[str, Any]:
     needs_mutations(target)
-    return client.create_model_resources(_base_model(client, target))
-
-
-def _base_model(client: TargetClient, target: Target) -> str:
-    if target.is_emulator:
-        return EMULATOR_BASE_MODEL
-    return str(client.get("/v1/rl/supported-models").json()["data"][0]["base_model"])
+    return client.create_model_resources(base_model(client))
 
 
 @pytest.fixture
@@ -120,15 +115,13 @@ def session_id(client: TargetClient, target: Target) -> str:
     if target.session_id:
         return target.session_id
     needs_mutations(target)
-    resources = client.create_model_resources(_base_model(client, target))
+    resources = client.create_model_resources(base_model(client))
     return str(client.start_session(resources["id"])["id"])
 
 
 @pytest.fixture
 def probe_body() -> dict[str, Any]:
     """A valid forward-only cross-entropy body (a fresh copy per test)."""
-    import copy
-
     return copy.deepcopy(PROBE_BODY)
 
 

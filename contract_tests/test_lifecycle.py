@@ -33,9 +33,7 @@ def test_polling_reaches_completed_with_output(
     client: TargetClient, session_id: str, probe_body: dict[str, Any]
 ) -> None:
     submitted = client.submit_forward_backward(session_id, probe_body).json()
-    seen: list[str] = []
     operation = client.wait_for_operation(session_id, submitted["id"])
-    seen.append(operation["status"])
     assert operation["id"] == submitted["id"]
     assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
     assert isinstance(operation["output"]["loss"], float | int), operation

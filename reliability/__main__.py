@@ -13,13 +13,9 @@ import datetime
 import os
 import platform
 import sys
-import tempfile
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 START, END = "<!-- figures:start -->", "<!-- figures:end -->"
@@ -36,6 +32,18 @@ def _comparison(c: Any) -> str:
         f"accumulated gradients (relative) {c.max_rel_grad_diff:.1e}; counter mismatches "
         f"{len(c.counter_mismatches)}; results that differ {len(c.result_mismatches)}"
     )
+
+
+def _stream_verdict(r: Any, total: int, made: int) -> list[str]:
+    """The closing lines of a stream proof (soak, crash): comparison, duplicates, losses, errors."""
+    return [
+        _comparison(r.comparison),
+        f"- duplicates: {max(0, made - total)}; losses: {total - sum(r.results_returned.values())}; "
+        f"**{'PASS' if r.ok else 'FAIL'}**",
+    ] + [
+        f"  - {e}"
+        for e in (r.errors + r.comparison.counter_mismatches + r.comparison.result_mismatches)[:10]
+    ]
 
 
 def _soak(a: argparse.Namespace) -> tuple[bool, list[str]]:
@@ -57,12 +65,7 @@ def _soak(a: argparse.Namespace) -> tuple[bool, list[str]]:
         f"{r.weights_versions} ({r.expected_weights_versions}), passes accumulated since the last step "
         f"{r.accumulated_passes} ({r.expected_passes})",
         f"- futures that returned their result: {_kinds(r.results_returned)}; errors: {len(r.errors)}",
-        _comparison(r.comparison),
-        f"- duplicates: {max(0, made - total)}; losses: {total - sum(r.results_returned.values())}; "
-        f"**{'PASS' if r.ok else 'FAIL'}**",
-    ] + [
-        f"  - {e}"
-        for e in (r.errors + r.comparison.counter_mismatches + r.comparison.result_mismatches)[:10]
+        *_stream_verdict(r, total, made),
     ]
 
 
@@ -82,12 +85,7 @@ def _crash(a: argparse.Namespace) -> tuple[bool, list[str]]:
         f"- per session: optimizer steps {r.steps} (fault-free run: {r.expected_steps}), passes accumulated "
         f"since the last step {r.accumulated_passes} ({r.expected_passes})",
         f"- futures that returned their result: {_kinds(r.results_returned)}; errors: {len(r.errors)}",
-        _comparison(r.comparison),
-        f"- duplicates: {max(0, stored - total)}; losses: {total - sum(r.results_returned.values())}; "
-        f"**{'PASS' if r.ok else 'FAIL'}**",
-    ] + [
-        f"  - {e}"
-        for e in (r.errors + r.comparison.counter_mismatches + r.comparison.result_mismatches)[:10]
+        *_stream_verdict(r, total, stored),
     ]
 
 
@@ -115,7 +113,8 @@ def _load(a: argparse.Namespace) -> tuple[bool, list[str]]:
 def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
     from together_rl_emulator import create_app
 
-    from ._servers import start_thread_server
+    from contract_tests._emulator_process import start_emulator_thread
+
     from .hostile import HOSTILE_KEY, MAX_BODY_MB, run_in_process, run_loopback
 
     lines = ["### Hostile input", ""]
@@ -126,7 +125,7 @@ def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
             r, outcomes = run_in_process(app)
             app.emulator.close()
         else:
-            server = start_thread_server(api_keys=[HOSTILE_KEY], max_body_mb=MAX_BODY_MB)
+            server = start_emulator_thread(api_keys=[HOSTILE_KEY], max_body_mb=MAX_BODY_MB)
             try:
                 r, outcomes = run_loopback(server.base_url)
             finally:
@@ -151,30 +150,28 @@ def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
 def _access(a: argparse.Namespace) -> tuple[bool, list[str]]:
     from together_rl_emulator import create_app
 
-    from ._servers import ProcessServer
-    from .access import INTRUDER_KEY, OWNER_KEY, counters_reveal_other_keys, keys_in, run_access
+    from contract_tests._emulator_process import EmulatorProcess
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-
-    def factory(base: str, app: Any = None) -> Callable[[str | None], httpx.Client]:
-        def make(key: str | None) -> httpx.Client:
-            headers = {"Authorization": f"Bearer {key}"} if key else {}
-            if app is not None:
-                return TestClient(app, base_url=base, headers=headers)
-            return httpx.Client(base_url=base, headers=headers, timeout=30)
-
-        return make
+    from .access import (
+        INTRUDER_KEY,
+        OWNER_KEY,
+        counters_reveal_other_keys,
+        in_process_clients,
+        keys_in,
+        loopback_clients,
+        run_access,
+    )
 
     app = create_app(api_keys=[OWNER_KEY, INTRUDER_KEY])
-    local = run_access(factory("http://emulator.test", app))
-    leaks = counters_reveal_other_keys(factory("http://emulator.test", app))
+    local = run_access(in_process_clients(app))
+    leaks = counters_reveal_other_keys(in_process_clients(app))
     app.emulator.close()
-    server = ProcessServer(api_keys=[OWNER_KEY, INTRUDER_KEY], extra_args=("--log-level", "debug"))
+    server = EmulatorProcess(
+        api_keys=[OWNER_KEY, INTRUDER_KEY], extra_args=("--log-level", "debug")
+    )
     server.start()
     try:
-        remote = run_access(factory(server.base_url))
+        remote = run_access(loopback_clients(server.base_url))
     finally:
         server.stop()
     in_log = keys_in("".join(server.output))
@@ -251,5 +248,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory():
-        sys.exit(main())
+    sys.exit(main())

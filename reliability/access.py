@@ -2,20 +2,29 @@
 read, poll, mutate nor detect another key's model resources, sessions or operations (its
 answers are the answers for a missing id); keys never appear in answers or logs.
 
-`run_access(send)` works over any `httpx.Client` factory: in-process (Starlette TestClient) or
-over loopback (httpx to uvicorn); the caller checks the logs it captured with `keys_in`.
+`run_access(make_client)` works over any `httpx.Client` factory: in-process (Starlette
+TestClient, `in_process_clients`) or over loopback (httpx to uvicorn, `loopback_clients`); the
+caller checks the logs it captured with `keys_in`.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from together_rl_emulator._spec import load_spec
+
+from contract_tests._http import wait_until_terminal
+from contract_tests._provision import KIND_PROBE_BODIES, PROBE_BODY
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 OWNER_KEY = "owner-key-7f3a9c1e5b"
 INTRUDER_KEY = "intruder-key-2d8b6e4f0a"
@@ -25,19 +34,6 @@ EMULATOR_ROUTES = [("GET", "/_emulator/stats"), ("GET", "/_emulator/faults"),
                    ("POST", "/_emulator/faults"), ("DELETE", "/_emulator/faults")]  # fmt: skip
 TINY = "emulator/tiny-1k"
 FB = "/v1/rl/training-sessions/{session_id}/operations/forward-backward"
-
-# A valid body of each operation kind besides forward-backward (the owner's session accepts them).
-OPERATION_BODIES: dict[str, dict[str, Any]] = {
-    "optim-step": {"adam_params": {"learning_rate": 0.001}},
-    "weights-sync": {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
-    "sample": {"model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]}],
-               "sampling_params": {"max_tokens": 4}},
-    "custom-forward-backward": {
-        "samples": [{"model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
-                     "loss_fn_inputs": {"target_tokens": {"data": [2, 3, 4], "dtype": "int64"}}}],
-        "gradients": [{"data": [0.1, 0.2, 0.3], "dtype": "D_TYPE_FLOAT32"}],
-    },
-}  # fmt: skip
 
 ClientFactory = Callable[[str | None], httpx.Client]  # key (None: no Authorization) -> client
 
@@ -53,14 +49,28 @@ def spec_routes() -> list[tuple[str, str]]:
 
 
 def fb_body() -> dict[str, Any]:
-    return {
-        "samples": [{
-            "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
-            "loss_fn_inputs": {"target_tokens": {"data": [2, 3, 4], "dtype": "int64"},
-                               "weights": {"data": [0.0, 1.0, 1.0], "dtype": "float32"}},
-        }],
-        "loss": {"type": "LOSS_TYPE_CROSS_ENTROPY"},
-    }  # fmt: skip
+    """The contract suite's probe pass, but training (not forward-only): it counts as a pass."""
+    return {k: v for k, v in PROBE_BODY.items() if k != "forward_only"}
+
+
+def in_process_clients(app: Any) -> ClientFactory:
+    """Clients of `app` in this process (Starlette TestClient)."""
+
+    def make(key: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return TestClient(app, base_url="http://emulator.test", headers=headers)
+
+    return make
+
+
+def loopback_clients(base_url: str) -> ClientFactory:
+    """httpx clients of a server on loopback."""
+
+    def make(key: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=base_url, headers=headers, timeout=30)
+
+    return make
 
 
 @dataclass
@@ -113,10 +123,8 @@ def run_access(make_client: ClientFactory) -> AccessReport:
         )
     )
     op = r.json()["id"]
-    for _ in range(1000):  # let it finish, so the owner's state is stable from here on
-        polled = owner.get(f"{FB.format(session_id=sid)}/{op}").json()
-        if polled["status"].endswith(("COMPLETED", "FAILED")):
-            break
+    # let it finish, so the owner's state is stable from here on
+    wait_until_terminal(lambda: owner.get(f"{FB.format(session_id=sid)}/{op}").json())
     ids = {"model_resources_id": mr, "session_id": sid, "operation_id": op}
     owner_stats_before = keep(owner.get("/_emulator/stats")).json()["sessions"]
 
@@ -255,7 +263,7 @@ def run_access(make_client: ClientFactory) -> AccessReport:
         allowed=(200,),
     )
     # The other operation kinds (issue 6) and the large-payload routes, on the owner's session.
-    for kind, op_body in OPERATION_BODIES.items():
+    for kind, op_body in KIND_PROBE_BODIES.items():  # a valid body of every other kind
         base = "/v1/rl/training-sessions/{}/operations/" + kind
 
         def submit(x: str, base: str = base, op_body: dict[str, Any] = op_body) -> httpx.Response:

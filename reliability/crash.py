@@ -22,7 +22,8 @@ from pathlib import Path
 import together_rl
 from together_rl_emulator._store import DB_FILE, Store
 
-from ._servers import ProcessServer
+from contract_tests._emulator_process import EmulatorProcess
+
 from ._workload import (
     OPTIM_EVERY,
     SYNC_EVERY,
@@ -103,7 +104,7 @@ def run_crash_loop(
     ref_states, ref_outcome = reference_run(steps, n_sessions, seed)
     with tempfile.TemporaryDirectory(prefix="crash-") as tmp:
         root = state_dir or Path(tmp)
-        server = ProcessServer(api_keys=[CRASH_KEY], state_dir=root, seed=0)
+        server = EmulatorProcess(api_keys=[CRASH_KEY], state_dir=root, seed=0)
         server.start()
         acknowledged = [0]
         kill_points: list[int] = []

@@ -34,6 +34,8 @@ with warnings.catch_warnings():
 
 from together_rl_emulator import EmulatorApp
 
+from contract_tests._http import wait_until_terminal
+
 HOSTILE_KEY = "hostile-key"
 MAX_BODY_MB = 0.25  # the hostile app's body limit (262,144 bytes)
 TINY = "emulator/tiny-1k"
@@ -500,10 +502,7 @@ def setup_fixture(client: httpx.Client) -> Fixture:
     r = client.post(FB.format(session_id=sid), json=body, headers={"Idempotency-Key": "setup"})
     r.raise_for_status()
     op = r.json()["id"]
-    for _ in range(2000):
-        status = client.get(FB_GET.format(session_id=sid, operation_id=op)).json()["status"]
-        if status.endswith(("COMPLETED", "FAILED")):
-            break
+    wait_until_terminal(lambda: client.get(FB_GET.format(session_id=sid, operation_id=op)).json())
     return Fixture(mr, sid, op)
 
 

@@ -19,11 +19,12 @@ import httpx
 import orjson
 import together_rl
 
-from ._servers import ProcessServer
+from contract_tests._emulator_process import EmulatorProcess
+from contract_tests._http import TERMINAL_STATUSES
+
 from ._workload import TINY_MODEL, submission
 
 LOAD_KEY = "load-key"
-TERMINAL = ("TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED")
 PIPELINE = 2  # futures each client keeps in flight
 _OP_GET = re.compile(r"/training-sessions/([^/]+)/operations/forward-backward/([^/]+)$")
 _OP_POST = re.compile(r"/training-sessions/([^/]+)/operations/forward-backward$")
@@ -95,7 +96,7 @@ def order_violations(exchanges: list[Exchange]) -> list[str]:
     for e in exchanges:
         if e.http_status != 200:
             continue
-        if e.op_status in TERMINAL:
+        if e.op_status in TERMINAL_STATUSES:
             first_done[e.operation_id] = min(first_done.get(e.operation_id, e.received), e.received)
         else:  # the observation happened no earlier than the request was sent
             last_pending[e.operation_id] = max(last_pending.get(e.operation_id, e.sent), e.sent)
@@ -203,7 +204,7 @@ async def _run(base_url: str, clients: int, sessions: int, seconds: float) -> tu
 
 
 def run_load(clients: int = 32, sessions: int = 8, seconds: float = 60.0) -> LoadReport:
-    server = ProcessServer(api_keys=[LOAD_KEY], seed=0)
+    server = EmulatorProcess(api_keys=[LOAD_KEY], seed=0)
     server.start()
     try:
         rss_start = server.peak_rss_kib()

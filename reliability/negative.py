@@ -12,20 +12,11 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
-
-import schemathesis
 
 from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._provision import provision
 from contract_tests._results import FAILED, PASSED
-from contract_tests._schemathesis_run import (
-    _register_hooks,
-    build_config,
-    operation_plan,
-    run_schemathesis,
-)
-from contract_tests._target import SPEC_PATH
+from contract_tests._schemathesis_run import load_schema, run_schemathesis
 
 PHASES = ("examples", "coverage", "fuzzing")
 
@@ -49,19 +40,10 @@ def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
     started = time.monotonic()
     with emulator_subprocess(seed=seed) as target:
         provisioned = provision(target)
-        config = build_config(
-            target, provisioned, seed=seed, max_examples=max_examples, phases=PHASES
-        )
-        config["generation"]["mode"] = "negative"
-        schema: Any = schemathesis.openapi.from_path(
-            SPEC_PATH, config=schemathesis.Config.from_dict(config)
-        )
-        # As `load_schema` does: leave out the operations nothing was provisioned for.
-        plan = operation_plan(target, provisioned)
-        schema = schema.include(
-            func=lambda ctx: plan.get(ctx.operation.definition.raw.get("operationId")) is None
-        )
-        _register_hooks(schema, target, provisioned)
+        schema = load_schema(
+            target, provisioned, seed=seed, max_examples=max_examples, phases=PHASES,
+            negative_only=True,
+        )  # fmt: skip
         results, _notes = run_schemathesis(schema, progress=lambda line: None)
     failed = [r for r in results if r.status == FAILED]
     return NegativeReport(

@@ -22,7 +22,8 @@ from typing import Any
 import httpx
 import together_rl
 
-from ._servers import start_thread_server
+from contract_tests._emulator_process import start_emulator_thread
+
 from ._workload import (
     OPTIM_EVERY,
     SYNC_EVERY,
@@ -162,7 +163,7 @@ def run_soak(
     started = time.monotonic()
     steps = stream(n_submissions, n_sessions, optim_every, sync_every)
     ref_states, ref_outcome = reference_run(steps, n_sessions, seed)
-    server = start_thread_server(api_keys=[SOAK_KEY], seed=0)
+    server = start_emulator_thread(api_keys=[SOAK_KEY], seed=0)
     counts = FaultCounts()
     rng = random.Random(seed)
     try:

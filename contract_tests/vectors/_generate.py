@@ -162,10 +162,6 @@ def _kind(path: str, field: str) -> str:
     return "session_id"
 
 
-def _fb_path(session_id: str) -> str:
-    return f"/v1/rl/training-sessions/{session_id}/operations/forward-backward"
-
-
 def _loss_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
     out = []
     for path in sorted((EXAMPLES_DIR / "valid").glob("forward_backward.*.json")):
@@ -174,21 +170,21 @@ def _loss_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
         body["forward_only"] = True
         body["return_loss_fn_outputs"] = True
         submit = rec.step(
-            "POST", _fb_path(session_id), body=body, headers={"Idempotency-Key": f"vec-{path.stem}"}
+            "POST",
+            operation_path(session_id, FORWARD_BACKWARD),
+            body=body,
+            headers={"Idempotency-Key": f"vec-{path.stem}"},
         )
         steps = [submit]
         if submit["response"]["status"] == 200:
-            real_id = next(
-                k for k, v in rec.placeholders.items() if v == submit["response"]["body"]["id"]
-            )
-            steps.append(rec.wait(session_id, real_id))
+            steps.append(rec.wait(session_id, rec.real(submit["response"]["body"]["id"])))
         out.append(
             {"name": path.stem, "source": f"spec/examples/valid/{path.name}", "steps": steps}
         )
     return out
 
 
-def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
+def _error_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
     out = []
     for path in sorted((EXAMPLES_DIR / "invalid").glob("*.json")):
         example = json.loads(path.read_text(encoding="utf-8"))
@@ -196,7 +192,7 @@ def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[d
         if kind == "forward_backward":
             step = rec.step(
                 "POST",
-                _fb_path(session_id),
+                operation_path(session_id, FORWARD_BACKWARD),
                 body=example["body"],
                 headers={"Idempotency-Key": f"vec-{path.stem}"},
             )
@@ -205,7 +201,7 @@ def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[d
         else:
             step = rec.step("POST", "/v1/rl/training-sessions", body=example["body"])
         out.append({"name": path.stem, "expected_param": example["param"], "steps": [step]})
-    fb = _fb_path(session_id)
+    fb = operation_path(session_id, FORWARD_BACKWARD)
     extra = [
         (
             "malformed_json",
@@ -238,7 +234,7 @@ def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[d
 
 
 def _idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
-    fb = _fb_path(session_id)
+    fb = operation_path(session_id, FORWARD_BACKWARD)
     changed = dict(PROBE_BODY, return_loss_fn_outputs=True)
     first = _normalise(
         rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
@@ -248,8 +244,7 @@ def _idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]
         rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
         racy_status=True,
     )
-    real_id = next(k for k, v in rec.placeholders.items() if v == first["response"]["body"]["id"])
-    done = rec.wait(session_id, real_id)
+    done = rec.wait(session_id, rec.real(first["response"]["body"]["id"]))
     late = rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"})
     conflict = rec.step("POST", fb, body=changed, headers={"Idempotency-Key": "vec-replay"})
     return [
@@ -370,37 +365,30 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
             setup = [
                 rec.step("POST", "/v1/rl/model-resources", body={"base_model": EMULATOR_BASE_MODEL})
             ]
-            resources_id = client.get("/v1/rl/training-sessions").json() and _real(
-                rec, "model_resources_id", 1
-            )
+            resources_id = rec.real("<model_resources_id:1>")
             setup.append(
                 rec.step(
                     "POST", "/v1/rl/training-sessions", body={"model_resources_id": resources_id}
                 )
             )
-            session_id = _real(rec, "session_id", 1)
+            session_id = rec.real("<session_id:1>")
             vectors = {
                 "setup.json": [{"name": "create_model_resources_and_session", "steps": setup}],
                 "losses.json": _loss_vectors(rec, session_id),
-                "errors.json": _error_vectors(rec, session_id, resources_id),
+                "errors.json": _error_vectors(rec, session_id),
                 "idempotency.json": _idempotency_vectors(rec, session_id)
                 + _kind_idempotency_vectors(rec, session_id),
             }
             second = rec.step(
                 "POST", "/v1/rl/training-sessions", body={"model_resources_id": resources_id}
             )
-            training_session = _real(rec, "session_id", 2)
+            training_session = rec.real("<session_id:2>")
             vectors["training.json"] = [
                 {"name": "start_second_session", "steps": [second]},
                 *_training_vectors(rec, training_session),
             ]
             vectors["payloads.json"] = _payload_vectors(rec, training_session)
             return vectors
-
-
-def _real(rec: _Recorder, kind: str, number: int) -> str:
-    wanted = f"<{kind}:{number}>"
-    return next(real for real, placeholder in rec.placeholders.items() if placeholder == wanted)
 
 
 def render(vectors: list[dict[str, Any]]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from contract_tests import Target
-from contract_tests._emulator_process import emulator_in_thread
+from contract_tests._emulator_process import serve_in_thread
 
 KEYS = ["contract-key-1", "contract-key-2"]
 
@@ -19,8 +19,13 @@ def _serve(wrap: Callable[[Any], Any] | None = None) -> Iterator[Target]:
     from together_rl_emulator import create_app
 
     app = create_app(api_keys=list(KEYS), seed=0)
-    with emulator_in_thread(wrap(app) if wrap else app) as base_url:
-        yield Target(base_url=base_url, api_key=KEYS[0], second_api_key=KEYS[1], is_emulator=True)
+    server = serve_in_thread(wrap(app) if wrap else app, on_stop=app.emulator.close)
+    try:
+        yield Target(
+            base_url=server.base_url, api_key=KEYS[0], second_api_key=KEYS[1], is_emulator=True
+        )
+    finally:
+        server.stop()
 
 
 @pytest.fixture

@@ -5,34 +5,22 @@ answers or logs (in-process logging and the emulator subprocess's output, at deb
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Callable
 
-import httpx
 import pytest
 from together_rl_emulator import EmulatorApp
 
-from reliability._servers import ProcessServer
+from contract_tests._emulator_process import EmulatorProcess
 from reliability.access import (
     INTRUDER_KEY,
     OWNER_KEY,
     counters_reveal_other_keys,
+    in_process_clients,
     keys_in,
+    loopback_clients,
     run_access,
     spec_routes,
 )
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
-
-def _in_process(app: EmulatorApp) -> Callable[[str | None], httpx.Client]:
-    def make(key: str | None) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return TestClient(app, base_url="http://emulator.test", headers=headers)
-
-    return make
 
 
 def test_routes_are_enumerated_from_the_spec() -> None:
@@ -46,7 +34,7 @@ def test_access_in_process(
 ) -> None:
     app = emulator_app_factory(api_keys=[OWNER_KEY, INTRUDER_KEY])
     with caplog.at_level(logging.DEBUG):
-        report = run_access(_in_process(app))
+        report = run_access(in_process_clients(app))
     assert report.failures == []
     assert report.routes_checked >= 19 and report.cross_tenant_checks >= 22
     assert keys_in(caplog.text) == []
@@ -54,15 +42,12 @@ def test_access_in_process(
 
 
 def test_access_over_loopback_and_no_key_in_the_server_output() -> None:
-    server = ProcessServer(api_keys=[OWNER_KEY, INTRUDER_KEY], extra_args=("--log-level", "debug"))
+    server = EmulatorProcess(
+        api_keys=[OWNER_KEY, INTRUDER_KEY], extra_args=("--log-level", "debug")
+    )
     server.start()
     try:
-
-        def make(key: str | None) -> httpx.Client:
-            headers = {"Authorization": f"Bearer {key}"} if key else {}
-            return httpx.Client(base_url=server.base_url, headers=headers, timeout=30)
-
-        report = run_access(make)
+        report = run_access(loopback_clients(server.base_url))
     finally:
         server.stop()
     assert report.failures == []
@@ -74,4 +59,4 @@ def test_stats_counters_do_not_reveal_other_keys(
     emulator_app_factory: Callable[..., EmulatorApp],
 ) -> None:
     app = emulator_app_factory(api_keys=[OWNER_KEY, INTRUDER_KEY])
-    assert counters_reveal_other_keys(_in_process(app)) == []
+    assert counters_reveal_other_keys(in_process_clients(app)) == []

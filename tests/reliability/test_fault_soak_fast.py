@@ -10,7 +10,7 @@ import copy
 import numpy as np
 import together_rl
 
-from reliability._servers import start_thread_server
+from contract_tests._emulator_process import start_emulator_thread
 from reliability._workload import (
     FORWARD_BACKWARD,
     OPTIM_STEP,
@@ -91,7 +91,7 @@ def test_comparison_detects_a_gradient_applied_twice() -> None:
 
 
 def _run_steps(steps: list[Step]) -> tuple[list[SessionState], Outcome]:
-    server = start_thread_server(api_keys=["oracle-key"], seed=0)
+    server = start_emulator_thread(api_keys=["oracle-key"], seed=0)
     try:
         ids, outcome = run_stream(
             lambda: together_rl.Client(api_key="oracle-key", base_url=server.base_url),
