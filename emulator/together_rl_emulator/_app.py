@@ -502,12 +502,11 @@ class EmulatorApp(Starlette):
             )
             await error_response(error)(scope, receive, send)
             return
+        if scope["type"] == "http":
+            self.emulator.worker.ensure_started()
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith(API_PREFIX + "/"):
-            if scope["type"] == "http":
-                self.emulator.worker.ensure_started()
             await super().__call__(scope, receive, send)
             return
-        self.emulator.worker.ensure_started()
         route_key = self._route_key(scope)
         owner = self.emulator.owner_of(_header(scope, b"authorization"))
         if route_key is not None and owner is not None:

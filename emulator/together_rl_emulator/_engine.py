@@ -1,8 +1,9 @@
 """The computation of each operation kind, on a session's trainer state. No I/O.
 
 `run_forward_backward` takes the trainer weights and returns the pass's gradients; the issue-6
-runners take the `TrainerState` and return an `OperationOutcome` holding a fork of it when they
-change it (the store commits the fork; the state passed in is never modified).
+runners take the `TrainerState` and return an `OperationOutcome` holding, when they change it, a
+`TrainerUpdate` with a fork of it (the store commits the fork; the state passed in is never
+modified).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from ._operations import (
 )
 from ._policy import PolicyParams, backward, forward
 from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
-from ._store import GRADS_CHANGED, TRAINER_CHANGED, fork_trainer
+from ._store import GRADS_CHANGED, TRAINER_CHANGED, TrainerUpdate
 from ._validation import ForwardBackwardRequest
 from ._validation_ops import (
+    SEED_MODULUS,
     CustomForwardBackwardRequest,
     OptimStepRequest,
     SampleRequest,
@@ -35,7 +37,13 @@ from ._validation_ops import (
 )
 
 F64 = npt.NDArray[np.float64]
-SEED_MODULUS = 2**64
+SEED_STRIDE = 1_000_003
+
+
+def derived_seed(base: int, n: int) -> int:
+    """The seed of the n-th of a series drawn from `base`: the n-th session's policy seed from
+    `--seed`, an unseeded sample's seed from its session's policy seed and submission number."""
+    return base * SEED_STRIDE + n
 
 
 class NonFiniteLoss(Exception):
@@ -90,41 +98,40 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
         ]
     else:
         output["loss_fn_outputs"] = []
-    return PassResult(output=orjson.dumps(output, option=orjson.OPT_SERIALIZE_NUMPY), grads=grads)
+    return PassResult(output=encode_output(output), grads=grads)
 
 
 # ----------------------------------------------------------------- issue 6: the other operations
 @dataclass
 class OperationOutcome:
     """What an operation produced: its output object and, if it changed the trainer state, the
-    new state (a fork) and what changed (`GRADS_CHANGED` or `TRAINER_CHANGED` of `_store`)."""
+    new state (a fork) with what changed."""
 
     output: dict[str, Any]
-    state: TrainerState | None = None
-    change: str | None = None
+    update: TrainerUpdate | None = None
 
 
 def run_optim_step(state: TrainerState, request: OptimStepRequest) -> OperationOutcome:
     """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
-    new = fork_trainer(state, params=True)
+    new = state.fork()
     try:
         step = optim_step(new, request.adam_params)
     except NonFiniteUpdate as exc:
         raise NonFiniteLoss(str(exc)) from exc
-    return OperationOutcome({"step": str(step)}, new, TRAINER_CHANGED)
+    return OperationOutcome({"step": str(step)}, TrainerUpdate(new, TRAINER_CHANGED))
 
 
 def run_weights_sync(state: TrainerState, request: WeightsSyncRequest) -> OperationOutcome:
-    new = fork_trainer(state)
+    new = state.fork()
     version = weights_sync(new, request.weight_sync_type)
-    return OperationOutcome({"weights_version": str(version)}, new, TRAINER_CHANGED)
+    return OperationOutcome({"weights_version": str(version)}, TrainerUpdate(new, TRAINER_CHANGED))
 
 
 def run_custom_forward_backward(
     state: TrainerState, request: CustomForwardBackwardRequest
 ) -> OperationOutcome:
     """Client gradients dLoss/dlogp backpropagated and accumulated as one pass; output `{}`."""
-    new = fork_trainer(state)
+    new = state.fork()
     samples = [
         (s.tokens, s.targets, s.inputs.get("weights", s.inputs.get("mask")))
         for s in request.samples
@@ -134,7 +141,7 @@ def run_custom_forward_backward(
             custom_forward_backward(new, samples, request.gradients)
         except NonFiniteUpdate as exc:
             raise NonFiniteLoss(str(exc)) from exc
-    return OperationOutcome({}, new, GRADS_CHANGED)
+    return OperationOutcome({}, TrainerUpdate(new, GRADS_CHANGED))
 
 
 def run_sample(state: TrainerState, request: SampleRequest, seed: int) -> OperationOutcome:

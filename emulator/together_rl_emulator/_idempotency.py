@@ -23,15 +23,23 @@ from ._store import Store
 Scope = tuple[str, str, str, str]  # (owner, session_id, kind, idempotency key)
 
 
-def body_hash(body: Any) -> str:
-    """SHA-256 of the body re-encoded with sorted keys: key order and whitespace do not matter."""
+def canonical_json(body: Any) -> bytes:
+    """The body re-encoded with sorted keys: the same for any key order and whitespace."""
     try:
-        canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError as exc:  # nesting deeper than orjson can encode
         raise ApiError(
             400, f"the JSON body is nested too deeply ({exc})", code="invalid_json"
         ) from exc
+
+
+def digest(canonical: bytes) -> str:
     return hashlib.sha256(canonical).hexdigest()
+
+
+def body_hash(body: Any) -> str:
+    """SHA-256 of `canonical_json(body)`: key order and whitespace do not matter."""
+    return digest(canonical_json(body))
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,15 @@ functions under the session's lock and persists `TrainerState.to_arrays()`.
 
 Invalid arguments raise `InvalidParam` (a ValueError naming the wire field), which the app turns
 into a 400 before anything changes; every function leaves the state untouched when it raises.
+
+No function here writes into an array of the state: each rebinds the state's fields to new
+arrays. So arrays may be shared between states (the sampler's with the trainer's until the first
+optimizer step), and `TrainerState.fork` is a shallow copy.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -73,16 +78,25 @@ class TrainerState:
 
     @classmethod
     def initial(cls, vocab_size: int, seed: int) -> TrainerState:
-        params = init_policy(vocab_size, seed)
+        return cls.from_policy(init_policy(vocab_size, seed))
+
+    @classmethod
+    def from_policy(cls, params: PolicyParams) -> TrainerState:
+        """The state before any operation: `params` (also the sampler's), nothing accumulated."""
         return cls(
             params=params,
-            sampler_params=params.copy(),
+            sampler_params=params,  # shared: nothing writes into the arrays (module docstring)
             grads={k: np.zeros_like(a) for k, a in params.to_arrays().items()},
             accumulated_passes=0,
             adam=AdamState(),
             step=0,
             weights_version=0,
         )
+
+    def fork(self) -> TrainerState:
+        """A copy an operation may change (without touching `self`): shallow, since operations
+        rebind fields to new arrays and never write into them."""
+        return dataclasses.replace(self)
 
     def to_arrays(self) -> dict[str, npt.NDArray[Any]]:
         """Flat name -> array dict for `np.savez` (arrays are shared, not copied)."""
@@ -131,8 +145,7 @@ def accumulate(state: TrainerState, grads: Mapping[str, F64]) -> None:
             raise ValueError(
                 f"gradient {key} has shape {np.shape(g)}, not {state.grads[key].shape}"
             )
-    for key, g in grads.items():
-        state.grads[key] += g
+    state.grads = {key: a + grads[key] for key, a in state.grads.items()}
     state.accumulated_passes += 1
 
 
@@ -192,11 +205,9 @@ def optim_step(state: TrainerState, adam_params: Mapping[str, Any] | None) -> in
                     f"The optimizer step would make the {name} of {key} non-finite;"
                     " nothing was applied."
                 )
-    for key, a in state.params.to_arrays().items():  # in place: `state.params` stays the object
-        a[...] = params[key]
+    state.params = PolicyParams.from_arrays(params)
     state.adam = adam
-    for g in state.grads.values():
-        g.fill(0.0)
+    state.grads = {k: np.zeros_like(g) for k, g in state.grads.items()}
     state.accumulated_passes = 0
     state.step += 1
     return state.step

@@ -53,7 +53,15 @@ from typing import Literal, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from ._policy import PolicyParams, _check_tokens, _cluster_log_mass, _padded, forward
+from ._policy import (
+    PolicyParams,
+    _check_tokens,
+    _cluster_log_mass,
+    _logsumexp,
+    _padded,
+    _token_logprobs,
+    forward,
+)
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -82,11 +90,6 @@ class SampledSequence:
     tokens: I64  # the completion only (not the prompt); the stop token, if any, is the last one
     logprobs: F64  # log p(tokens[t] | previous token) under the policy (temperature 1)
     stop_reason: StopReason
-
-
-def _logsumexp(x: F64) -> float:
-    mx = float(x.max())
-    return mx + float(np.log(np.exp(x - mx).sum()))
 
 
 def _pick(cdf: F64, u: float) -> int:
@@ -200,8 +203,15 @@ class _Truncation:
                 break
             if pivot is None and stalled < 3:
                 pivot = self._estimate(
-                    recent, (t_lo, f_lo), (t_hi, f_hi), target, aim_lo, by_mass, top_scaled,
-                    SETTLE_TOKENS / 4 * 4.0**repeats, total,
+                    recent,
+                    (t_lo, f_lo),
+                    (t_hi, f_hi),
+                    target,
+                    aim_lo,
+                    by_mass,
+                    top_scaled,
+                    SETTLE_TOKENS / 4 * 4.0**repeats,
+                    total,
                 )
             if pivot is None or not t_lo < pivot < t_hi:
                 pivot = 0.5 * (t_lo + t_hi)
@@ -257,9 +267,7 @@ class _Truncation:
         pivot = t1 + (t2 - t1) * (y1 - odds(aim)) / (y1 - y2)
         return pivot if np.isfinite(pivot) else None
 
-    def _settle(
-        self, a: F64, w: F64, hi_n: I64, lo_n: I64, target: float, by_mass: bool
-    ) -> I64:
+    def _settle(self, a: F64, w: F64, hi_n: I64, lo_n: I64, target: float, by_mass: bool) -> I64:
         """Sort the undecided tokens (per cluster, positions hi_n[k] to lo_n[k]) and cut."""
         K, R = self.K, self.R
         span = lo_n - hi_n
@@ -443,9 +451,7 @@ def topk_prompt_logprobs(
                 entry = {"logprobs": [], "token_ids": []}
             else:
                 ctx = sampler.context(int(prev))
-                logp = (_padded(params.b, sampler.K, 0.0) + (ctx.a - ctx.log_z)).ravel()[
-                    : params.vocab_size
-                ]
+                logp = _token_logprobs(params.b, ctx.a, ctx.log_z)
                 top = np.argpartition(-logp, k - 1)[:k] if k < logp.size else np.arange(logp.size)
                 top = top[np.lexsort((top, -logp[top]))]
                 entry = {

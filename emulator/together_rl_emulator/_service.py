@@ -10,12 +10,11 @@ import hmac
 import uuid
 from typing import Any
 
-import orjson
-
 from ._catalog import CATALOG
+from ._engine import derived_seed
 from ._errors import ApiError, invalid
-from ._idempotency import IdempotencyGate, Replay, body_hash
-from ._kinds import FORWARD_BACKWARD, UPLOADABLE_KINDS, validate_operation
+from ._idempotency import IdempotencyGate, Replay, canonical_json, digest
+from ._kinds import UPLOADABLE_KINDS, validate_operation
 from ._optim import global_norm
 from ._payloads import effective_body, new_token, payload_url
 from ._stats import Stats
@@ -25,14 +24,14 @@ from ._store import (
     NewOperation,
     OperationRow,
     PayloadRow,
+    SessionNotRunning,
     SessionRow,
     Store,
     utc_now,
 )
-from ._validation import validate_forward_backward, validate_schema
+from ._validation import validate_schema
 from ._worker import OperationWorker, QueuedOperation
 
-SEED_STRIDE = 1_000_003
 DEFAULT_INACTIVE_TIMEOUT_S = 3600
 
 
@@ -41,11 +40,6 @@ def not_found(what: str, param: str, value: str) -> ApiError:
         404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
         code="not_found",
     )  # fmt: skip
-
-
-def policy_seed(seed: int, ordinal: int) -> int:
-    """The policy seed of the session created `ordinal`-th (1-based): deterministic per `--seed`."""
-    return seed * SEED_STRIDE + ordinal
 
 
 class EmulatorService:
@@ -134,18 +128,19 @@ class EmulatorService:
         with self.store.lock:  # the ordinal and the insert must not interleave with another create
             ordinal = self.store.next_session_ordinal()
             row = self.store.create_session(
-                owner, ordinal, model.vocab_size, policy_seed(self.seed, ordinal), session
+                owner, ordinal, model.vocab_size, derived_seed(self.seed, ordinal), session
             )
         return row.body
 
-    def _session(self, owner: str, session_id: str) -> SessionRow:
+    def check_session(self, owner: str, session_id: str) -> SessionRow:
+        """The caller's session (404 if missing or another key's)."""
         found = self.store.get_session(owner, session_id)
         if found is None:
             raise not_found("training session", "session_id", session_id)
         return found
 
     def get_session(self, owner: str, session_id: str) -> dict[str, Any]:
-        return self._session(owner, session_id).body
+        return self.check_session(owner, session_id).body
 
     def list_sessions(
         self,
@@ -187,56 +182,39 @@ class EmulatorService:
         self.worker.wake()
         return stopped.body
 
-    # ------------------------------------------------------------------ forward-backward
-    def check_session(self, owner: str, session_id: str) -> SessionRow:
-        return self._session(owner, session_id)
-
-    def submit_forward_backward(
-        self, owner: str, session: SessionRow, key: str, body: Any, arrived_at: float
-    ) -> bytes:
-        """Returns the `ForwardBackwardOperation` JSON (PENDING, or the replayed operation)."""
-        return self.submit_operation(FORWARD_BACKWARD, owner, session, key, body, arrived_at)
-
+    # ------------------------------------------------------------------ operations
     def submit_operation(
-        self, kind: str, owner: str, session: SessionRow, key: str, body: Any, arrived_at: float
+        self,
+        kind: str,
+        owner: str,
+        session: SessionRow,
+        key: str,
+        body: dict[str, Any],
+        arrived_at: float,
     ) -> bytes:
         """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
         replayed operation). A body with `payload_id` stands for the uploaded one."""
-        if not isinstance(body, dict):
-            raise invalid(None, f"the body must be a JSON object, got {type(body).__name__}")
         if kind in UPLOADABLE_KINDS and "payload_id" in body:
             body = self._uploaded_body(owner, session, body)
-        digest = body_hash(body)
-        outcome = self.idempotency.begin((owner, session.id, kind, key), digest)
+        canonical = canonical_json(body)
+        body_digest = digest(canonical)
+        outcome = self.idempotency.begin((owner, session.id, kind, key), body_digest)
         if isinstance(outcome, Replay):
             self.stats.count_replay(owner, kind)
             return self._operation_json(kind, owner, session.id, outcome.operation_id)
         try:
-            request = (  # forward-backward through this module's name: tests patch it here
-                validate_forward_backward(body, session.vocab_size)
-                if kind == FORWARD_BACKWARD
-                else validate_operation(kind, body, session.vocab_size)
-            )
-            current = self.store.get_session(owner, session.id)
-            if current is None or current.status != SESSION_RUNNING:
-                state = current.status if current is not None else "gone"
-                raise ApiError(
-                    400,
-                    f"session_id: the training session is not running ({state});"
-                    f" {kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
-                    param="session_id",
-                    code="session_not_active",
-                )
-            op = self.store.insert_operation(
+            request = validate_operation(kind, body, session.vocab_size)
+            op = self._insert_operation(
                 NewOperation(
                     id=str(uuid.uuid4()),
                     session_id=session.id,
                     owner=owner,
                     kind=kind,
                     submitted_at=arrived_at,
-                    request=orjson.dumps(body) if self.store.persistent else None,
+                    # The canonical encoding is as good a body as the original (keys sorted).
+                    request=canonical if self.store.persistent else None,
                     idempotency_key=key,
-                    body_hash=digest,
+                    body_hash=body_digest,
                 )
             )
         finally:
@@ -245,7 +223,21 @@ class EmulatorService:
         self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request, kind, op.seq))
         return op.to_json()
 
-    def _uploaded_body(self, owner: str, session: SessionRow, body: dict[str, Any]) -> Any:
+    def _insert_operation(self, op: NewOperation) -> OperationRow:
+        try:
+            return self.store.insert_operation(op)
+        except SessionNotRunning as exc:
+            raise ApiError(
+                400,
+                f"session_id: the training session is not running ({exc.status});"
+                f" {op.kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
+                param="session_id",
+                code="session_not_active",
+            ) from None
+
+    def _uploaded_body(
+        self, owner: str, session: SessionRow, body: dict[str, Any]
+    ) -> dict[str, Any]:
         payload_id = body["payload_id"]
         if not isinstance(payload_id, str) or not payload_id:
             raise invalid("payload_id", "must be a non-empty string (the id from upload-url)")
@@ -262,16 +254,13 @@ class EmulatorService:
             raise not_found(f"{kind} operation", "operation_id", operation_id)
         return op.to_json()
 
-    def get_forward_backward(self, owner: str, session_id: str, operation_id: str) -> bytes:
-        return self.get_operation(FORWARD_BACKWARD, owner, session_id, operation_id)
-
     def get_operation(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
-        self._session(owner, session_id)
+        self.check_session(owner, session_id)
         return self._operation_json(kind, owner, session_id, operation_id)
 
     # ------------------------------------------------------------------ payloads
     def create_upload_url(self, owner: str, session_id: str, base_url: str) -> dict[str, Any]:
-        session = self._session(owner, session_id)
+        session = self.check_session(owner, session_id)
         token = new_token()
         payload_id = self.store.create_payload(owner, session.id, token)
         return {"payload_id": payload_id, "upload_url": payload_url(base_url, payload_id, token)}
@@ -279,7 +268,7 @@ class EmulatorService:
     def create_download_url(
         self, owner: str, session_id: str, payload_id: str, base_url: str
     ) -> dict[str, Any]:
-        session = self._session(owner, session_id)
+        session = self.check_session(owner, session_id)
         row = self.store.get_payload(payload_id)
         if row is None or row.owner != owner or row.session_id != session.id or row.body is None:
             raise not_found("payload", "payload_id", payload_id)

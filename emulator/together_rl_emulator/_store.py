@@ -39,7 +39,6 @@ import numpy.typing as npt
 import orjson
 
 from ._operations import TrainerState, accumulate
-from ._optim import AdamState
 from ._policy import PolicyParams, init_policy
 
 F64 = npt.NDArray[np.float64]
@@ -63,8 +62,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, ordinal INTEGER NOT NULL UNIQUE,
     vocab_size INTEGER NOT NULL, policy_seed INTEGER NOT NULL, status TEXT NOT NULL,
     body BLOB NOT NULL, accumulated_passes INTEGER NOT NULL DEFAULT 0,
-    policy_saved INTEGER NOT NULL DEFAULT 0, grads_version INTEGER NOT NULL DEFAULT 0,
-    trainer_version INTEGER NOT NULL DEFAULT 0);
+    grads_version INTEGER NOT NULL DEFAULT 0, trainer_version INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, ordinal);
 CREATE TABLE IF NOT EXISTS operations (
     id TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT NULL, kind TEXT NOT NULL,
@@ -93,6 +91,14 @@ def utc_now() -> str:
     """RFC 3339 UTC timestamp with milliseconds, e.g. `2026-01-02T03:04:05.678Z`."""
     t = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+class SessionNotRunning(Exception):
+    """An operation submitted to a session that is not RUNNING: `status` is its status."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -396,11 +402,7 @@ class Store:
                 " WHERE session_id = ? AND status = ?",
                 (OP_FAILED, _not_active_error(), session_id, OP_PENDING),
             )
-        return SessionRow(
-            session.id, owner, session.ordinal, session.vocab_size, session.policy_seed,
-            SESSION_STOPPED, body, session.accumulated_passes, session.grads_version,
-            session.trainer_version,
-        )  # fmt: skip
+        return dataclasses.replace(session, status=SESSION_STOPPED, body=body)
 
     # ------------------------------------------------------------------ operations
     def find_idempotency(
@@ -414,8 +416,15 @@ class Store:
         return None if row is None else IdempotencyRecord(row["body_hash"], row["operation_id"])
 
     def insert_operation(self, op: NewOperation) -> OperationRow:
-        """Store the operation PENDING together with its idempotency record (one transaction)."""
+        """Store the operation PENDING together with its idempotency record (one transaction).
+        Raises `SessionNotRunning` (storing nothing) unless its session is RUNNING: checked in
+        the transaction, so a concurrent stop comes either before (refused) or after (the stop
+        fails the operation)."""
         with self._transaction() as db:
+            found = db.execute("SELECT status FROM sessions WHERE id = ?", (op.session_id,))
+            row = found.fetchone()
+            if row is None or row["status"] != SESSION_RUNNING:
+                raise SessionNotRunning("gone" if row is None else str(row["status"]))
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM operations").fetchone()[0]
             db.execute(
                 "INSERT INTO operations (id, session_id, owner, kind, seq, status, submitted_at,"
@@ -500,9 +509,7 @@ class Store:
         if grads is not None:
             session = self.get_session(None, session_id)
             if session is not None:
-                state = fork_trainer(self.trainer(session))
-                accumulate(state, grads)
-                update = TrainerUpdate(state, GRADS_CHANGED)
+                update = pass_update(self.trainer(session), grads)
         return self.commit_operation(operation_id, session_id, output, update)
 
     def commit_operation(
@@ -566,23 +573,18 @@ class Store:
     # ------------------------------------------------------------------ arrays
     def trainer(self, session: SessionRow) -> TrainerState:
         """The session's trainer state: cached, else loaded from its files, else initialised by
-        seed. Never modified in place: operations fork it and commit the fork."""
+        seed. Never modified: operations change a `fork()` of it and commit that."""
         with self.lock:
             cached = self._trainers.get(session.id)
             if cached is not None:
                 return cached
             current = self.get_session(None, session.id) or session
-            params = self._initial_policy(current)
-            grads = {k: np.zeros_like(a) for k, a in params.to_arrays().items()}
-            state = TrainerState(
-                params=params, sampler_params=params.copy(), grads=grads, accumulated_passes=0,
-                adam=AdamState(), step=0, weights_version=0,
-            )  # fmt: skip
+            state = TrainerState.from_policy(self._initial_policy(current))
             if self.files is not None and current.trainer_version > 0:
                 arrays = self.files.read(current.id, f"trainer-{current.trainer_version}")
                 if arrays is None:
                     raise RuntimeError(f"trainer-{current.trainer_version} of {current.id} missing")
-                arrays.update({f"grads/{k}": g for k, g in grads.items()})
+                arrays.update({f"grads/{k}": g for k, g in state.grads.items()})
                 arrays["accumulated_passes"] = np.array(0.0)
                 state = TrainerState.from_arrays(arrays)
             if self.files is not None and current.accumulated_passes > 0:
@@ -601,13 +603,7 @@ class Store:
         params = init_policy(session.vocab_size, session.policy_seed)
         if self.files is not None:
             self.files.write(session.id, "policy", params.to_arrays())
-            with self._transaction() as db:
-                db.execute("UPDATE sessions SET policy_saved = 1 WHERE id = ?", (session.id,))
         return params
-
-    def policy(self, session: SessionRow) -> PolicyParams:
-        """The session's trainer weights (what forward-backward uses)."""
-        return self.trainer(session).params
 
     def accumulated_gradients(self, session_id: str) -> dict[str, F64] | None:
         """The sum of the gradients accumulated since the last optimizer step (None if none)."""
@@ -685,14 +681,11 @@ class TrainerUpdate:
     change: str  # GRADS_CHANGED or TRAINER_CHANGED
 
 
-def fork_trainer(state: TrainerState, *, params: bool = False) -> TrainerState:
-    """A copy that an operation may modify: the gradients (and with `params`, the weights) are
-    copied; the other arrays are shared, since no operation modifies them in place."""
-    return dataclasses.replace(
-        state,
-        params=state.params.copy() if params else state.params,
-        grads={k: g.copy() for k, g in state.grads.items()},
-    )
+def pass_update(state: TrainerState, grads: Mapping[str, F64]) -> TrainerUpdate:
+    """`state` (unchanged) plus one accumulated pass of `grads`, as an update to commit."""
+    new = state.fork()
+    accumulate(new, grads)
+    return TrainerUpdate(new, GRADS_CHANGED)
 
 
 def _trainer_file(state: TrainerState) -> dict[str, npt.NDArray[Any]]:

@@ -25,6 +25,7 @@ import jsonschema_rs
 import numpy as np
 
 from ._errors import invalid
+from ._losses import DEFAULTS, PARAMS_KEYS
 from ._spec import find_operation, load_spec, resolve_ref
 
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -350,21 +351,12 @@ def _coerce(name: str, text: str, schema: dict[str, Any]) -> object:
 # --------------------------------------------------------------------------------------------
 # Forward-backward: the rules the schema cannot express
 
-_PARAMS_KEY: dict[str, str | None] = {
-    "LOSS_TYPE_CROSS_ENTROPY": "cross_entropy_params",
-    "LOSS_TYPE_GRPO": "grpo_params",
-    "LOSS_TYPE_IMPORTANCE_SAMPLING": None,
-    "LOSS_TYPE_PPO": "ppo_params",
-    "LOSS_TYPE_CISPO": "cispo_params",
-    "LOSS_TYPE_DRO": "dro_params",
-    "LOSS_TYPE_DPPO": "dppo_params",
-}
 _POLICY_INPUTS = ("target_tokens", "logprobs", "advantages")
 _REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
     loss_type: ("target_tokens", "weights")
     if loss_type == "LOSS_TYPE_CROSS_ENTROPY"
     else _POLICY_INPUTS
-    for loss_type in _PARAMS_KEY
+    for loss_type in PARAMS_KEYS
 }
 # Allowed dtypes of the known keys; unknown keys take either dtype of the schema.
 _INPUT_DTYPES: dict[str, tuple[str, ...]] = {
@@ -375,8 +367,6 @@ _INPUT_DTYPES: dict[str, tuple[str, ...]] = {
     "weights": ("int64", "float32"),
     "mask": ("int64", "float32"),
 }
-# CISPO defaults as stated by the spec's `CISPOLossParams` description (it has no `default` keys).
-_CISPO_DEFAULT_LOW, _CISPO_DEFAULT_HIGH = 0.0, 4.0
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _INT64_LIMIT = 2.0**63
 
@@ -436,11 +426,11 @@ def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardR
 
 def _validate_loss(loss: dict[str, Any]) -> str:
     loss_type: str = loss["type"]
-    if loss_type not in _PARAMS_KEY:
+    if loss_type not in PARAMS_KEYS:
         raise invalid(
-            "loss.type", f"{loss_type} is not a loss; use one of {', '.join(_PARAMS_KEY)}"
+            "loss.type", f"{loss_type} is not a loss; use one of {', '.join(PARAMS_KEYS)}"
         )
-    params_key = _PARAMS_KEY[loss_type]
+    params_key = PARAMS_KEYS[loss_type]
     for key in loss:
         if key not in ("type", params_key):
             allowed = f"only loss.{params_key} is" if params_key else "it takes no params object"
@@ -452,8 +442,9 @@ def _validate_loss(loss: dict[str, Any]) -> str:
     params: dict[str, Any] = loss.get(params_key, {})
     _check_param_bounds(params_key, params)
     if loss_type == "LOSS_TYPE_CISPO":
-        low = params.get("clip_low_threshold", _CISPO_DEFAULT_LOW)
-        high = params.get("clip_high_threshold", _CISPO_DEFAULT_HIGH)
+        # The defaults the math uses (the spec's `CISPOLossParams` states them in prose only).
+        low = params.get("clip_low_threshold", DEFAULTS[params_key]["clip_low_threshold"])
+        high = params.get("clip_high_threshold", DEFAULTS[params_key]["clip_high_threshold"])
         if low > high:
             shown = high if "clip_high_threshold" in params else f"{high}, the default"
             raise invalid(

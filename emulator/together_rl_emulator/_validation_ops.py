@@ -20,7 +20,7 @@ DEFAULT_MAX_TOKENS = 512
 DEFAULT_TEMPERATURE = 1.0
 CUSTOM_FB_LABEL = "custom-forward-backward"
 # np.random.default_rng takes non-negative seeds: an int64 seed is used modulo 2**64.
-_SEED_MODULUS = 2**64
+SEED_MODULUS = 2**64
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def validate_sample(body: object, vocab_size: int) -> SampleRequest:
         if value is not None and not math.isfinite(float(value)):
             raise invalid(f"sampling_params.{name}", "must be a finite number")
     seed_value = params.get("seed")
-    seed = None if seed_value is None else int(seed_value) % _SEED_MODULUS
+    seed = None if seed_value is None else int(seed_value) % SEED_MODULUS
     stops: set[int] = set()
     for index, stop in enumerate(params.get("stop", [])):
         text = stop.strip()

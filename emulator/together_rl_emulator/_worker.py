@@ -22,6 +22,7 @@ import orjson
 from ._engine import (
     NonFiniteLoss,
     OperationOutcome,
+    derived_seed,
     encode_output,
     run_custom_forward_backward,
     run_forward_backward,
@@ -38,16 +39,14 @@ from ._kinds import (
     WEIGHTS_SYNC,
     validate_operation,
 )
-from ._operations import accumulate
 from ._payloads import offload
 from ._store import (
     ERR_SESSION_NOT_ACTIVE,
-    GRADS_CHANGED,
     SESSION_RUNNING,
     SessionRow,
     Store,
     TrainerUpdate,
-    fork_trainer,
+    pass_update,
 )
 from ._validation import ForwardBackwardRequest
 
@@ -64,8 +63,8 @@ class QueuedOperation:
     session_id: str
     submitted_at: float  # wall-clock seconds (time.time()) when the POST arrived
     request: Any  # the validated request of its kind; None: reload the stored body (restart)
-    kind: str = FORWARD_BACKWARD
-    seq: int = 0  # the operation's global submission number (seeds unseeded samples)
+    kind: str
+    seq: int  # the operation's global submission number (seeds unseeded samples)
 
 
 class OperationWorker:
@@ -144,10 +143,7 @@ class OperationWorker:
                 output, update = self._forward_backward(session, request)
             else:
                 outcome = self._run_other(item, session, request)
-                output = encode_output(outcome.output)
-                update = None
-                if outcome.state is not None and outcome.change is not None:
-                    update = TrainerUpdate(outcome.state, outcome.change)
+                output, update = encode_output(outcome.output), outcome.update
         except NonFiniteLoss as exc:
             self._wait_until(item)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
@@ -166,9 +162,7 @@ class OperationWorker:
         result = run_forward_backward(state.params, request)
         if result.grads is None:
             return result.output, None
-        new = fork_trainer(state)
-        accumulate(new, result.grads)
-        return result.output, TrainerUpdate(new, GRADS_CHANGED)
+        return result.output, pass_update(state, result.grads)
 
     def _run_other(
         self, item: QueuedOperation, session: SessionRow, request: Any
@@ -183,7 +177,7 @@ class OperationWorker:
         if item.kind == SAMPLE:
             seed = request.seed
             if seed is None:  # reproducible for a given --seed and submission order
-                seed = session.policy_seed * 1_000_003 + item.seq
+                seed = derived_seed(session.policy_seed, item.seq)
             return run_sample(state, request, seed)
         raise ValueError(f"unknown operation kind {item.kind!r}")
 

@@ -11,7 +11,7 @@ import orjson
 import pytest
 from _emulator_bodies import FB, assert_schema, fb_body, new_session, stats, submit, wait_operation
 from emulator_harness import OTHER_KEY, LiveEmulator
-from together_rl_emulator import _app, _service
+from together_rl_emulator import _app, _kinds
 
 
 @pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": ""}, {"Idempotency-Key": "has space"}])
@@ -83,14 +83,14 @@ def test_same_key_while_first_in_flight_is_409(
     monkeypatch: pytest.MonkeyPatch, live_emulator_factory: Any
 ) -> None:
     entered, release = threading.Event(), threading.Event()
-    real_validate = _service.validate_forward_backward
+    real_validate = _kinds.validate_forward_backward
 
     def slow_validate(body: object, vocab_size: int) -> Any:
         entered.set()
         release.wait(30)
         return real_validate(body, vocab_size)
 
-    monkeypatch.setattr(_service, "validate_forward_backward", slow_validate)
+    monkeypatch.setattr(_kinds, "validate_forward_backward", slow_validate)
     monkeypatch.setattr(_app, "THREADPOOL_BODY_BYTES", 0)  # validate off the event loop
     live: LiveEmulator = live_emulator_factory()
     with httpx.Client(base_url=live.base_url, headers=live.headers(), timeout=30) as client:
