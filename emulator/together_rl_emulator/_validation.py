@@ -315,12 +315,12 @@ def validate_parameter(operation_id: str, name: str, raw: str | list[str] | None
     value: object
     if schema.get("type") == "array":
         item_schema = resolve_ref(schema.get("items", {}))
-        parts = [part.strip() for text in values for part in text.split(",")]
-        value = [_coerce(name, part, item_schema) for part in parts if part]
-        if not value:  # `status=` alone filters nothing: as if absent
+        if all(text == "" for text in values):  # `status=`: an empty array, as if absent
             if parameter.required:
                 raise invalid(name, "is required")
             return None
+        # Items exactly as sent: an empty item (`a,,b`) or one with spaces fails the item schema.
+        value = [_coerce(name, part, item_schema) for text in values for part in text.split(",")]
     else:
         if len(values) > 1:
             raise invalid(name, "must be given only once")

@@ -190,6 +190,8 @@ def test_list_sessions_filters_the_sdk_sends(emulator_client: httpx.Client) -> N
         ("status=TRAINING_SESSION_STATUS_NAPPING", "status"),
         ("after=sess-unknown", "after"),
         ("model_resources_id=", "model_resources_id"),
+        ("status=TRAINING_SESSION_STATUS_RUNNING,", "status"),
+        ("status=%20TRAINING_SESSION_STATUS_RUNNING", "status"),
     ],
 )
 def test_list_sessions_bad_query(emulator_client: httpx.Client, query: str, param: str) -> None:
