@@ -2,20 +2,19 @@
 
 Imported by tests/conftest.py (fixtures) and by test modules that need the classes themselves.
 """
+
 from __future__ import annotations
 
-import threading
-import time
 import warnings
 from dataclasses import dataclass, field
-
-import uvicorn
 
 with warnings.catch_warnings():  # starlette 1.10 suggests httpx2; we stay on httpx (pinned)
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
 from together_rl_emulator import EmulatorApp
+
+from contract_tests._emulator_process import ThreadServer, serve_in_thread
 
 EMULATOR_KEY = "test-key"
 OTHER_KEY = "other-key"
@@ -30,8 +29,7 @@ class LiveEmulator:
     api_key: str
     app: EmulatorApp
     other_key: str = OTHER_KEY
-    _server: uvicorn.Server | None = field(default=None, repr=False)
-    _thread: threading.Thread | None = field(default=None, repr=False)
+    _server: ThreadServer | None = field(default=None, repr=False)
 
     @property
     def api_url(self) -> str:
@@ -42,31 +40,13 @@ class LiveEmulator:
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self.app.emulator.close()
+            self._server.stop()  # also closes the app (its worker and store)
 
 
 def start_live_emulator(app: EmulatorApp, api_key: str = EMULATOR_KEY) -> LiveEmulator:
     """Serve `app` with uvicorn in a daemon thread on a free loopback port; returns when ready."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="live-emulator", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the live emulator did not start")
-        time.sleep(0.005)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return LiveEmulator(
-        base_url=f"http://127.0.0.1:{port}",
-        api_key=api_key,
-        app=app,
-        _server=server,
-        _thread=thread,
-    )
+    server = serve_in_thread(app, on_stop=app.emulator.close)
+    return LiveEmulator(base_url=server.base_url, api_key=api_key, app=app, _server=server)
 
 
 def emulator_test_client(app: EmulatorApp, api_key: str | None = EMULATOR_KEY) -> TestClient:
