@@ -81,6 +81,10 @@ def validate_weights_sync(body: object) -> WeightsSyncRequest:
     return WeightsSyncRequest(weight_sync_type=sync_type)
 
 
+# Tokens one sample request may ask for at most (about 10 s of the single worker's time).
+MAX_SAMPLED_TOKENS = 1 << 20
+
+
 def validate_sample(body: object, vocab_size: int) -> SampleRequest:
     """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` entries
     that are decimal token ids (the emulator has no tokenizer, so a stop string names a token)."""
@@ -110,10 +114,20 @@ def validate_sample(body: object, vocab_size: int) -> SampleRequest:
                 f" inside the vocabulary [0, {vocab_size}), got {stop[:40]!r}",
             )
         stops.add(int(text))
+    num_samples = int(body.get("num_samples", 1))
+    max_tokens = int(params.get("max_tokens", DEFAULT_MAX_TOKENS))
+    budget = len(prompts) * num_samples * max_tokens
+    if budget > MAX_SAMPLED_TOKENS:
+        raise invalid(
+            "sampling_params.max_tokens",
+            f"model_inputs x num_samples x max_tokens = {budget} exceeds the emulator's limit of"
+            f" {MAX_SAMPLED_TOKENS} tokens per sample request (one worker runs every session):"
+            " split the request",
+        )
     return SampleRequest(
         prompts=prompts,
-        num_samples=int(body.get("num_samples", 1)),
-        max_tokens=int(params.get("max_tokens", DEFAULT_MAX_TOKENS)),
+        num_samples=num_samples,
+        max_tokens=max_tokens,
         temperature=float(params.get("temperature", DEFAULT_TEMPERATURE)),
         top_k=int(params.get("top_k", 0)),
         top_p=float(params.get("top_p", 1.0)),

@@ -248,6 +248,10 @@ def test_sample_stop_tokens_topk_and_validation(emulator_client: httpx.Client) -
     refused(sample_body([5], top_p=0), "sampling_params.top_p")
     refused(sample_body([5], num_samples=65), "num_samples")
     refused({"model_inputs": []}, "model_inputs")
+    # 20 prompts x 64 samples x 8192 tokens = 10.5 M tokens: over the per-request budget.
+    too_many = {**sample_body([5], num_samples=64, max_tokens=8192)}
+    too_many["model_inputs"] = too_many["model_inputs"] * 20
+    assert "exceeds the emulator's limit" in refused(too_many, "sampling_params.max_tokens")
 
 
 # ----------------------------------------------------------------------------- custom FB
