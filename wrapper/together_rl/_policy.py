@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# How long a blocking `result()` / `forward()` waits by default, as the official SDK (300 s).
+DEFAULT_RESULT_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from ._operations import (
     OperationKind,
 )
 from ._policy import (
+    DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
     PollPlanner,
     PollPolicy,
@@ -50,8 +51,6 @@ from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
 
 R = TypeVar("R")
-
-DEFAULT_RESULT_TIMEOUT = 300.0
 
 
 class Client:
