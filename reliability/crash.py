@@ -178,10 +178,3 @@ def run_crash_loop(
         comparison=compare(states, ref_states, outcome, ref_outcome),
         duration_s=time.monotonic() - started,
     )
-
-
-if __name__ == "__main__":
-    import sys
-
-    args = [int(a) for a in sys.argv[1:]] + [400, 2, 10][len(sys.argv) - 1 :]
-    print(run_crash_loop(n_submissions=args[0], n_sessions=args[1], kills=args[2]))

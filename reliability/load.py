@@ -242,9 +242,3 @@ def run_load(clients: int = 32, sessions: int = 8, seconds: float = 60.0) -> Loa
         rss_peak_kib=rss_peak,
         server_error_lines=log_errors,
     )
-
-
-if __name__ == "__main__":
-    import sys
-
-    print(run_load(seconds=float(sys.argv[1]) if len(sys.argv) > 1 else 60.0))

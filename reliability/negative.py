@@ -55,9 +55,3 @@ def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
         checks_by_operation=dict(Counter(r.operation for r in results if r.status == PASSED)),
         duration_s=time.monotonic() - started,
     )
-
-
-if __name__ == "__main__":
-    import sys
-
-    print(run_negative(int(sys.argv[1]) if len(sys.argv) > 1 else 200))

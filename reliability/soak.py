@@ -216,9 +216,3 @@ def run_soak(
         comparison=compare(states, ref_states, outcome, ref_outcome),
         duration_s=time.monotonic() - started,
     )
-
-
-if __name__ == "__main__":
-    import sys
-
-    print(run_soak(int(sys.argv[1]) if len(sys.argv) > 1 else 2000))
