@@ -45,7 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_emulator.py
 	$(BIN)/python benchmarks/bench_wrapper.py
 
-## The long reliability proofs (issue 7): fault soak, crash loop, load, hostile input, access,
+## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
 reliability: $(STAMP)
 	$(BIN)/python -m reliability

@@ -1,4 +1,5 @@
-"""The operation kinds of issue 6 (optim-step, sample, weights-sync, custom forward-backward):
+"""The operation kinds besides forward-backward
+(optim-step, sample, weights-sync, custom forward-backward):
 idempotency per kind, lifecycle and output shape, scope of ids and keys, validation."""
 
 from __future__ import annotations

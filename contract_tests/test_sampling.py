@@ -1,4 +1,4 @@
-"""Sampling (issue 6): seeded reproducibility, the sample/forward log-prob identity, and samples
+"""Sampling: seeded reproducibility, the sample/forward log-prob identity, and samples
 that follow the last weights-sync, not the last optimizer step."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Training semantics of issue 6, observed through forward-only log-probs: optim-step applies
+"""Training semantics, observed through forward-only log-probs: optim-step applies
 the passes accumulated before it (in submission order) and clears them; custom gradients
 accumulate exactly like a built-in loss with the same gradient.
 

@@ -25,8 +25,8 @@ from contract_tests._target import SPEC_PATH
 
 INVALID_DIR = SPEC_PATH.parent / "examples" / "invalid"
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
-#: Operation kinds of issue 6, by example-file prefix (forward_backward is handled apart: it may
-#: go forward-only to --session-id on a non-emulator target).
+#: Operation kinds other than forward-backward, by example-file prefix (forward_backward is
+#: handled apart: it may go forward-only to --session-id on a non-emulator target).
 KIND_PREFIXES = {
     "optim_step": OPTIM_STEP,
     "sample": SAMPLE,

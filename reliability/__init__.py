@@ -1,4 +1,4 @@
-"""Reliability proofs of the toolkit (issue 7): fault soak, crash loop, load, hostile input,
+"""Reliability proofs of the toolkit : fault soak, crash loop, load, hostile input,
 access isolation and schemathesis in negative mode.
 
 Each proof is a function returning a report dataclass (the figures), used twice: with small

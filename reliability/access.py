@@ -262,7 +262,7 @@ def run_access(make_client: ClientFactory) -> AccessReport:
         missing_mr,
         allowed=(200,),
     )
-    # The other operation kinds (issue 6) and the large-payload routes, on the owner's session.
+    # The other operation kinds and the large-payload routes, on the owner's session.
     for kind, op_body in KIND_PROBE_BODIES.items():  # a valid body of every other kind
         base = "/v1/rl/training-sessions/{}/operations/" + kind
 

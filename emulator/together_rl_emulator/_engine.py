@@ -1,6 +1,6 @@
 """The computation of each operation kind, on a session's trainer state. No I/O.
 
-`run_forward_backward` takes the trainer weights and returns the pass's gradients; the issue-6
+`run_forward_backward` takes the trainer weights and returns the pass's gradients; the other
 runners take the `TrainerState` and return an `OperationOutcome` holding, when they change it, a
 `TrainerUpdate` with a fork of it (the store commits the fork; the state passed in is never
 modified).
@@ -101,7 +101,7 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
     return PassResult(output=encode_output(output), grads=grads)
 
 
-# ----------------------------------------------------------------- issue 6: the other operations
+# ----------------------------------------------------------------- the other operations
 @dataclass
 class OperationOutcome:
     """What an operation produced: its output object and, if it changed the trainer state, the

@@ -1,5 +1,5 @@
 """Validation of the operations beyond forward-backward: optim-step, sample, weights-sync and
-custom-forward-backward (issue 6). Same conventions as `_validation`: the spec's JSON Schema
+custom-forward-backward. Same conventions as `_validation`: the spec's JSON Schema
 first, then the rules it cannot express, every refusal a 400 naming the field path.
 """
 

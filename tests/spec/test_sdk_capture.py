@@ -601,7 +601,7 @@ def test_handwritten_trainer_forward_sets_forward_only(server: SpecServer) -> No
     assert result.loss_fn_outputs[0].tensors["logprobs"].data == [0.0, -1.42, -2.31]
 
 
-# ----------------------------------------------------------------------------- issue 6: raw
+# ------------------------------------------------------------ the other operation kinds: raw
 
 OPERATION_EXAMPLES = [
     e
@@ -674,7 +674,7 @@ def test_sdk_parses_completed_operations_of_every_kind(
     assert result.topk_prompt_logprobs[1].token_ids == [254, 7]
 
 
-# ----------------------------------------------------------------------------- issue 6: Trainer
+# -------------------------------------------------------- the other operation kinds: Trainer
 
 
 def _run_handwritten(

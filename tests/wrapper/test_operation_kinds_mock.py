@@ -1,4 +1,4 @@
-"""The issue-6 operations (optim-step, sample, weights-sync, custom-forward-backward) and the
+"""The other operation kinds (optim-step, sample, weights-sync, custom-forward-backward) and the
 large-payload protocol against a scripted fake server (httpx.MockTransport), sync and async:
 bodies sent, builders' bounds, result parsing, idempotent retries, offloaded outputs, uploads."""
 

@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 import orjson
 from _emulator_bodies import assert_schema, fb_body, new_session, stats
-from _issue6_bodies import run_kind, sample_body, submit_kind
+from _operation_kind_bodies import run_kind, sample_body, submit_kind
 from emulator_harness import emulator_test_client
 
 UPLOAD = "/v1/rl/training-sessions/{}/payloads/upload-url"

@@ -1,4 +1,4 @@
-"""The issue-6 operations through the wrapper against the emulator (in-process and over
+"""The other operation kinds through the wrapper against the emulator (in-process and over
 loopback, sync and async): each operation, idempotent retries of optim-step under faults
 (exactly one optimizer step), submit-ahead forward-backward + optim-step order, sampling
 reproducibility and its logprob identity with forward, weights visible only after a sync,

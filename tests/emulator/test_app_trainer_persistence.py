@@ -1,4 +1,4 @@
-"""`--state-dir` with the issue-6 operations: kill -9 and restart lose no trainer state (weights,
+"""`--state-dir` with the other operation kinds: kill -9 and restart lose no trainer state (weights,
 sampler weights, Adam moments, step, weights version, pending gradients, result payloads), and
 queued optim-steps, weights-syncs and samples run after a restart in order."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from _emulator_bodies import fb_body, new_session, stats
-from _issue6_bodies import run_kind, sample_body, submit_kind, wait_kind
+from _operation_kind_bodies import run_kind, sample_body, submit_kind, wait_kind
 from test_persistence import KEY, EmulatorProcess
 
 SYNC = {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}

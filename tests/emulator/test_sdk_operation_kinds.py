@@ -1,5 +1,5 @@
-"""The official SDK `together==3.1.1` against the emulator over loopback, for the issue-6
-operations: its raw resource methods (optim_step, sample, weights_sync, custom_forward_backward
+"""The official SDK `together==3.1.1` against the emulator over loopback, for the other
+operation kinds: its raw resource methods (optim_step, sample, weights_sync, custom_forward_backward
 and their retrieve_*), and its hand-written Trainer/Generator, including a forward-backward batch
 over 0.5 MiB (upload + offloaded result download)."""
 
@@ -14,7 +14,7 @@ import numpy as np
 import orjson
 import pytest
 from _emulator_bodies import TINY, fb_body, stats
-from _issue6_bodies import custom_body, model_input
+from _operation_kind_bodies import custom_body, model_input
 from emulator_harness import LiveEmulator
 
 together = pytest.importorskip("together")
@@ -119,7 +119,7 @@ def test_trainer_and_generator_with_large_payloads(live_emulator: LiveEmulator) 
         compute_config={"num_generator_replicas": 1},
     )  # fmt: skip
     try:
-        session = resources.create_session(display_name="issue6", interval=0.01)
+        session = resources.create_session(display_name="operation-kinds", interval=0.01)
         with session:
             assert session.has_generator
             trainer, generator = session.trainer, session.generator

@@ -1,4 +1,4 @@
-"""Bodies and helpers for the issue-6 operations (optim-step, sample, weights-sync, custom
+"""Bodies and helpers for the other operation kinds (optim-step, sample, weights-sync, custom
 forward-backward, payloads) in the emulator's HTTP tests (not a test module)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The issue-6 operations over HTTP (in-process): optim-step, weights-sync, sample and custom
+"""The other operation kinds over HTTP (in-process): optim-step, weights-sync, sample and custom
 forward-backward, their validation, ordering, idempotency, stats and faults."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 import pytest
 from _emulator_bodies import assert_schema, new_session, stats
-from _issue6_bodies import (
+from _operation_kind_bodies import (
     COMPLETED,
     OPS,
     ce_body,
