@@ -366,8 +366,16 @@ HANDLERS: dict[str, Handler] = {
     "createPayloadUploadUrl": create_payload_upload_url,
     "createPayloadDownloadUrl": create_payload_download_url,
 }
-HANDLERS.update((kind.submit_operation_id, submit_handler(name)) for name, kind in KINDS.items())
-HANDLERS.update((kind.get_operation_id, get_handler(name)) for name, kind in KINDS.items())
+
+
+def _handler(operation_id: str) -> Handler | None:
+    """The handler of a spec operation: one of HANDLERS, or the POST/GET of a registered kind."""
+    for name, kind in KINDS.items():
+        if operation_id == kind.submit_operation_id:
+            return submit_handler(name)
+        if operation_id == kind.get_operation_id:
+            return get_handler(name)
+    return HANDLERS.get(operation_id)
 
 
 # --------------------------------------------------------------------------- out-of-spec routes
@@ -431,7 +439,7 @@ def build_routes() -> list[BaseRoute]:
         for method, operation in item.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
-            handler = HANDLERS.get(operation["operationId"])
+            handler = _handler(operation["operationId"])
             if handler is None:
                 raise RuntimeError(f"the spec's {operation['operationId']} has no emulator handler")
             by_method[method.upper()] = handler
