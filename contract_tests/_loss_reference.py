@@ -1,11 +1,11 @@
-"""Reference loss values, written from losses.md ([R] definitions), independent of the emulator.
+"""Reference loss values, from the [R] definitions of docs/losses.md, independent of the emulator.
 
 Inputs are per-sample numpy arrays: ``logprobs`` ℓ (current policy, as returned by the server),
 ``sampler`` q (``loss_fn_inputs.logprobs``), ``advantages`` A, ``reference`` ρ, ``mask`` m (1 where
 the weight/mask is non-zero) and, for cross-entropy, ``weights`` w. Values are float64.
 
 Besides the project's definition, :func:`candidate_losses` gives the alternatives the live API
-might use (losses.md §14), so a run against another server can report which one it matches.
+might use (docs/losses.md §14), so a run against another server can report which one it matches.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 Array = NDArray[np.float64]
 
-#: Defaults of this project (losses.md §11).
+#: Defaults of this project (docs/losses.md §11).
 DEFAULTS: dict[str, dict[str, float]] = {
     "LOSS_TYPE_PPO": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
     "LOSS_TYPE_CISPO": {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
@@ -135,7 +135,7 @@ def aggregations(
     }
 
 
-#: The project's definition, per loss type and GRPO aggregation (losses.md §2).
+#: The project's definition, per loss type and GRPO aggregation (docs/losses.md §2).
 def project_aggregation(loss_type: str, agg_type: str | None) -> str:
     if loss_type != "LOSS_TYPE_GRPO":
         return "sum"
