@@ -47,6 +47,11 @@ DB_FILE = "state.sqlite3"
 ARRAYS_DIR = "arrays"
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # the spec promises at least 24 hours
 
+
+def clock() -> float:
+    """Seconds since the epoch for idempotency records (a seam: tests age records with it)."""
+    return time.time()
+
 OP_PENDING = "TRAINING_OPERATION_STATUS_PENDING"
 OP_RUNNING = "TRAINING_OPERATION_STATUS_RUNNING"
 OP_COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
@@ -293,7 +298,7 @@ class Store:
     def _prune_idempotency(self) -> None:
         with self._transaction() as db:
             db.execute(
-                "DELETE FROM idempotency WHERE created_at < ?", (time.time() - IDEMPOTENCY_TTL_S,)
+                "DELETE FROM idempotency WHERE created_at < ?", (clock() - IDEMPOTENCY_TTL_S,)
             )
 
     # ------------------------------------------------------------------ model resources
@@ -450,7 +455,7 @@ class Store:
                     op.idempotency_key,
                     op.body_hash,
                     op.id,
-                    time.time(),
+                    clock(),
                 ),
             )
         return OperationRow(
