@@ -2,7 +2,8 @@
 
 Every check is listed as run (with what it touches: read-only, forward-only passes to
 ``--session-id``, or mutations) or as skipped with its reason. The skip policy of scenario tests
-is :func:`scenario_plan_entry`; the runner applies the same function before each test, so a dry
+is :func:`scenario_plan_entry` (fixtures that create or train, ``needs_mutations`` and
+``emulator_only`` markers); ``conftest.py`` applies the same function before each test, so a dry
 run and a real run skip the same tests for the same reasons.
 """
 
@@ -25,7 +26,8 @@ __all__ = [
     "schemathesis_plan",
 ]
 
-#: Fixtures that create model resources or sessions, or train in them.
+#: Fixtures that create model resources or sessions, or train in them (a test's fixtures are its
+#: arguments plus the ``requests_fixture`` markers of those it requests at run time).
 MUTATING_FIXTURES = frozenset({"model_resources", "fresh_session", "own_session_id"})
 NEEDS_MUTATIONS = (
     "read-only target: creates resources or trains; needs --allow-mutations (or the emulator)"
@@ -53,15 +55,22 @@ class PlannedCheck:
 def scenario_plan_entry(item: Any, target: Target, operation: str, part: str) -> PlannedCheck:
     """The plan for one collected scenario test (``item``: a ``pytest.Item``)."""
     names = set(getattr(item, "fixturenames", ()))
+    names |= {str(mark.args[0]) for mark in item.iter_markers("requests_fixture")}
     check = str(item.nodeid).split("::", 1)[-1]
     skip: str | None = None
-    if names & MUTATING_FIXTURES and not target.may_mutate:
+    emulator_only = item.get_closest_marker("emulator_only")
+    declared = item.get_closest_marker("needs_mutations")
+    if emulator_only is not None and not target.is_emulator:
+        skip = f"emulator only: {emulator_only.args[0]}"
+    elif declared is not None and not target.may_mutate:
+        skip = f"read-only target: {declared.args[0]}; needs --allow-mutations (or the emulator)"
+    elif names & MUTATING_FIXTURES and not target.may_mutate:
         skip = NEEDS_MUTATIONS
     elif "session_id" in names and not target.session_id and not target.may_mutate:
         skip = NEEDS_SESSION
     elif "second_client" in names and not target.second_api_key:
         skip = NEEDS_SECOND_KEY
-    if names & MUTATING_FIXTURES:
+    if names & MUTATING_FIXTURES or declared is not None:
         touches = "creates resources and trains"
     elif "session_id" in names and not target.may_mutate:
         touches = f"forward-only passes to session {target.session_id}"

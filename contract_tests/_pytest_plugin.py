@@ -1,8 +1,8 @@
 """A pytest plugin that turns scenario and loss-math test outcomes into :class:`CheckResult`s.
 
-It also applies the run's skip policy (:func:`contract_tests._plan.scenario_skip_reason`) before
-each test, tells a test that got no answer from the target from a failed one, and stops the
-session once the target is lost (the tests that did not run then count as never answered).
+It also tells a test that got no answer from the target from a failed one, and stops the session
+once the target is lost (the tests that did not run then count as never answered). The skip
+policy (``conftest.py``, :func:`contract_tests._plan.scenario_plan_entry`) reads ``target``.
 With ``dry_run`` it only collects: ``planned`` lists each test and why it would be skipped.
 """
 
@@ -62,12 +62,6 @@ class ResultCollector:
         else:
             self.progress.part("scenario and loss-math tests", len(items))
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        skip = scenario_plan_entry(item, self.target, "-", "scenario").skip_reason
-        if skip is not None:
-            pytest.skip(skip)
-
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
@@ -94,7 +88,7 @@ class ResultCollector:
             status = PASSED if report.passed else SKIPPED if report.skipped else FAILED
             detail = ""
             if report.skipped and isinstance(report.longrepr, tuple):
-                detail = str(report.longrepr[2])
+                detail = str(report.longrepr[2]).removeprefix("Skipped: ")
             elif report.failed:
                 detail = report.longreprtext[-3000:]
             if report.nodeid in self._no_answer:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import time
 from pathlib import Path
 
@@ -161,7 +163,11 @@ def _run_pytest(
 def plan_scenarios(target: Target, options: SuiteOptions) -> list[PlannedCheck]:
     """Collect parts 2 and 3 without running them: each test and why it would be skipped."""
     collector = ResultCollector(target, dry_run=True)
-    pytest.main(_pytest_args(options, quiet=True), plugins=[collector])
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exit_code = pytest.main(_pytest_args(options, quiet=True), plugins=[collector])
+    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise RuntimeError(f"collecting the scenario tests failed:\n{output.getvalue()}")
     return collector.planned
 
 

@@ -148,9 +148,13 @@ def operation_plan(target: Target, provisioned: Provisioned) -> dict[str, str | 
                 "--allow-mutations"
             )
         elif missing:
+            needs = (
+                "needs --session-id, or the emulator or --allow-mutations to create it"
+                if "session_id" in missing
+                else "needs --allow-mutations (or the emulator) to create it"
+            )
             plan[operation_id] = (
-                f"nothing to pin for {', '.join(missing)} (needs --session-id, or the emulator or "
-                "--allow-mutations to create it): not fuzzed against random ids"
+                f"nothing to pin for {', '.join(missing)} ({needs}): not fuzzed against random ids"
             )
         else:
             plan[operation_id] = None
