@@ -47,6 +47,7 @@ class ResultCollector:
         self._reported: set[str] = set()
         self._no_answer: dict[str, str] = {}
 
+    @pytest.hookimpl(trylast=True)  # after -k has deselected
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
             marker = item.get_closest_marker("operation")

@@ -12,7 +12,7 @@ import pytest
 
 from contract_tests._plan import PlannedCheck
 from contract_tests._preflight import TargetUnavailable, TargetWatch, is_transport_error, preflight
-from contract_tests._progress import Progress, make_progress
+from contract_tests._progress import Progress, RichProgress, make_progress
 from contract_tests._provision import Provisioned, provision
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._report import write_markdown
@@ -148,7 +148,11 @@ def _run_pytest(
     target: Target, options: SuiteOptions, progress: Progress, watch: TargetWatch | None
 ) -> ResultCollector:
     collector = ResultCollector(target, progress=progress, watch=watch)
-    exit_code = pytest.main(_pytest_args(options), plugins=[collector])
+    # Under a progress bar pytest's own output (dots, tracebacks) is noise: the bar and the
+    # notable lines replace it, and every failure's traceback is in the reports.
+    bar = isinstance(progress, RichProgress)
+    with contextlib.redirect_stdout(io.StringIO()) if bar else contextlib.nullcontext():
+        exit_code = pytest.main(_pytest_args(options, quiet=bar), plugins=[collector])
     lost = watch is not None and watch.lost is not None
     if not lost and (
         exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results
