@@ -14,13 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 from together_rl_emulator._errors import ApiError
+from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._spec import load_spec, spec_bytes
-from together_rl_emulator._validation import (
-    format_path,
-    validate_forward_backward,
-    validate_parameter,
-    validate_schema,
-)
+from together_rl_emulator._validation import format_path, validate_parameter, validate_schema
 
 VOCAB = 1_024
 QWEN_VOCAB = 151_936
