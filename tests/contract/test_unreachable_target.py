@@ -113,6 +113,12 @@ def test_server_answering_html_is_not_this_api(
     assert "text/html, not JSON" in output
 
 
+def test_tls_failure_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(200, "text/html", html_page) as url:  # plain HTTP behind an https:// URL
+        code, output = run_cli(url.replace("http://", "https://"), tmp_path, capsys)
+    assert_not_run(code, output, tmp_path, "TLS handshake with 127.0.0.1:")
+
+
 def test_server_without_the_routes_is_not_this_api(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -222,5 +228,7 @@ def test_target_lost_midway_is_interrupted_not_failed(
     assert never == suite.no_answer > 0
     assert f"{never} checks never got an answer (not counted as failed)" in suite.headline()
     report = (tmp_path / "conformance.md").read_text()
+    junit = (tmp_path / "conformance.junit.xml").read_text()
     assert "**INTERRUPTED**" in report and "## Failures" not in report
-    assert 'failures="0"' in (tmp_path / "conformance.junit.xml").read_text()
+    assert 'failures="0"' in junit
+    assert KEYS[0] not in report + junit + suite.headline()
