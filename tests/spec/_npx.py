@@ -1,5 +1,5 @@
-"""Run a pinned npm CLI through `npx`; skip the test, with the reason shown, where `npx` or the
-npm registry is missing."""
+"""Run a pinned npm CLI through `npx`; a missing `npx` or npm registry is
+`ci_policy.missing` (a failure under CI, a visible skip elsewhere)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from ci_policy import missing
 
 __all__ = ["run_npx"]
 
@@ -21,7 +21,7 @@ def run_npx(package: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[
     """``npx --yes <package> <args>``; ``package`` carries its exact version (``name@1.2.3``)."""
     npx = shutil.which("npx")
     if npx is None:
-        pytest.skip(f"npx not found: install Node.js/npm to run {package}")
+        missing(f"npx not found: install Node.js/npm to run {package}")
     env = {
         **os.environ,
         "REDOCLY_TELEMETRY": "off",
@@ -40,5 +40,5 @@ def run_npx(package: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[
     )
     output = result.stdout + result.stderr
     if result.returncode != 0 and "npm" in output and _NPM_UNREACHABLE.search(output):
-        pytest.skip(f"could not fetch {package} from the npm registry:\n{output[-1500:]}")
+        missing(f"could not fetch {package} from the npm registry:\n{output[-1500:]}")
     return result

@@ -1,6 +1,6 @@
 """`spec/openapi.yaml` passes Redocly CLI's lint (recommended rules, strict, with every example
-checked against its schema; config in `spec/redocly.yaml`). Needs `npx` and the npm registry;
-skipped, with the reason shown, where they are missing."""
+checked against its schema; config in `spec/redocly.yaml`). Needs `npx` and the npm registry:
+under CI=true their absence fails the test; elsewhere it is skipped with the reason shown."""
 
 from __future__ import annotations
 
