@@ -120,9 +120,8 @@ def test_operations_queue_in_submission_order_across_kinds(emulator_app_factory:
         app = emulator_app_factory(seed=3, op_latency_ms=latency)
         with emulator_test_client(app) as client:
             sid = new_session(client)
-            bodies = [ce_body(TOKENS[:-1], TOKENS[1:], [1.0] * 6, seed=i) for i in range(3)]
-            for b in bodies:
-                b.pop("seed")
+            # Three different bodies (their weights differ), so each pass adds its own gradient.
+            bodies = [ce_body(TOKENS[:-1], TOKENS[1:], [0.5 * (i + 1)] * 6) for i in range(3)]
             ids = []
             for i, body in enumerate(bodies):
                 r = submit_kind(client, sid, "forward-backward", body, f"fb{i}")
