@@ -22,8 +22,8 @@ from _emulator_bodies import (
 from emulator_harness import emulator_test_client
 from together_rl_emulator import _worker
 from together_rl_emulator._engine import PassResult, run_forward_backward
-from together_rl_emulator._policy import PolicyParams
 from together_rl_emulator._losses import compute_loss
+from together_rl_emulator._policy import PolicyParams
 from together_rl_emulator._validation import ForwardBackwardRequest, validate_forward_backward
 
 COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"

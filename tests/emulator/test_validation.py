@@ -841,8 +841,8 @@ def test_valid_examples_pass(path: Path) -> None:
     assert request.loss == body["loss"]
     assert len(request.samples) == len(body["samples"])
     for parsed, sent in zip(request.samples, body["samples"], strict=True):
-        tokens = [int(t) for c in sent["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]]
-        assert parsed.tokens.tolist() == tokens
+        tokens = [t for c in sent["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]]
+        assert parsed.tokens.tolist() == [int(t) for t in tokens]
         assert set(parsed.inputs) == set(sent["loss_fn_inputs"])
 
 

@@ -5,8 +5,8 @@ answers or logs (in-process logging and the emulator subprocess's output, at deb
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import yaml
