@@ -11,7 +11,6 @@ import pytest
 from _adamw_reference import reference_adamw
 from _emulator_bodies import assert_schema, new_session, stats
 from _operation_kind_bodies import (
-    COMPLETED,
     OPS,
     ce_body,
     custom_body,
@@ -22,7 +21,7 @@ from _operation_kind_bodies import (
     submit_kind,
     wait_kind,
 )
-from emulator_harness import emulator_test_client
+from emulator_harness import COMPLETED, emulator_test_client
 
 TOKENS = [5, 17, 300, 42, 7, 999, 12]
 ADAM = {"learning_rate": 0.05, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.01,

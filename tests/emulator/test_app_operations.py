@@ -19,15 +19,12 @@ from _emulator_bodies import (
     submit,
     wait_operation,
 )
-from emulator_harness import emulator_test_client
+from emulator_harness import COMPLETED, FAILED, emulator_test_client
 from together_rl_emulator import _worker
 from together_rl_emulator._engine import PassResult, run_forward_backward
 from together_rl_emulator._losses import compute_loss
 from together_rl_emulator._policy import PolicyParams
 from together_rl_emulator._validation import ForwardBackwardRequest, validate_forward_backward
-
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
 
 @pytest.mark.parametrize("loss_type", LOSS_TYPES)

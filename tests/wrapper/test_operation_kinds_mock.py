@@ -21,9 +21,9 @@ from together_rl import (
     WeightsSyncResult,
     losses,
 )
+from emulator_harness import COMPLETED
 from wrapper_helpers import Api, make_api, mocked
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 OP_ROUTE = re.compile(r"^/v1/rl/training-sessions/s1/operations/([a-z-]+)(?:/([^/]+))?$")
 SAMPLE_OUTPUT = {
     "results": [

@@ -14,7 +14,8 @@ from starlette.testclient import TestClient
 from together_rl import AsyncClient, Client, PollPolicy, RetryPolicy
 from together_rl_emulator import create_app
 
-KEY = "test-key"
+from emulator_harness import EMULATOR_KEY as KEY
+
 FAST_RETRY = RetryPolicy(initial_backoff=0.001, max_backoff=0.01, max_retry_after=60.0)
 
 
