@@ -13,6 +13,8 @@ from emulator_harness import EMULATOR_KEY, LiveEmulator
 
 from contract_tests._emulator_process import EmulatorProcess
 
+__all__ = ["SDK_VERSION"]
+
 SDK_VERSION = "3.1.1"  # the official SDK the spec must accept (pinned in requirements.lock)
 
 
@@ -49,4 +51,3 @@ def emulator_processes() -> Iterator[Callable[..., EmulatorProcess]]:
     yield start
     for process in started:
         process.stop()
-

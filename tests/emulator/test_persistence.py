@@ -23,6 +23,7 @@ from contract_tests._emulator_process import EmulatorProcess
 
 Start = Callable[..., EmulatorProcess]
 
+
 def test_kill_9_and_restart_lose_nothing(state_dir: Path, emulator_processes: Start) -> None:
     first = emulator_processes(state_dir, seed=7)
     with process_client(first) as c:

@@ -25,7 +25,6 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-import together
 from _sdk_responses import (
     ALTERNATIVE_RESPONSES,
     API_KEY,
@@ -60,7 +59,10 @@ from _spec_schema import (
     valid_examples,
     validator_for,
 )
-from together.post_training import SessionClient
+from ci_policy import import_required
+
+together = import_required("together", "3.1.1")
+from together.post_training import SessionClient  # noqa: E402
 
 # ----------------------------------------------------------------------------- capture + check
 

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import orjson
 import pytest
+from emulator_harness import COMPLETED
 from together_rl import (
     AdamParams,
     InvalidRequestError,
@@ -21,7 +22,6 @@ from together_rl import (
     WeightsSyncResult,
     losses,
 )
-from emulator_harness import COMPLETED
 from wrapper_helpers import Api, make_api, mocked
 
 OP_ROUTE = re.compile(r"^/v1/rl/training-sessions/s1/operations/([a-z-]+)(?:/([^/]+))?$")
