@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -83,14 +84,18 @@ def test_same_key_while_first_in_flight_is_409(
     monkeypatch: pytest.MonkeyPatch, live_emulator_factory: Any
 ) -> None:
     entered, release = threading.Event(), threading.Event()
-    real_validate = _kinds.validate_forward_backward
+    fb_kind = _kinds.KINDS["forward-backward"]
+    real_validate = fb_kind.validate
+    assert real_validate is not None
 
     def slow_validate(body: object, vocab_size: int) -> Any:
         entered.set()
         release.wait(30)
         return real_validate(body, vocab_size)
 
-    monkeypatch.setattr(_kinds, "validate_forward_backward", slow_validate)
+    monkeypatch.setitem(
+        _kinds.KINDS, "forward-backward", dataclasses.replace(fb_kind, validate=slow_validate)
+    )
     monkeypatch.setattr(_app, "THREADPOOL_BODY_BYTES", 0)  # validate off the event loop
     live: LiveEmulator = live_emulator_factory()
     with httpx.Client(base_url=live.base_url, headers=live.headers(), timeout=30) as client:

@@ -20,11 +20,11 @@ from _emulator_bodies import (
     wait_operation,
 )
 from emulator_harness import COMPLETED, FAILED, emulator_test_client
-from together_rl_emulator import _worker
+from together_rl_emulator import _engine
 from together_rl_emulator._engine import PassResult, run_forward_backward
 from together_rl_emulator._losses import compute_loss
-from together_rl_emulator._policy import PolicyParams
-from together_rl_emulator._validation import ForwardBackwardRequest, validate_forward_backward
+from together_rl_emulator._policy_model import PolicyParams
+from together_rl_emulator._requests import ForwardBackwardRequest, validate_forward_backward
 
 
 @pytest.mark.parametrize("loss_type", LOSS_TYPES)
@@ -126,7 +126,7 @@ def test_operations_run_in_submission_order(
         time.sleep(0.002)
         return run_forward_backward(params, request)
 
-    monkeypatch.setattr(_worker, "run_forward_backward", recording)
+    monkeypatch.setattr(_engine, "run_forward_backward", recording)
     s1, s2 = new_session(emulator_client), new_session(emulator_client)
     submitted: list[tuple[str, str, int]] = []
     for i in range(1, 13):

@@ -10,18 +10,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
+from together_rl_emulator._facts import WEIGHT_SYNC_TYPES
 from together_rl_emulator._losses import CE, GRPO, compute_loss
-from together_rl_emulator._operations import (
-    WEIGHT_SYNC_TYPES,
-    InvalidParam,
-    TrainerState,
-    accumulate,
-    custom_forward_backward,
-    optim_step,
-    parse_adam_params,
-    weights_sync,
-)
-from together_rl_emulator._policy import (
+from together_rl_emulator._policy_model import (
     PolicyParams,
     backward,
     forward,
@@ -33,6 +24,15 @@ from together_rl_emulator._sampling import (
     prompt_logprobs,
     sample_sequences,
     topk_prompt_logprobs,
+)
+from together_rl_emulator._trainer import (
+    InvalidParam,
+    TrainerState,
+    accumulate,
+    custom_forward_backward,
+    optim_step,
+    parse_adam_params,
+    weights_sync,
 )
 
 F64 = npt.NDArray[np.float64]

@@ -15,13 +15,9 @@ import numpy as np
 import pytest
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._losses import compute_loss
+from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._spec import load_spec, spec_bytes
-from together_rl_emulator._validation import (
-    format_path,
-    validate_forward_backward,
-    validate_parameter,
-    validate_schema,
-)
+from together_rl_emulator._validation import format_path, validate_parameter, validate_schema
 
 VOCAB = 1_024
 QWEN_VOCAB = 151_936
@@ -841,8 +837,9 @@ def test_valid_examples_pass(path: Path) -> None:
     assert request.loss == body["loss"]
     assert len(request.samples) == len(body["samples"])
     for parsed, sent in zip(request.samples, body["samples"], strict=True):
-        tokens = [t for c in sent["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]]
-        assert parsed.tokens.tolist() == [int(t) for t in tokens]
+        chunks = sent["model_input"]["chunks"]
+        tokens = [int(t) for chunk in chunks for t in chunk["encoded_text"]["tokens"]]
+        assert parsed.tokens.tolist() == tokens
         assert set(parsed.inputs) == set(sent["loss_fn_inputs"])
 
 
