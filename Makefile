@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 BASE_URL ?=
 API_KEY ?=
 CONFORMANCE_ARGS ?=
+# Extra pytest arguments, e.g. PYTEST_ARGS='-m "not slow"' for a quicker local run.
+PYTEST_ARGS ?=
 
 .PHONY: all test conformance generate lint vectors bench reliability clean venv
 
@@ -29,8 +31,10 @@ generate: $(STAMP)
 	rm -rf generated/together_rl_client/.ruff_cache
 
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
+## Prints what ran (pytest -ra: every skip with its reason; a last line with the counts and
+## the marker selection). Under CI=true (.ci/run) a missing project tool fails instead of skipping.
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The contract suite: against the embedded emulator, or BASE_URL=... API_KEY=... for another server.
 ## Exit code: 0 passed, 1 the target does not conform, 2 it could not be checked (make reports "Error N").

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from contract_tests import _loss_reference as ref
-from contract_tests._http import OPERATION_COMPLETED, TargetClient
+from contract_tests._http import COMPLETED, TargetClient
 from contract_tests._spec_facts import enum_values
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
@@ -91,7 +91,7 @@ def current_logprobs(client: TargetClient, session_id: str) -> list[list[float]]
         "return_loss_fn_outputs": True,
     }
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == OPERATION_COMPLETED, operation
+    assert operation["status"] == COMPLETED, operation
     return [out["tensors"]["logprobs"]["data"] for out in operation["output"]["loss_fn_outputs"]]
 
 
@@ -153,7 +153,7 @@ def test_loss_matches_definition(
 ) -> None:
     body = _request(loss, current_logprobs)
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == OPERATION_COMPLETED, operation
+    assert operation["status"] == COMPLETED, operation
     output = operation["output"]
     returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
     samples = _reference_inputs(body, returned)
