@@ -31,8 +31,9 @@ from typing import Any
 import httpx
 import numpy as np
 import orjson
-from together_rl import Client, Sample, build_forward_backward, encode_body, losses
-from together_rl._core import interpret_operation
+from together_rl import Client, Sample, losses
+from together_rl._responses import interpret_operation
+from together_rl._wire import build_forward_backward, encode_body
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"

@@ -24,6 +24,7 @@ __all__ = [
 # How long a blocking `result()` / `forward()` waits by default, as the official SDK (300 s).
 DEFAULT_RESULT_TIMEOUT = 300.0
 
+
 @dataclass(frozen=True)
 class PollPolicy:
     """The polling schedule.

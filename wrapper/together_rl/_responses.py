@@ -140,9 +140,7 @@ def complete_operation(
     return OperationState(operation_id, status, result=result)
 
 
-def interpret_operation(
-    data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD
-) -> OperationState:
+def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) -> OperationState:
     """Classify an operation body of ``kind``. Only COMPLETED and FAILED are terminal; any
     other status, known or not, means keep polling."""
     if not isinstance(data, Mapping) or "id" not in data or "status" not in data:
