@@ -8,7 +8,7 @@ BASE_URL ?=
 API_KEY ?=
 CONFORMANCE_ARGS ?=
 
-.PHONY: all test conformance generate lint vectors bench reliability clean venv
+.PHONY: all test conformance generate derive lint vectors bench reliability clean venv
 
 all: test
 
@@ -27,6 +27,10 @@ generate: $(STAMP)
 	    --meta none --config spec/generator.yaml --custom-template-path spec/templates \
 	    --overwrite --fail-on-warning
 	rm -rf generated/together_rl_client/.ruff_cache
+
+## Derive the sync twins of the wrapper (_sync.py, _sync_http.py) from their async sources.
+derive: $(STAMP)
+	$(BIN)/python scripts/unasync.py
 
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
 test: lint
@@ -51,7 +55,7 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples
+	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:
