@@ -45,6 +45,7 @@ from ._operation_kinds import (
 from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
+    PollHistory,
     PollPlanner,
     PollPolicy,
     poll_wait,
@@ -111,6 +112,8 @@ class AsyncClient:
             sleep=sleep,
             clock=clock,
         )
+        # What one session learns of operation durations, the client's next sessions start from.
+        self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
         self._planners_lock = threading.Lock()
         self.sessions = AsyncSessions(self)
@@ -142,7 +145,8 @@ class AsyncClient:
         with self._planners_lock:
             planner = self._planners.get(session_id)
             if planner is None:
-                planner = self._planners[session_id] = PollPlanner(self.poll_policy)
+                planner = PollPlanner(self.poll_policy, self._poll_history)
+                self._planners[session_id] = planner
             return planner
 
     async def _wait_ready(

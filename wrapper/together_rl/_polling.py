@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_RESULT_TIMEOUT",
     "DurationTracker",
     "OperationPoll",
+    "PollHistory",
     "PollPlanner",
     "PollPolicy",
     "poll_wait",
@@ -27,23 +28,38 @@ DEFAULT_RESULT_TIMEOUT = 300.0
 
 @dataclass(frozen=True)
 class PollPolicy:
-    """The polling schedule.
+    """The polling schedule, learned per operation kind.
 
-    Without history for an operation kind: first GET ``first_poll`` after the POST, then every
-    ``growth`` x the time already waited (at least ``min_interval``, at most ``max_interval``).
-    With history: the first GET goes out when the operation is predicted to be done (predicted
+    Warm-up (a kind the client has never timed): the first GET goes out ``first_poll`` after
+    the POST (or at ``other_kind_fraction`` of the shortest duration learned for another kind,
+    when that is later), then every ``growth`` x the time already waited (at least
+    ``min_interval``, at most ``max_interval``): a geometric search that brackets the duration
+    between the last GET that saw the operation running and the first that saw it done. The
+    next operation spreads GETs geometrically over that bracket, which narrows it: as many as
+    keep the first ``max_warmup_ops`` operations within ``warmup_budget`` GETs each on average,
+    one being kept for each of the others. The warm-up ends when the bracket is narrower than
+    ``max(settle_floor, settle_fraction x duration)`` or the budget cannot narrow it further;
+    the bracket's middle becomes the learned duration.
+
+    Learned: the first GET goes out when the operation is predicted to be done (predicted
     start, i.e. after the operations queued ahead of it, plus the learned duration); after a
     miss the interval starts at ``miss_fraction`` of the learned duration and doubles, capped.
     The learned duration tracks the ``target_hit_rate`` quantile of the durations (a first GET
     finds the operation done that often), with a step that doubles while the evidence keeps
     pointing the same way, so it adapts fast when durations change; an operation seen running
-    well past the estimate (``jump_fraction`` of it) moves the estimate up at once.
+    well past the estimate (``jump_fraction`` of it) moves the estimate up at once. What one
+    session learned is where the client's other sessions start.
     """
 
     first_poll: float = 0.015
     min_interval: float = 0.005
-    growth: float = 0.3
+    growth: float = 2.0
     max_interval: float = 1.0
+    other_kind_fraction: float = 0.5
+    warmup_budget: float = 3.0
+    settle_fraction: float = 0.05
+    settle_floor: float = 0.010
+    max_warmup_ops: int = 4
     target_hit_rate: float = 0.7
     miss_fraction: float = 0.025
     min_miss_interval: float = 0.002
@@ -53,21 +69,114 @@ class PollPolicy:
     jump_fraction: float = 0.03
 
 
-class DurationTracker:
-    """Learned duration of one operation kind (a tracked quantile, in seconds)."""
+class PollHistory:
+    """What a client learned across its sessions: the duration of each operation kind. A new
+    session starts from it instead of warming up again, and a kind never seen takes its first
+    guess from the others."""
 
-    def __init__(self, policy: PollPolicy) -> None:
+    def __init__(self) -> None:
+        self._durations: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def get(self, kind: str) -> float | None:
+        with self._lock:
+            return self._durations.get(kind)
+
+    def record(self, kind: str, duration: float) -> None:
+        with self._lock:
+            self._durations[kind] = duration
+
+    def shortest_other(self, kind: str) -> float | None:
+        """The shortest duration learned for a kind other than ``kind``."""
+        with self._lock:
+            others = [d for k, d in self._durations.items() if k != kind]
+        return min(others) if others else None
+
+
+class DurationTracker:
+    """What is known of the duration of one operation kind in one session: during warm-up a
+    bracket (``low``: the longest time an operation was seen still running; ``high``: the
+    shortest time one was seen done), then a learned ``estimate`` (a tracked quantile, in
+    seconds) that the client's :class:`PollHistory` shares with its other sessions."""
+
+    def __init__(
+        self, policy: PollPolicy, kind: str = "", history: PollHistory | None = None
+    ) -> None:
         self._policy = policy
-        self.estimate: float | None = None
+        self._kind = kind
+        self._history = history
+        self.estimate: float | None = None if history is None else history.get(kind)
+        self.low = 0.0
+        self.high: float | None = None
+        self.warmup_ops = 0
+        self.warmup_spent = 0
         self._last_direction = 0
         self._step_multiplier = 1.0
 
+    def _set(self, estimate: float) -> None:
+        self.estimate = max(0.0, estimate)
+        if self._history is not None:
+            self._history.record(self._kind, self.estimate)
+
     def seed(self, duration: float) -> None:
-        """First observation of a kind with no history: the lower end of its bracket (the last
-        GET that still saw it running), so the next operation's first GET errs early, and the
-        tight polling after a miss then measures the duration (see `at_least`)."""
+        """Start from a known duration, without a warm-up."""
+        self._set(duration)
+
+    def first_guess(self) -> float:
+        """When the first GET of a kind with no history goes out, after the operation starts."""
+        p = self._policy
+        other = None if self._history is None else self._history.shortest_other(self._kind)
+        return max(p.first_poll, 0.0 if other is None else p.other_kind_fraction * other)
+
+    def _budget_left(self) -> tuple[int, int]:
+        """GETs left in the warm-up budget, and warm-up operations left."""
+        p = self._policy
+        left = int(p.warmup_budget * p.max_warmup_ops) - self.warmup_spent
+        return left, max(1, p.max_warmup_ops - self.warmup_ops)
+
+    def bracket_points(self) -> list[float]:
+        """Durations at which a warm-up operation is polled: the budget left but one GET for
+        each later warm-up operation, spread geometrically over the bracket with its upper end
+        last (evenly when the bracket starts at 0)."""
+        assert self.high is not None
+        left, ops_left = self._budget_left()
+        n = max(1, left - (ops_left - 1))
+        low, high = self.low, self.high
+        if low <= 0.0:
+            return [high * k / n for k in range(1, n + 1)]
+        ratio = (high / low) ** (1.0 / n)
+        return [low * ratio**k for k in range(1, n)] + [high]
+
+    def running_at(self, duration: float) -> None:
+        """Warm-up: an operation was seen still running ``duration`` after its start."""
         if self.estimate is None:
-            self.estimate = max(0.0, duration)
+            self.warmup_spent += 1
+            self.low = max(self.low, duration)
+
+    def done_at(self, duration: float) -> None:
+        """Warm-up: an operation was seen done ``duration`` after its start (the last GET of
+        one operation)."""
+        if self.estimate is not None:
+            return
+        self.warmup_spent += 1
+        self.high = duration if self.high is None else min(self.high, duration)
+        self.warmup_ops += 1
+        p = self._policy
+        narrow = self.high - self.low <= max(p.settle_floor, p.settle_fraction * self.low)
+        if narrow or self.low >= self.high or self.warmup_ops >= p.max_warmup_ops:
+            self._settle(narrow)
+
+    def _settle(self, narrow: bool = False) -> None:
+        """End the warm-up: a narrow bracket's upper end (a first GET there finds the operation
+        done, late by less than the bracket), a wide one's geometric middle (the learning then
+        moves from half-way), or its lower end when durations vary more than the bracket."""
+        assert self.high is not None
+        if self.low >= self.high:
+            self._set(self.low)
+        elif narrow or self.low <= 0.0:
+            self._set(self.high)
+        else:
+            self._set((self.low * self.high) ** 0.5)
 
     def at_least(self, duration: float) -> None:
         """An operation was seen still running `duration` after its start. When that is far
@@ -76,7 +185,7 @@ class DurationTracker:
         the estimate keeps tracking its quantile rather than the longest duration seen."""
         far = self._policy.jump_fraction * (self.estimate or 0.0)
         if self.estimate is not None and duration > self.estimate + far:
-            self.estimate = duration
+            self._set(duration)
             self._last_direction = 0
             self._step_multiplier = 1.0
 
@@ -93,15 +202,15 @@ class DurationTracker:
         self._last_direction = direction
         step = max(p.min_step, p.step_fraction * self.estimate) * self._step_multiplier
         if hit:
-            self.estimate = max(
-                0.0, self.estimate - min(step * (1 - p.target_hit_rate), 0.5 * self.estimate)
-            )
+            self._set(self.estimate - min(step * (1 - p.target_hit_rate), 0.5 * self.estimate))
         else:
-            self.estimate += step * p.target_hit_rate
+            self._set(self.estimate + step * p.target_hit_rate)
 
 
 class OperationPoll:
-    """The polling plan of one operation: when to send the next GET, and what was learned."""
+    """The polling plan of one operation: when to send the next GET, and what was learned.
+    The plan is fixed at the first GET: learned (poll at the predicted end), warm-up within a
+    bracket, or warm-up from a first guess."""
 
     def __init__(
         self,
@@ -120,13 +229,19 @@ class OperationPoll:
         self.finished_at: float | None = None
         self.learning = True
         self._first_scheduled: float | None = None
+        self._learned = False
+        self._points: list[float] = []
+
+    @property
+    def start(self) -> float:
+        return max(self.predicted_start, self.submitted_at)
 
     @property
     def predicted_done(self) -> float | None:
         estimate = self._tracker.estimate
         if estimate is None:
             return None
-        return max(self.predicted_start, self.submitted_at) + estimate
+        return self.start + estimate
 
     def rebase(self, predicted_start: float) -> None:
         """The operation ahead of this one finished: start no earlier than it did."""
@@ -136,50 +251,62 @@ class OperationPoll:
     def next_poll_at(self) -> float:
         """Absolute (clock) time of the next GET."""
         p = self._policy
+        tracker = self._tracker
         if self.gets == 0:
             done = self.predicted_done
-            at = self.submitted_at + p.first_poll if done is None else done
+            if done is not None:
+                self._learned = True
+                at = done
+            elif tracker.high is not None and self.learning:
+                self._points = [self.start + d for d in tracker.bracket_points()]
+                at = self._points[0]
+            else:
+                at = self.start + tracker.first_guess()
             self._first_scheduled = at
             return at
         assert self.last_pending_at is not None
-        estimate = self._tracker.estimate
-        if estimate is None or self._first_scheduled is None:
-            waited = self.last_pending_at - self.submitted_at
-            interval = min(p.max_interval, max(p.min_interval, p.growth * waited))
-        else:
-            base = max(p.min_miss_interval, p.miss_fraction * estimate)
-            interval = min(p.max_interval, base * (2.0 ** (self.gets - 1)))
-        return self.last_pending_at + interval
+        if self._learned:
+            assert tracker.estimate is not None
+            base = max(p.min_miss_interval, p.miss_fraction * tracker.estimate)
+            return self.last_pending_at + min(p.max_interval, base * (2.0 ** (self.gets - 1)))
+        if self.gets < len(self._points):
+            return max(self._points[self.gets], self.last_pending_at + p.min_interval)
+        if self._points:  # slower than the bracket said: search on, as after a learned miss
+            base = max(p.min_miss_interval, p.miss_fraction * (self._points[-1] - self.start))
+            past = self.gets - len(self._points)
+            return self.last_pending_at + min(p.max_interval, base * 2.0**past)
+        waited = self.last_pending_at - self.start
+        return self.last_pending_at + min(p.max_interval, max(p.min_interval, p.growth * waited))
 
     def observe(self, *, sent_at: float, done: bool) -> None:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
         self.gets += 1
         first = self.gets == 1
+        if done:
+            self.finished_at = sent_at
+        else:
+            self.last_pending_at = sent_at
         if not self.learning:
+            return
+        tracker = self._tracker
+        if not self._learned:
             if done:
-                self.finished_at = sent_at
+                tracker.done_at(sent_at - self.start)
             else:
-                self.last_pending_at = sent_at
+                tracker.running_at(sent_at - self.start)
             return
         if not done:
-            self.last_pending_at = sent_at
-            if first and self._tracker.estimate is not None:
-                self._tracker.update(hit=False)
-            return
-        self.finished_at = sent_at
-        start = max(self.predicted_start, self.submitted_at)
-        if self._tracker.estimate is None:
-            lower = self.last_pending_at if self.last_pending_at is not None else self.submitted_at
-            self._tracker.seed(lower - start)
+            if first:
+                tracker.update(hit=False)
         elif not first and self.last_pending_at is not None:
-            self._tracker.at_least(self.last_pending_at - start)
+            tracker.at_least(self.last_pending_at - self.start)
         elif (
             first
             and self._first_scheduled is not None
             # A first GET sent late (the caller read the result late) says nothing about speed.
             and sent_at <= self._first_scheduled + self._policy.late_tolerance
         ):
-            self._tracker.update(hit=True)
+            tracker.update(hit=True)
 
     def finished_estimate(self) -> float:
         """Best guess of when the operation finished (middle of the last bracket)."""
@@ -189,12 +316,16 @@ class OperationPoll:
 
 
 class PollPlanner:
-    """Polling state of one session: learned durations per operation kind, and the queue of
-    operations in flight (a session runs its operations in submission order, so an operation's
-    predicted start is the predicted end of the one before it)."""
+    """Polling state of one session: learned durations per operation kind (starting from what
+    the client's ``history`` holds), and the queue of operations in flight (a session runs its
+    operations in submission order, so an operation's predicted start is the predicted end of
+    the one before it)."""
 
-    def __init__(self, policy: PollPolicy | None = None) -> None:
+    def __init__(
+        self, policy: PollPolicy | None = None, history: PollHistory | None = None
+    ) -> None:
         self.policy = policy or PollPolicy()
+        self.history = history if history is not None else PollHistory()
         self._trackers: dict[str, DurationTracker] = {}
         self._in_flight: list[OperationPoll] = []
         self._lock = threading.Lock()
@@ -203,7 +334,8 @@ class PollPlanner:
         with self._lock:
             tracker = self._trackers.get(kind)
             if tracker is None:
-                tracker = self._trackers[kind] = DurationTracker(self.policy)
+                tracker = DurationTracker(self.policy, kind, self.history)
+                self._trackers[kind] = tracker
             return tracker
 
     def submitted(self, kind: str, submitted_at: float) -> OperationPoll:

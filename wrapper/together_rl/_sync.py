@@ -40,6 +40,7 @@ from ._operation_kinds import (
 from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
+    PollHistory,
     PollPlanner,
     PollPolicy,
     poll_wait,
@@ -107,6 +108,8 @@ class Client:
             sleep=sleep,
             clock=clock,
         )
+        # What one session learns of operation durations, the client's next sessions start from.
+        self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
         self._planners_lock = threading.Lock()
         self.sessions = Sessions(self)
@@ -136,7 +139,8 @@ class Client:
         with self._planners_lock:
             planner = self._planners.get(session_id)
             if planner is None:
-                planner = self._planners[session_id] = PollPlanner(self.poll_policy)
+                planner = PollPlanner(self.poll_policy, self._poll_history)
+                self._planners[session_id] = planner
             return planner
 
     def _wait_ready(
