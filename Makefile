@@ -10,7 +10,7 @@ CONFORMANCE_ARGS ?=
 # Extra pytest arguments, e.g. PYTEST_ARGS='-m "not slow"' for a quicker local run.
 PYTEST_ARGS ?=
 
-.PHONY: all test conformance generate lint vectors bench reliability clean venv
+.PHONY: all test conformance generate derive lint vectors bench reliability clean venv
 
 all: test
 
@@ -29,6 +29,10 @@ generate: $(STAMP)
 	    --meta none --config spec/generator.yaml --custom-template-path spec/templates \
 	    --overwrite --fail-on-warning
 	rm -rf generated/together_rl_client/.ruff_cache
+
+## Derive the sync twins of the wrapper (_sync.py, _sync_http.py) from their async sources.
+derive: $(STAMP)
+	$(BIN)/python scripts/unasync.py
 
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
 ## Prints what ran (pytest -ra: every skip with its reason; a last line with the counts and
@@ -58,7 +62,7 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples
+	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:
