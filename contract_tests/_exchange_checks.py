@@ -71,7 +71,9 @@ def _response_problems(exchange: Exchange, route: Route) -> list[tuple[str | Non
     documented = responses.get(str(exchange.status)) or responses.get("default")
     if documented is None:
         listed = ", ".join(sorted(responses))
-        return [("status", f"{exchange.status} is not documented for this operation ({listed})")]
+        return [
+            ("HTTP status", f"{exchange.status} is not documented for this operation ({listed})")
+        ]
     response = resolve_ref(documented)
     problems: list[tuple[str | None, str]] = []
     for name, header in (response.get("headers") or {}).items():
