@@ -1,13 +1,15 @@
 """``python -m contract_tests``: the contract suite (``contract_tests._cli``), or its
-``proxy`` and ``replay`` subcommands (``contract_tests._proxy_cli``)."""
+``proxy`` and ``replay`` subcommands (``contract_tests._proxy_cli``, which loads without the
+suite's heavier imports)."""
 
 import sys
 
+if len(sys.argv) > 1 and sys.argv[1] in ("proxy", "replay"):
+    from contract_tests._proxy_cli import proxy_main, replay_main
+
+    command = proxy_main if sys.argv[1] == "proxy" else replay_main
+    raise SystemExit(command(sys.argv[2:]))
+
 from contract_tests._cli import main
-from contract_tests._proxy_cli import proxy_main, replay_main
 
-SUBCOMMANDS = {"proxy": proxy_main, "replay": replay_main}
-
-if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-    raise SystemExit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
 raise SystemExit(main())

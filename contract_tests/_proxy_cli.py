@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -106,4 +107,16 @@ def serve(app: Any, host: str, port: int, what: str) -> None:
             print(f"contract_tests {what} listening on http://{shown}:{bound}", flush=True)
         await task
 
-    asyncio.run(run())
+    # uvicorn re-raises the signal that stopped it once it has shut down; both end up here as
+    # KeyboardInterrupt, so the caller still writes its reports after Ctrl-C or SIGTERM.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
