@@ -68,9 +68,8 @@ def test_unknown_operation_is_404(client: TargetClient, session_id: str) -> None
 
 
 @pytest.mark.operation(FB)
+@pytest.mark.needs_mutations("forward-backward goes only to --session-id on a non-emulator target")
 def test_unknown_session_is_404(client: TargetClient, probe_body: dict[str, Any]) -> None:
-    if not client.target.may_mutate:
-        pytest.skip("forward-backward goes only to --session-id on a non-emulator target")
     response = client.submit_forward_backward("no-such-session", probe_body)
     assert response.status_code == 404, response.text
 

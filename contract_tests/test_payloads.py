@@ -82,11 +82,10 @@ def test_large_result_is_offloaded_and_downloadable(
 
 
 @pytest.mark.operation(DOWNLOAD)
+@pytest.mark.emulator_only("64 x 1,024 sampled tokens: too costly for a billed target")
 def test_large_sample_result_is_offloaded_and_downloadable(
     client: TargetClient, own_session_id: str
 ) -> None:
-    if not client.target.is_emulator:
-        pytest.skip("64 x 1,024 sampled tokens: too costly for a billed target")
     body = t.sample_body([t.PROMPT], seed=5, max_tokens=1024, num_samples=64)
     operation = client.run_operation(own_session_id, SAMPLE, body)
     assert operation["status"] == COMPLETED, operation

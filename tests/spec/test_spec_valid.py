@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import schemathesis
 from _spec_schema import (
     SPEC_PATH,
     Operation,
@@ -107,6 +108,29 @@ def test_spec_has_the_links_stateful_fuzzing_needs() -> None:
     pairs = {(source.operation_id, link.get("operationId")) for _, source, link in LINKS}
     assert ("forwardBackward", "getForwardBackwardOperation") in pairs
     assert ("startTrainingSession", "forwardBackward") in pairs
+
+
+def test_schemathesis_infers_the_link_from_model_resources_to_a_session() -> None:
+    """The spec leaves this link out (see test_links_pass_the_generators_parsers); schemathesis's
+    dependency analysis adds it, so the stateful phase starts sessions on created resources."""
+    config = schemathesis.Config.from_dict({"phases": {"stateful": {"enabled": True}}})
+    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    schema.as_state_machine()  # injects the inferred links into the schema it holds
+    created = schema.raw_schema["paths"]["/rl/model-resources"]["post"]["responses"]["200"]
+    bodies = [
+        link.get("requestBody")
+        for link in created.get("links", {}).values()
+        if link.get("operationRef") == "#/paths/~1rl~1training-sessions/post"
+        or link.get("operationId") == "startTrainingSession"
+    ]
+    assert {"model_resources_id": "$response.body#/id"} in bodies, created.get("links")
+
+
+def test_links_pass_the_generators_parsers() -> None:
+    """OpenAPI Generator's parser takes a link's `requestBody` only as a string expression (an
+    object is valid OpenAPI, but refused there); tests/spec/test_generators.py runs the tools."""
+    for where, _, link in LINKS:
+        assert isinstance(link.get("requestBody", ""), str), f"{where}: object requestBody"
 
 
 @pytest.mark.parametrize(("where", "source", "link"), LINKS, ids=[where for where, _, _ in LINKS])
