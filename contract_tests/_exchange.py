@@ -10,11 +10,14 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "NOT_JSON",
+    "NO_BODY",
     "SECRET_HEADERS",
     "Exchange",
     "Violation",
     "decode_content",
     "json_body",
+    "parse_body",
     "public_headers",
 ]
 
@@ -72,6 +75,20 @@ class Violation:
 def json_body(body: bytes) -> Any:
     """The body parsed as JSON; raises ValueError when it is not JSON."""
     return orjson.loads(body)
+
+
+NO_BODY = object()  # an empty body
+NOT_JSON = object()  # a body that is not JSON
+
+
+def parse_body(body: bytes) -> Any:
+    """The body parsed as JSON, or ``NO_BODY`` / ``NOT_JSON``."""
+    if not body.strip():
+        return NO_BODY
+    try:
+        return orjson.loads(body)
+    except ValueError:
+        return NOT_JSON
 
 
 def decode_content(body: bytes, encoding: str | None) -> bytes:

@@ -20,24 +20,35 @@ from together_rl_emulator._errors import ApiError
 from together_rl_emulator._spec import resolve_ref
 from together_rl_emulator._validation import _compile, _first_problem, validate_parameter
 
-from contract_tests._exchange import Exchange, Violation, json_body
+from contract_tests._exchange import NO_BODY, NOT_JSON, Exchange, Violation, parse_body
 from contract_tests._spec_routes import Route, operation_spec
 
 __all__ = ["check_exchange"]
 
 
-def check_exchange(exchange: Exchange, route: Route) -> list[Violation]:
-    """Every way ``exchange`` departs from the spec's description of ``route``'s operation."""
+def check_exchange(
+    exchange: Exchange, route: Route, request: object = NO_BODY, response: object = NO_BODY
+) -> list[Violation]:
+    """Every way ``exchange`` departs from the spec's description of ``route``'s operation.
+
+    ``request``/``response``: the bodies as ``parse_body`` gives them, when the caller has them
+    already (parsing a large body costs more than validating it)."""
+    if request is NO_BODY:
+        request = parse_body(exchange.request_body)
+    if response is NO_BODY:
+        response = parse_body(exchange.response_body)
     found: list[tuple[str, str | None, str]] = []  # (check, field, message)
-    found += [("request", f, m) for f, m in _request_problems(exchange, route)]
-    found += [("response", f, m) for f, m in _response_problems(exchange, route)]
+    found += [("request", f, m) for f, m in _request_problems(exchange, route, request)]
+    found += [("response", f, m) for f, m in _response_problems(exchange, route, response)]
     return [Violation(c, route.operation_id, f, m, exchange.seq) for c, f, m in found]
 
 
 # ----------------------------------------------------------------------------- request
 
 
-def _request_problems(exchange: Exchange, route: Route) -> list[tuple[str | None, str]]:
+def _request_problems(
+    exchange: Exchange, route: Route, body: object
+) -> list[tuple[str | None, str]]:
     operation = operation_spec(route.operation_id)
     problems: list[tuple[str | None, str]] = []
     query = parse_qs(exchange.query, keep_blank_values=True)
@@ -59,14 +70,16 @@ def _request_problems(exchange: Exchange, route: Route) -> list[tuple[str | None
             validate_parameter(route.operation_id, name, raw)
         except ApiError as error:
             problems.append((f"{where} {name}", _reason(error)))
-    problems += _body_problems(operation.get("requestBody"), exchange.request_body, "request")
+    problems += _body_problems(operation.get("requestBody"), body, "request")
     return problems
 
 
 # ----------------------------------------------------------------------------- response
 
 
-def _response_problems(exchange: Exchange, route: Route) -> list[tuple[str | None, str]]:
+def _response_problems(
+    exchange: Exchange, route: Route, body: object
+) -> list[tuple[str | None, str]]:
     responses: dict[str, Any] = operation_spec(route.operation_id)["responses"]
     documented = responses.get(str(exchange.status)) or responses.get("default")
     if documented is None:
@@ -86,7 +99,7 @@ def _response_problems(exchange: Exchange, route: Route) -> list[tuple[str | Non
         reason = _header_problem(header.get("schema") or {}, value)
         if reason is not None:
             problems.append((f"header {name}", reason))
-    problems += _body_problems(response, exchange.response_body, "response", required=False)
+    problems += _body_problems(response, body, "response", required=False)
     return problems
 
 
@@ -105,7 +118,7 @@ def _header_problem(schema: dict[str, Any], text: str) -> str | None:
 
 
 def _body_problems(
-    declared: dict[str, Any] | None, body: bytes, what: str, *, required: bool | None = None
+    declared: dict[str, Any] | None, document: object, what: str, *, required: bool | None = None
 ) -> list[tuple[str | None, str]]:
     """Problems of a request or response body against a requestBody / response object."""
     if declared is None:
@@ -115,12 +128,10 @@ def _body_problems(
     media = content.get("application/json")
     if media is None or "schema" not in media:
         return []
-    if not body.strip():
+    if document is NO_BODY:
         must = declared.get("required", False) if required is None else required
         return [("body", f"the {what} has no body; the spec requires one")] if must else []
-    try:
-        document = json_body(body)
-    except ValueError:
+    if document is NOT_JSON:
         return [("body", f"the {what} body is not JSON")]
     problem = _first_problem(_validator_for(_frozen(media["schema"])), document)
     if problem is None:

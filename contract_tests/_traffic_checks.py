@@ -73,7 +73,7 @@ class TrafficChecks:
     def observe(
         self, exchange: Exchange, route: Route, request: Any, response: Any
     ) -> list[Violation]:
-        """``request``/``response``: the parsed JSON bodies (None when absent or not JSON)."""
+        """``request``/``response``: the bodies as ``_exchange.parse_body`` gives them."""
         if exchange.status != 200 or not isinstance(response, dict):
             return []
         operation_id = response.get("id")

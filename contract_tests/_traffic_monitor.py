@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 from contract_tests._cassette import CassetteWriter
-from contract_tests._exchange import Exchange, Violation, json_body
+from contract_tests._exchange import Exchange, Violation, parse_body
 from contract_tests._exchange_checks import check_exchange
 from contract_tests._spec_routes import find_route
 from contract_tests._traffic_checks import TrafficChecks
@@ -73,17 +73,9 @@ class TrafficMonitor:
         self.by_operation.setdefault(route.operation_id, collections.Counter())[
             exchange.status
         ] += 1
-        found = check_exchange(exchange, route)
-        found += self.checks.observe(
-            exchange, route, _parsed(exchange.request_body), _parsed(exchange.response_body)
-        )
+        request, response = parse_body(exchange.request_body), parse_body(exchange.response_body)
+        found = check_exchange(exchange, route, request, response)
+        found += self.checks.observe(exchange, route, request, response)
         for violation in found:
             self.log(violation.line())
         self.violations += found
-
-
-def _parsed(body: bytes) -> object:
-    try:
-        return json_body(body) if body else None
-    except ValueError:
-        return None
