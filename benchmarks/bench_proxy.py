@@ -71,15 +71,21 @@ def proxy_process(upstream: str, record: Path | None, reports: Path) -> Iterator
         process.communicate(timeout=60)
 
 
-def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
-    """Milliseconds of each function, one repetition of each per round (after one untimed)."""
+def interleaved(
+    fns: dict[str, Callable[[], object]], repeat: int, pause_s: float
+) -> dict[str, list[float]]:
+    """Milliseconds of each function, one repetition of each per round (after one untimed),
+    the order rotated every round; ``pause_s`` after each call lets the proxies finish checking
+    the last exchange, so each request is timed on its own."""
+    names = list(fns)
     for fn in fns.values():
         fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
+    for round_ in range(repeat):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            time.sleep(pause_s)
             start = time.perf_counter()
-            fn()
+            fns[name]()
             times[name].append(1000 * (time.perf_counter() - start))
     return times
 
@@ -146,8 +152,8 @@ def measure(quick: bool) -> dict[str, Any]:
 
                 return send
 
-            small_ms = interleaved({n: small(c) for n, c in clients.items()}, small_repeat)
-            big_ms = interleaved({n: big(c) for n, c in clients.items()}, big_repeat)
+            small_ms = interleaved({n: small(c) for n, c in clients.items()}, small_repeat, 0.01)
+            big_ms = interleaved({n: big(c) for n, c in clients.items()}, big_repeat, 0.5)
             small_response = direct.get(session_path)
             big_response = direct.post(fb_path, content=body, headers=fb_headers)
     finally:
@@ -193,7 +199,9 @@ def render(result: dict[str, Any], machine_line: str, load: tuple[float, float])
         "The emulator and two proxies in front of it (`python -m contract_tests proxy`, one with"
         " `--record`) run as subprocesses on loopback; one httpx client per path, keep-alive."
         f" Medians in ms of {result['small_repeat']} (small) and {result['big_repeat']} (64 x 2048)"
-        " requests, the three paths interleaved round by round. *Small*: `GET"
+        " requests, the three paths interleaved round by round (order rotated each round) with"
+        " a pause before each request (10 ms, 0.5 s) so that the proxies have finished checking"
+        " the last exchange: the figures are the forwarding cost. *Small*: `GET"
         " /v1/rl/training-sessions/{id}`. *64 x 2048*: a GRPO forward-backward `POST` of"
         f" {result['body_mb']:.1f} MB, re-sent with one `Idempotency-Key` so the emulator"
         " answers the recorded operation (no math while the clock runs). *Checks* is the CPU time"
