@@ -154,3 +154,42 @@ def test_grpo_toy_loop_through_the_proxy_then_replayed(
     report, junit = _reports(proxy, tmp_path)
     captured = capfd.readouterr()
     _assert_no_key(cassette.read_text(), report, junit, recorded, captured.out, captured.err)
+
+
+def test_sdk_large_payloads_go_around_the_proxy(emulator: ThreadServer, tmp_path: Path) -> None:
+    """The SDK offloads a body over 0.5 MiB to a presigned URL; the proxy forwards the upstream's
+    URL unchanged (it points at the upstream, as the live API's point at its object store),
+    checks the URL calls and the shrunk body, and redacts the URL's token in the cassette."""
+    from together.post_training import ModelResourcesClient
+
+    cassette = tmp_path / "large.jsonl"
+    length = 1024
+    tokens = [(7 * i) % 1000 for i in range(length + 1)]
+    sample = {
+        "model_input": {"chunks": [{"encoded_text": {"tokens": tokens[:-1]}}]},
+        "loss_fn_inputs": {
+            "target_tokens": {"data": tokens[1:], "dtype": "int64"},
+            "weights": {"data": [1.0] * length, "dtype": "float32"},
+        },
+    }
+    with proxy_in_thread(emulator.base_url, record=cassette) as proxy:
+        resources = ModelResourcesClient.create(
+            api_key=KEY, base_url=proxy.base_url, base_model=TINY
+        )
+        try:
+            with resources.create_session(interval=0.01) as session:
+                scored = session.trainer.forward(
+                    samples=[sample] * 64, loss={"type": "LOSS_TYPE_CROSS_ENTROPY"}, interval=0.01
+                )
+        finally:
+            resources.detach()
+    assert len(scored.loss_fn_outputs or []) == 64
+    monitor = proxy.monitor
+    assert monitor.violations == [], proxy.log
+    assert monitor.by_operation["createPayloadUploadUrl"][200] == 1
+    assert monitor.by_operation["createPayloadDownloadUrl"][200] == 1
+    assert not monitor.outside_spec  # the PUT and GET of the payload went to the upstream
+    assert monitor.checks.loss_unprobed == {"the request body was offloaded (payload_id)": 1}
+    recorded = cassette.read_text()
+    assert "token=<redacted>" in recorded and "/_emulator/payloads/" in recorded
+    _assert_no_key(recorded, *proxy.log)
