@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
 import httpx
@@ -91,9 +91,11 @@ class ValidatingProxy:
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.monotonic()
-        body = await _read_body(receive)
+        request_chunks: list[bytes] = []  # the body, kept while it streams to the upstream
         raw_headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in scope["headers"]]
         sent_names = {n.lower() for n, _ in raw_headers}
+        # Without either header the request has no body (a GET): sent without one, not chunked.
+        has_body = "content-length" in sent_names or "transfer-encoding" in sent_names
         query = scope.get("query_string", b"").decode("latin-1")
         raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         url = self.upstream + raw_path + (f"?{query}" if query else "")
@@ -102,7 +104,7 @@ class ValidatingProxy:
             scope["method"],
             url,
             headers=[(n, v) for n, v in raw_headers if n.lower() not in HOP_BY_HOP],
-            content=body,
+            content=_tee(receive, request_chunks) if has_body else b"",
         )
         for name in _HTTPX_DEFAULTS:
             if name not in sent_names:
@@ -148,7 +150,7 @@ class ValidatingProxy:
                 path=_scrub_text(scope["path"], secrets),
                 query=_scrub_text(query, secrets),
                 request_headers=_scrub_headers(raw_headers, secrets),
-                request_body=_scrub(body, secrets),
+                request_body=_scrub(b"".join(request_chunks), secrets),
                 status=response.status_code,
                 response_headers=_scrub_headers(
                     [(n, v) for n, v in response_headers if n.lower() != "content-encoding"],
@@ -185,6 +187,20 @@ def _scrub_text(text: str, secrets: list[bytes]) -> str:
 
 def _scrub_headers(headers: list[tuple[str, str]], secrets: list[bytes]) -> list[tuple[str, str]]:
     return [(n, _scrub_text(v, secrets)) for n, v in public_headers(headers)]
+
+
+async def _tee(receive: Receive, kept: list[bytes]) -> AsyncIterator[bytes]:
+    """The request body as it arrives, each chunk also appended to ``kept``."""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        chunk = message.get("body", b"")
+        kept.append(chunk)
+        if chunk:
+            yield chunk
+        if not message.get("more_body"):
+            return
 
 
 async def _read_body(receive: Receive) -> bytes:
