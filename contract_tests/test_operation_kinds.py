@@ -18,8 +18,8 @@ from contract_tests._http import (
     TargetClient,
     operation_path,
 )
+from contract_tests._http import OPERATION_COMPLETED as COMPLETED
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 KINDS = (OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
 BODIES: dict[str, dict[str, Any]] = {
     OPTIM_STEP: t.ADAM_STEP,
