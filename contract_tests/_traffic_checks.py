@@ -18,23 +18,22 @@ import dataclasses
 import hashlib
 from typing import Any
 
-from together_rl_emulator._spec import load_spec
-
 from contract_tests import _loss_reference as ref
 from contract_tests._exchange import Exchange, Violation
+from contract_tests._spec_facts import OPERATION_KINDS, choices, enum_value, operation_kind
 from contract_tests._spec_routes import Route
 
 __all__ = ["LossProbe", "TrafficChecks"]
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-TERMINAL = (COMPLETED, "TRAINING_OPERATION_STATUS_FAILED")
-FORWARD_BACKWARD = ("forwardBackward", "getForwardBackwardOperation")
+COMPLETED = enum_value("OperationStatus", "COMPLETED")
+TERMINAL = (COMPLETED, enum_value("OperationStatus", "FAILED"))
+#: operationIds of the forward-backward POST and of its GET.
+SUBMIT_FORWARD_BACKWARD, GET_FORWARD_BACKWARD = OPERATION_KINDS[operation_kind("forward-backward")]
 
 
 def _status_ranks() -> dict[str, int]:
     """Lifecycle rank of each known status, in the spec's enum order (terminal ones share one)."""
-    enum = load_spec()["components"]["schemas"]["OperationStatus"]["enum"]
-    lifecycle = [s for s in enum if not s.endswith("_UNSPECIFIED") and s not in TERMINAL]
+    lifecycle = [s for s in choices("OperationStatus") if s not in TERMINAL]
     ranks = {status: rank for rank, status in enumerate(lifecycle)}
     ranks.update({status: len(lifecycle) for status in TERMINAL})
     return ranks
@@ -81,7 +80,7 @@ class TrafficChecks:
             return []
         found = self._idempotency(exchange, route, operation_id)
         found += self._lifecycle(exchange, route, operation_id, response)
-        if route.operation_id in FORWARD_BACKWARD:
+        if route.operation_id in (SUBMIT_FORWARD_BACKWARD, GET_FORWARD_BACKWARD):
             found += self._loss(exchange, route, operation_id, request, response)
         return found
 
@@ -155,7 +154,7 @@ class TrafficChecks:
         request: Any,
         response: dict[str, Any],
     ) -> list[Violation]:
-        if route.operation_id == "forwardBackward" and isinstance(request, dict):
+        if route.operation_id == SUBMIT_FORWARD_BACKWARD and isinstance(request, dict):
             if not request.get("return_loss_fn_outputs"):
                 self._skip("the request did not ask for loss_fn_outputs")
             elif "payload_id" in request:
