@@ -75,6 +75,11 @@ ARRAYS_DIR = "arrays"
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # the spec promises at least 24 hours
 
 
+def clock() -> float:
+    """Seconds since the epoch for idempotency records (a seam: tests age records with it)."""
+    return time.time()
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_resources (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL);
@@ -313,7 +318,7 @@ class Store:
     def _prune_idempotency(self) -> None:
         with self._transaction() as db:
             db.execute(
-                "DELETE FROM idempotency WHERE created_at < ?", (time.time() - IDEMPOTENCY_TTL_S,)
+                "DELETE FROM idempotency WHERE created_at < ?", (clock() - IDEMPOTENCY_TTL_S,)
             )
 
     # ------------------------------------------------------------------ model resources
@@ -470,7 +475,7 @@ class Store:
                     op.idempotency_key,
                     op.body_hash,
                     op.id,
-                    time.time(),
+                    clock(),
                 ),
             )
         return OperationRow(
