@@ -6,7 +6,8 @@ OpenAPI Generator 7.26.0 comes from the `openapi-generator-cli` PyPI package (a 
 pinned in requirements.lock) and needs Java 11 or newer; openapi-typescript comes from npm through
 `npx`, at the version pinned below. Where Java is missing, the OpenAPI Generator test is skipped
 with the reason shown; a missing `openapi-generator-cli` or `npx` (which the project installs or
-requires) fails under CI=true and is skipped elsewhere (tests/ci_policy.py). The four languages of docs/ports.md were checked by hand with the command given there.
+requires) fails under CI=true and is skipped elsewhere (tests/ci_policy.py). The four languages
+of docs/ports.md were checked by hand with the command given there.
 """
 
 from __future__ import annotations
