@@ -48,7 +48,7 @@ MUTATIONS = [
     Mutation(
         "infinite-loss",
         "the wrapper returns an infinite loss (x == approx(x) holds for inf)",
-        W + "_wire.py",
+        W + "_results.py",
         'loss=float(output["loss"]),',
         'loss=float("inf"),',
         (
@@ -108,25 +108,13 @@ MUTATIONS = [
     ),
     Mutation(
         "fresh-key-on-transport-retry",
-        "a POST retried after a transport error gets a fresh Idempotency-Key",
-        W + "_http.py",
-        "            except httpx.TransportError as exc:\n"
-        "                delay = _delay_after_transport_error(state, exc, spec.operation)\n"
-        "            else:\n"
-        "                if response.is_success:\n"
-        "                    return response\n"
-        "                delay = _delay_after_status(state, response, spec.operation)\n"
-        "            self.sleep(delay)",
-        "            except httpx.TransportError as exc:\n"
-        "                delay = _delay_after_transport_error(state, exc, spec.operation)\n"
+        "a POST retried after a transport error gets a fresh Idempotency-Key (sync client)",
+        W + "_sync_http.py",
+        "                delay = delay_after_transport_error(state, exc, spec.operation)\n",
+        "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
         "                spec = __import__('dataclasses').replace(spec, headers={\n"
         "                    **dict(spec.headers or {}),\n"
-        "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n"
-        "            else:\n"
-        "                if response.is_success:\n"
-        "                    return response\n"
-        "                delay = _delay_after_status(state, response, spec.operation)\n"
-        "            self.sleep(delay)",
+        "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n",
         (
             "tests/wrapper/test_transport_mock.py::test_every_attempt_of_a_call_carries_the_same_key",
         ),
