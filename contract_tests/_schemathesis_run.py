@@ -33,6 +33,7 @@ from schemathesis.engine.errors import ServerUnavailable
 from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._provision import Provisioned
 from contract_tests._results import FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._spec_facts import OPERATION_KINDS
 from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
 
 ALL_PHASES = ("examples", "coverage", "fuzzing", "stateful")
@@ -42,14 +43,6 @@ POSITIVE_EXPECTED_STATUSES = ["2xx", "400", "401", "403", "404", "409", "429"]
 READ_ONLY_METHODS = frozenset({"GET"})
 #: Operations that may be fuzzed against a non-emulator target without --allow-mutations.
 SAFE_OPERATION_IDS = frozenset({"forwardBackward"})
-#: The operation kinds' spec operationIds: POST and GET.
-KIND_OPERATIONS = {
-    "forward-backward": ("forwardBackward", "getForwardBackwardOperation"),
-    "optim-step": ("optimStep", "getOptimStepOperation"),
-    "sample": ("sample", "getSampleOperation"),
-    "weights-sync": ("weightsSync", "getWeightsSyncOperation"),
-    "custom-forward-backward": ("customForwardBackward", "getCustomForwardBackwardOperation"),
-}
 #: Bodies the fuzzer generates for sample against a non-emulator target are capped (cost).
 #: name -> (cap, the schema's maximum).
 EXTERNAL_SAMPLE_CAPS = {"max_tokens": (16, 8192), "num_samples": (2, 64)}
@@ -114,7 +107,7 @@ def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | Non
         "createPayloadUploadUrl": {"session_id": session},
         "createPayloadDownloadUrl": {"session_id": session, "payload_id": provisioned.payload_id},
     }
-    for kind, (submit, get) in KIND_OPERATIONS.items():
+    for kind, (submit, get) in OPERATION_KINDS.items():
         pins[submit] = {"session_id": session}
         pins[get] = {"session_id": session, "operation_id": provisioned.operation_ids.get(kind)}
     return pins

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 
 from contract_tests import _loss_reference as ref
-from contract_tests._http import TargetClient
+from contract_tests._http import COMPLETED, TargetClient
+from contract_tests._spec_facts import enum_values
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 TOKENS = ([5, 17, 254, 981], [3, 640, 12, 77, 150, 9])  # (prompt+response); model_input = [:-1]
@@ -28,13 +28,9 @@ MASKS = ([1, 1, 1], [1, 1, 0, 1, 1])
 CE_WEIGHTS = ([0.5, 1.0, 1.0], [1.0, 0.0, 2.0, 1.0, 1.0])
 REFERENCE_SHIFT = ([0.1, -0.2, 0.05], [0.3, -0.1, 0.0, 0.2, -0.3])
 
-GRPO_AGGS = [
-    "GRPO_LOSS_AGGREGATION_TYPE_FIXED_HORIZON",
-    "GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN",
-    "GRPO_LOSS_AGGREGATION_TYPE_SEQUENCE_MEAN",
-    "GRPO_LOSS_AGGREGATION_TYPE_UNSPECIFIED",
-]
-GRPO_RATIOS = ["GRPO_LOSS_RATIO_TYPE_TOKEN", "GRPO_LOSS_RATIO_TYPE_SEQUENCE"]
+#: Every aggregation and ratio type of the spec (UNSPECIFIED included: it means FIXED_HORIZON).
+GRPO_AGGS = enum_values("GRPOLossAggregationType")
+GRPO_RATIOS = enum_values("GRPOLossRatioType")
 
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("cross_entropy", {"type": "LOSS_TYPE_CROSS_ENTROPY"}),
@@ -94,7 +90,7 @@ def current_logprobs(client: TargetClient, session_id: str) -> list[list[float]]
         "return_loss_fn_outputs": True,
     }
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
+    assert operation["status"] == COMPLETED, operation
     return [out["tensors"]["logprobs"]["data"] for out in operation["output"]["loss_fn_outputs"]]
 
 
@@ -118,32 +114,6 @@ def _request(loss: dict[str, Any], ell: list[list[float]]) -> dict[str, Any]:
     return {"samples": samples, "loss": loss, "forward_only": True, "return_loss_fn_outputs": True}
 
 
-def _reference_inputs(body: dict[str, Any], returned: list[list[float]]) -> list[ref.SampleInputs]:
-    out = []
-    for sample, ell in zip(body["samples"], returned, strict=True):
-        inputs = sample["loss_fn_inputs"]
-
-        def arr(name: str, inputs: dict[str, Any] = inputs) -> np.ndarray | None:
-            return np.asarray(inputs[name]["data"], dtype=np.float64) if name in inputs else None
-
-        weights = arr("weights")
-        mask_source = weights if weights is not None else arr("mask")
-        mask = (
-            (mask_source != 0).astype(np.float64) if mask_source is not None else np.ones(len(ell))
-        )
-        out.append(
-            ref.SampleInputs(
-                logprobs=np.asarray(ell, dtype=np.float64),
-                mask=mask,
-                sampler=arr("logprobs"),
-                advantages=arr("advantages"),
-                reference=arr("reference_logprobs"),
-                weights=weights,
-            )
-        )
-    return out
-
-
 @pytest.mark.operation(FB)
 @pytest.mark.parametrize(("name", "loss"), CASES, ids=[name for name, _ in CASES])
 def test_loss_matches_definition(
@@ -156,10 +126,10 @@ def test_loss_matches_definition(
 ) -> None:
     body = _request(loss, current_logprobs)
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
+    assert operation["status"] == COMPLETED, operation
     output = operation["output"]
     returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
-    samples = _reference_inputs(body, returned)
+    samples = ref.sample_inputs(body, returned)
     for sample, ell, probe in zip(samples, returned, current_logprobs, strict=True):
         for m, value, before in zip(sample.mask, ell, probe, strict=True):
             if m == 0:

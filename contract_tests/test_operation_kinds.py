@@ -11,6 +11,7 @@ import pytest
 
 from contract_tests import _training as t
 from contract_tests._http import (
+    COMPLETED,
     CUSTOM_FORWARD_BACKWARD,
     OPTIM_STEP,
     SAMPLE,
@@ -19,7 +20,6 @@ from contract_tests._http import (
     operation_path,
 )
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 KINDS = (OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
 BODIES: dict[str, dict[str, Any]] = {
     OPTIM_STEP: t.ADAM_STEP,

@@ -11,13 +11,12 @@ import orjson
 import pytest
 
 from contract_tests import _training as t
-from contract_tests._http import FORWARD_BACKWARD, SAMPLE, TargetClient
+from contract_tests._http import COMPLETED, FORWARD_BACKWARD, SAMPLE, TargetClient
 
 UPLOAD = "POST /rl/training-sessions/{session_id}/payloads/upload-url"
 DOWNLOAD = "POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
 LARGE_PAYLOAD_BYTES = 512 * 1024
 STAND_IN_LENGTH = 8  # the SDK cuts numeric arrays of the inline stand-in to 8 elements
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 
 
 def _large_forward_only_body() -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""The seven losses against docs/losses.md: worked vectors, finite differences, and an independent
-per-token reference written here from its definitions (plain Python loops, no emulator
-helpers)."""
+"""The seven losses against docs/losses.md: worked vectors (§13), finite differences, and an
+independent per-token reference written here from the [R] definitions (plain Python loops, no
+emulator helpers)."""
 
 from __future__ import annotations
 
@@ -258,7 +258,7 @@ def _fd(f: Any, ls: list[F64], eps: float = 1e-6) -> list[F64]:
     return out
 
 
-# ------------------------------------------------------- (1) worked vectors of docs/losses.md
+# ------------------------------------------------------- (1) worked vectors, docs/losses.md §13
 
 L13 = np.array([-1.0, -0.5, -2.0, -0.1])
 Q13 = np.array([-1.2, -0.4, -1.0, -0.1])
@@ -360,7 +360,7 @@ def test_worked_vectors_grpo(agg: str | None, value: float) -> None:
     assert res.metrics.keys() == expected.keys()
     for k, v in expected.items():
         assert res.metrics[k] == pytest.approx(v, abs=1e-5), k
-    # Per-token g of the worked vectors: one sample, one token kept by the mask, TOKEN_MEAN.
+    # The per-token g of §13: one sample, one token kept by the mask, TOKEN_MEAN over that token.
     per_token = [[-1.220919, -0.904354, -0.353007], [1.000484, 0.800517]]
     for i, gs in enumerate(per_token):
         for t, g in enumerate(gs):

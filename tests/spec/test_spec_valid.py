@@ -172,3 +172,11 @@ def test_link_response_pointers_exist(where: str, source: Operation, link: dict[
             assert pointer.group(1) in schema.get("properties", {}), (
                 f"{where}: the 200 response has no property {pointer.group(1)!r}"
             )
+
+
+def test_the_emulator_ships_the_spec_unchanged() -> None:
+    """The emulator installs `emulator/together_rl_emulator/openapi.yaml`: a copy of the spec."""
+    shipped = SPEC_PATH.parents[1] / "emulator" / "together_rl_emulator" / "openapi.yaml"
+    assert shipped.read_bytes() == SPEC_PATH.read_bytes(), (
+        "cp spec/openapi.yaml emulator/together_rl_emulator/openapi.yaml"
+    )
