@@ -40,10 +40,11 @@ conformance: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
-## Benchmarks (not tests): rewrite their sections of docs/benchmarks.md. Run on a quiet machine.
+## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (about 4 minutes). Run on a
+## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_emulator.py
-	$(BIN)/python benchmarks/bench_wrapper.py
+	$(BIN)/python -m benchmarks.bench_emulator
+	$(BIN)/python -m benchmarks.bench_wrapper
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
