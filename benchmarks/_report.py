@@ -19,6 +19,7 @@ import datetime
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import re
@@ -93,7 +94,7 @@ def _commit() -> str:
 
 @dataclass
 class RunInfo:
-    """One run of one command: started when created, `finish()` when the measuring is over."""
+    """The run of one table: started when created, `finish()` when its measuring is over."""
 
     command: str
     started: float = field(default_factory=time.perf_counter)
@@ -104,16 +105,17 @@ class RunInfo:
     load_end: float | None = None
     seconds: float | None = None
 
-    def finish(self) -> None:
+    def finish(self) -> RunInfo:
         self.load_end = load_average()
         self.seconds = time.perf_counter() - self.started
+        return self
 
     def header(self) -> list[str]:
         load_end = "?" if self.load_end is None else f"{self.load_end:.2f}"
-        took = "" if self.seconds is None else f", {self.seconds:.0f} s"
+        took = "" if self.seconds is None else f"; this table took {self.seconds:.0f} s"
         installed = ", ".join(f"{k} {v}" for k, v in versions().items())
         return [
-            f"- Command: `{self.command}` (whole command{took}).",
+            f"- Command: `{self.command}`{took}.",
             f"- Date: {self.date}, commit `{_commit()}`.",
             f"- Machine: {_cpu()}, {os.cpu_count()} CPUs, {platform.system()} "
             f"{platform.release()}; {installed}.",
@@ -160,7 +162,7 @@ class Table:
 
 def interleaved(fns: Mapping[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     """Median ms of each function, taken side by side: one repetition of each per round, after
-    one untimed round (imports, first-call caches)."""
+    one untimed round (imports, first-call caches). `repeat=0` runs that round only (nan)."""
     for fn in fns.values():
         fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
@@ -169,7 +171,7 @@ def interleaved(fns: Mapping[str, Callable[[], object]], repeat: int) -> dict[st
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
-    return {name: 1000 * statistics.median(t) for name, t in times.items()}
+    return {name: 1000 * statistics.median(t) if t else math.nan for name, t in times.items()}
 
 
 def write_section(name: str, body: str, doc: Path = DOC) -> None:

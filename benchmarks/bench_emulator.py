@@ -11,15 +11,15 @@ code path) that tests/benchmarks/test_documented_figures.py recomputes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -31,7 +31,7 @@ from together_rl_emulator._policy import init_policy
 from together_rl_emulator._store import NewOperation, Store
 from together_rl_emulator._validation import validate_forward_backward
 
-from benchmarks._report import RunInfo, Table, digest, write_section
+from benchmarks._report import RunInfo, Table, digest, interleaved, write_section
 
 __all__ = ["TABLES", "checked_facts", "main"]
 
@@ -70,17 +70,11 @@ def random_tokens(rng: np.random.Generator, length: int) -> list[int]:
     return tokens
 
 
-def median_ms(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times) if times else float("nan")
-
-
-def stage_times(body: dict[str, Any], repeats: int, state_dir: str | None) -> dict[str, float]:
+@contextlib.contextmanager
+def stages(
+    body: dict[str, Any], state_dir: str | None
+) -> Iterator[dict[str, Callable[[], object]]]:
+    """The server's stages on `body`, each callable in isolation."""
     raw = orjson.dumps(body)
     parsed = orjson.loads(raw)
     request = validate_forward_backward(parsed, VOCAB)
@@ -107,23 +101,24 @@ def stage_times(body: dict[str, Any], repeats: int, state_dir: str | None) -> di
         store.mark_running(op.id)
         store.complete_operation(op.id, sid, result.output, result.grads)  # fmt: skip
 
-    out = {
-        "body_mb": len(raw) / 1e6,
-        "decode": median_ms(lambda: orjson.loads(raw), repeats),
-        "hash": median_ms(lambda: body_hash(parsed), repeats),
-        "validation": median_ms(lambda: validate_forward_backward(parsed, VOCAB), repeats),
-        "math": median_ms(lambda: run_forward_backward(params, request), repeats),
-        "storage": median_ms(storage, repeats),
-    }
-    store.close()
-    return out
+    try:
+        yield {
+            "decode": lambda: orjson.loads(raw),
+            "hash": lambda: body_hash(parsed),
+            "validation": lambda: validate_forward_backward(parsed, VOCAB),
+            "math": lambda: run_forward_backward(params, request),
+            "storage": storage,
+        }
+    finally:
+        store.close()
 
 
-def end_to_end_ms(
-    body: dict[str, Any], repeats: int, state_dir: str | None, routes: list[str] | None = None
-) -> float:
-    """Median submit -> COMPLETED over loopback, the server in its own process (as deployed);
-    the routes the run requested (from `/_emulator/stats`) are appended to `routes`."""
+@contextlib.contextmanager
+def submit_to_completed(
+    body: dict[str, Any], state_dir: str | None, routes: list[str]
+) -> Iterator[Callable[[], object]]:
+    """One forward-backward submitted over loopback and polled to COMPLETED, the server in its
+    own process (as deployed); on exit the routes it served (`/_emulator/stats`) go to `routes`."""
     args = [sys.executable, "-m", "together_rl_emulator", "--port", "0", "--api-key", "bench"]
     if state_dir is not None:
         args += ["--state-dir", state_dir]
@@ -153,13 +148,25 @@ def end_to_end_ms(
                     op = client.get(f"{path}/{op['id']}").json()
                 assert op["status"] == TERMINAL[0], op
 
-            measured = median_ms(once, repeats)
-            if routes is not None:
-                routes += sorted(client.get("/_emulator/stats").json()["requests"])
-            return measured
+            yield once
+            routes += sorted(client.get("/_emulator/stats").json()["requests"])
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def measure_row(
+    body: dict[str, Any], repeats: int, persistent: bool, routes: list[str]
+) -> dict[str, float]:
+    """Every stage and submit -> COMPLETED, interleaved (one of each per round), median ms."""
+    with (
+        tempfile.TemporaryDirectory() as stage_dir,
+        tempfile.TemporaryDirectory() as server_dir,
+        stages(body, stage_dir if persistent else None) as fns,
+        submit_to_completed(body, server_dir if persistent else None, routes) as e2e,
+    ):
+        timed = interleaved({**fns, "e2e": e2e}, repeats)
+    return {"body_mb": len(orjson.dumps(body)) / 1e6, **timed}
 
 
 def entry(fn: Any) -> str:
@@ -198,8 +205,8 @@ def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[s
         title="Emulator: forward-backward submit -> COMPLETED",
         payload=f"GRPO forward-backward bodies of {', '.join(f'{n} x {k}' for n, k in SHAPES)}"
         f" (samples x tokens, seed 0) with {MODEL}'s vocabulary ({VOCAB:,}); each stage the"
-        f" median of {repeats} runs ({max(3, repeats // 2)} for 64 x 2048), after one untimed"
-        " run; times in ms.",
+        f" median of {repeats} rounds ({max(3, repeats // 2)} for 64 x 2048), after one untimed"
+        " round; times in ms.",
         columns=[
             "batch",
             "state",
@@ -236,8 +243,8 @@ def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[s
             " RUNNING, result and gradient sum (with a state dir: fsynced SQLite WAL commits and"
             " the `.npz` gradient file). *Submit -> COMPLETED* is measured over loopback HTTP"
             " (uvicorn subprocess, httpx, polling every millisecond); *server overhead* is that"
-            " minus the math. The stages and the HTTP figure of a row are taken one after the"
-            " other in the same run."
+            " minus the math. The stages and the HTTP figure of a row are interleaved in one run:"
+            " each round times every stage once, then one operation over HTTP."
         ],
     )
     return table.render(run)
@@ -247,20 +254,12 @@ def checked_facts(key: str) -> dict[str, Any]:
     """The table's facts, recomputed with one end-to-end operation on the smallest shape."""
     if key != "emulator.forward_backward":
         raise KeyError(key)
-    n, length = SHAPES[0]
-    for shape_n, shape_length in SHAPES:  # every stage once on every payload, in both states
-        body = grpo_body(shape_n, shape_length)
-        stage_times(body, 0, None)
-        with tempfile.TemporaryDirectory() as tmp:
-            stage_times(body, 0, tmp)
-    routes = end_to_end_routes(grpo_body(n, length))
-    return emulator_facts(routes)
-
-
-def end_to_end_routes(body: dict[str, Any]) -> list[str]:
     routes: list[str] = []
-    end_to_end_ms(body, 0, None, routes)
-    return routes
+    for n, length in SHAPES:  # every stage and one operation on every payload, in both states
+        body = grpo_body(n, length)
+        measure_row(body, 0, persistent=False, routes=routes)
+        measure_row(body, 0, persistent=True, routes=routes)
+    return emulator_facts(sorted(set(routes)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,17 +279,11 @@ def main(argv: list[str] | None = None) -> int:
         body = grpo_body(n, length)
         repeats = args.repeats if n * length < 100_000 else max(3, args.repeats // 2)
         for state in ("memory", "state dir"):
-            with tempfile.TemporaryDirectory() as tmp:
-                state_dir = tmp if state == "state dir" else None
-                row: dict[str, Any] = {"shape": f"{n} x {length}", "state": state}
-                row.update(stage_times(body, repeats, state_dir))
-            with tempfile.TemporaryDirectory() as tmp:
-                seen: list[str] = []
-                state_dir = tmp if state == "state dir" else None
-                row["e2e"] = end_to_end_ms(body, repeats, state_dir, seen)
-                routes = routes or seen
+            row: dict[str, Any] = {"shape": f"{n} x {length}", "state": state}
+            row.update(measure_row(body, repeats, state == "state dir", routes))
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
+    routes = sorted(set(routes))
     run.finish()
     section = render(rows, args.repeats, run, emulator_facts(routes))
     print(section)

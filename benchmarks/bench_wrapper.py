@@ -679,17 +679,20 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(checked_facts(args.facts, args.quick)))
         return 0
     cfg = config(args.quick)
-    run = RunInfo(
-        ".venv/bin/python -m benchmarks.bench_wrapper" + (" --quick" if args.quick else "")
-    )
+    command = ".venv/bin/python -m benchmarks.bench_wrapper" + (" --quick" if args.quick else "")
+    built: list[tuple[Table, RunInfo]] = []
+    run = RunInfo(command)
     poll = [polling(d, n) for d, n in cfg["poll_ops"].items()]
-    tables = [polling_table(poll, cfg["poll_ops"]), large_batch_table(args.quick)]
-    tables.append(pipelining_table(pipelining(cfg["pipe_steps"]), cfg["pipe_steps"]))
-    run.finish()
-    for table in tables:
+    built.append((polling_table(poll, cfg["poll_ops"]), run.finish()))
+    run = RunInfo(command)
+    built.append((large_batch_table(args.quick), run.finish()))
+    run = RunInfo(command)
+    pipe = pipelining(cfg["pipe_steps"])
+    built.append((pipelining_table(pipe, cfg["pipe_steps"]), run.finish()))
+    for table, _ in built:
         table.facts = {"quick": args.quick, **table.facts}
     section = "\n\n".join(
-        ["## Wrapper (`together_rl`) vs the official SDK"] + [t.render(run) for t in tables]
+        ["## Wrapper (`together_rl`) vs the official SDK"] + [t.render(r) for t, r in built]
     )
     print(section)
     if not args.no_write:
