@@ -43,7 +43,7 @@ conformance: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
-## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (about 4 minutes). Run on a
+## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (a few minutes). Run on a
 ## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_emulator

@@ -195,8 +195,13 @@ def emulator_facts(e2e_routes: list[str]) -> dict[str, Any]:
             "validation": entry(validate_forward_backward),
             "math": entry(run_forward_backward),
             "storage": [
-                entry(getattr(Store, name))
-                for name in ("insert_operation", "mark_running", "complete_operation")
+                entry(fn)
+                for fn in (
+                    Store.insert_operation,
+                    Store.mark_running,
+                    pass_update,
+                    Store.commit_operation,
+                )
             ],
         },
         "end_to_end": {"server": "python -m together_rl_emulator", "requests": e2e_routes},
