@@ -10,6 +10,10 @@ when the code at the command can no longer produce the documented figure.
 
 Timings that are compared with each other are taken by `interleaved`: one repetition of each in
 turn, so the load of a shared machine falls on all of them alike.
+
+A new table: give it a key in `TABLES`, build it as a `Table` with its own `RunInfo`, and make
+its bench's `checked_facts(key, ...)` (behind `--facts KEY`) return the same facts from one
+untimed pass.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ __all__ = [
     "DOC",
     "FACTS_FENCE",
     "ROOT",
+    "TABLES",
     "RunInfo",
     "Table",
     "digest",
@@ -48,6 +53,14 @@ __all__ = [
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 FACTS_FENCE = "json bench-facts"
+# Every table docs/benchmarks.md holds, by key "<bench>.<table>": `python -m
+# benchmarks.bench_<bench> --facts <key>` recomputes its checked facts. A new table goes here.
+TABLES = (
+    "emulator.forward_backward",
+    "wrapper.polling",
+    "wrapper.large_batch",
+    "wrapper.pipelining",
+)
 # The packages whose version decides a measured code path (the official SDK's above all).
 PACKAGES = ("together", "httpx", "orjson", "numpy", "pydantic", "starlette", "uvicorn")
 

@@ -40,24 +40,22 @@ from together_rl._wire import build_forward_backward, encode_body
 
 from benchmarks._report import RunInfo, Table, digest, interleaved, versions, write_section
 
-__all__ = ["TABLES", "checked_facts", "main"]
-
-TABLES = ("wrapper.polling", "wrapper.large_batch", "wrapper.pipelining")
+__all__ = ["checked_facts", "main"]
 
 # The official SDK's param transform walks every element of a list whose item type is not bare
 # int or float: with together 3.1.1, every `model_input` token (`SequenceNotStr[Union[str, int]]`).
 # Importing `together.post_training` (SessionClient, Trainer, tinker) installs, process-wide, a
 # patch that lets such lists skip the walk. So the raw `operations.forward_backward` has two
-# speeds depending on what the process imported before; both are measured, each state set
-# explicitly for its row, never left to import order (the first published figure was taken
-# after the polling table had imported `together.post_training`, unknowingly on the fast path).
+# speeds depending on what the process imported before. The process keeps the patch (the Trainer
+# of the polling table always runs with it); the large-batch table measures both states, each set
+# explicitly for its row (`sdk_state`), never left to import order: the first published figure
+# was taken after the polling table had imported `together.post_training`, unknowingly on the
+# fast path.
 SDK_PLAIN_PREDICATE = sdk_transform._no_transform_needed
 if SDK_PLAIN_PREDICATE.__module__ != sdk_transform.__name__:
     raise RuntimeError("import benchmarks.bench_wrapper before together.post_training")
-importlib.import_module("together.post_training")  # installs its transform patch
-
+importlib.import_module("together.post_training")  # installs its patch, as the Trainer runs
 SDK_PATCHED_PREDICATE = sdk_transform._no_transform_needed
-sdk_transform._no_transform_needed = SDK_PLAIN_PREDICATE
 
 KEY = "bench-key"
 FB_GET = "GET /v1/rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
@@ -365,11 +363,12 @@ def sdk_state(patched: bool) -> Callable[[Callable[[], object]], Callable[[], ob
 
     def wrap(fn: Callable[[], object]) -> Callable[[], object]:
         def run() -> object:
+            before = sdk_transform._no_transform_needed
             sdk_transform._no_transform_needed = predicate
             try:
                 return fn()
             finally:
-                sdk_transform._no_transform_needed = SDK_PLAIN_PREDICATE
+                sdk_transform._no_transform_needed = before
 
         return run
 

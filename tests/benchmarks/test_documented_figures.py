@@ -18,15 +18,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks._report import DOC, ROOT, documented_facts
+from benchmarks._report import DOC, ROOT, TABLES, documented_facts
 
-# The tables `make bench` writes (kept here, not imported, so that this process imports no SDK).
-TABLES = (
-    "emulator.forward_backward",
-    "wrapper.polling",
-    "wrapper.large_batch",
-    "wrapper.pipelining",
-)
 DOCUMENTED = documented_facts(DOC)
 RERUN = "the documented figure no longer matches the code: rerun `make bench`"
 
