@@ -58,6 +58,7 @@ FACTS_FENCE = "json bench-facts"
 TABLES = (
     "emulator.forward_backward",
     "wrapper.polling",
+    "wrapper.polling_warmup",
     "wrapper.large_batch",
     "wrapper.pipelining",
 )

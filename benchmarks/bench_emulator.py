@@ -210,7 +210,7 @@ def emulator_facts(e2e_routes: list[str]) -> dict[str, Any]:
 def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[str, Any]) -> str:
     table = Table(
         key="emulator.forward_backward",
-        title="Emulator: forward-backward submit -> COMPLETED",
+        title="Forward-backward submit -> COMPLETED",
         payload=f"GRPO forward-backward bodies of {', '.join(f'{n} x {k}' for n, k in SHAPES)}"
         f" (samples x tokens, seed 0) with {MODEL}'s vocabulary ({VOCAB:,}); each stage the"
         f" median of {repeats} rounds ({max(3, repeats // 2)} for 64 x 2048), after one untimed"
@@ -255,7 +255,7 @@ def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[s
             " each round times every stage once, then one operation over HTTP."
         ],
     )
-    return table.render(run)
+    return "## Emulator\n\n" + table.render(run)
 
 
 def checked_facts(key: str) -> dict[str, Any]:

@@ -35,7 +35,7 @@ import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, Sample, losses
-from together_rl._core import interpret_operation
+from together_rl._responses import interpret_operation
 from together_rl._wire import build_forward_backward, encode_body
 
 from benchmarks._report import RunInfo, Table, digest, interleaved, versions, write_section
@@ -65,6 +65,9 @@ BIG_SHAPE = (64, 2048)  # samples x tokens of the large request
 SMALL_SHAPE = (4, 8)  # samples x tokens of the polling and pipelining operations
 POLL_WARMUP = 2  # operations before the measured ones: the first operations teach the schedule
 PIPE_D_MS = 200
+WARMUP_D_MS = (20, 200, 1300, 2000)  # the session warm-up goal holds at every D up to 2 s
+WARMUP_OPS = 4  # the goal is over a session's first 4 operations
+WARMUP_MAX_GETS = 3.0  # GETs per operation, averaged over those 4
 
 
 def config(quick: bool) -> dict[str, Any]:
@@ -73,6 +76,7 @@ def config(quick: bool) -> dict[str, Any]:
         "poll_ops": {20: 5, 200: 3, 1300: 2} if quick else {20: 15, 200: 10, 1300: 5},
         "big_repeat": 3 if quick else 9,
         "pipe_steps": 4 if quick else 12,
+        "warmup_sessions": 2 if quick else 3,
     }
 
 
@@ -164,61 +168,149 @@ def gets_posts(base_url: str) -> tuple[int, int]:
 
 
 def polling(d_ms: int, ops: int) -> dict[str, Any]:
+    """The wrapper's and the SDK Trainer's operations at D, interleaved one for one on the same
+    emulator (each on its own session), after their warm-up operations."""
+    from together.post_training import SessionClient
+
     d = d_ms / 1000.0
     with emulator(d_ms) as base_url:
         client = Client(KEY, base_url)
         resources = client.model_resources.create("emulator/tiny-1k")
         session = client.sessions.create(model_resources_id=resources.id)
+        with contextlib.redirect_stdout(open(os.devnull, "w")):
+            sdk = SessionClient.create(
+                model_resources_id=resources.id, api_key=KEY, base_url=base_url
+            )
         batch = small_batch()
+        wire = [
+            orjson.loads(orjson.dumps(s.to_wire(), option=orjson.OPT_SERIALIZE_NUMPY))
+            for s in batch
+        ]
+        steps = {
+            "wrapper": lambda: session.forward_backward(batch, LOSS).result(),
+            "sdk": lambda: sdk.trainer.forward_backward(samples=wire, loss=LOSS.to_wire()),
+        }
         for _ in range(POLL_WARMUP):
-            session.forward_backward(batch, LOSS).result()
-        before = request_counts(base_url)
-        g0, p0 = gets_posts(base_url)
-        wrapper_overheads = []
+            for step in steps.values():
+                step()
+        overheads: dict[str, list[float]] = {name: [] for name in steps}
+        gets: dict[str, int] = dict.fromkeys(steps, 0)
+        routes: dict[str, set[str]] = {name: set() for name in steps}
         for _ in range(ops):
-            start = time.perf_counter()
-            session.forward_backward(batch, LOSS).result()
-            wrapper_overheads.append(time.perf_counter() - start - d)
-        g1, p1 = gets_posts(base_url)
-        wrapper_routes = routes_between(before, request_counts(base_url))
-        wrapper_gets = (g1 - g0) / (p1 - p0)
-
-        sdk_overheads, sdk_gets, sdk_routes = sdk_polling(base_url, resources.id, batch, d, ops)
+            for name, step in steps.items():
+                before = request_counts(base_url)
+                start = time.perf_counter()
+                step()
+                overheads[name].append(time.perf_counter() - start - d)
+                after = request_counts(base_url)
+                gets[name] += after.get(FB_GET, 0) - before.get(FB_GET, 0)
+                routes[name].update(routes_between(before, after))
+        with contextlib.redirect_stdout(open(os.devnull, "w")):
+            sdk.stop()
         client.close()
     return {
         "d": d_ms,
-        "wrapper_ms": 1000 * statistics.median(wrapper_overheads),
-        "wrapper_gets": wrapper_gets,
-        "wrapper_routes": wrapper_routes,
-        "sdk_ms": 1000 * statistics.median(sdk_overheads),
-        "sdk_gets": sdk_gets,
-        "sdk_routes": sdk_routes,
+        "wrapper_ms": 1000 * statistics.median(overheads["wrapper"]),
+        "wrapper_gets": gets["wrapper"] / ops,
+        "wrapper_routes": sorted(routes["wrapper"]),
+        "sdk_ms": 1000 * statistics.median(overheads["sdk"]),
+        "sdk_gets": gets["sdk"] / ops,
+        "sdk_routes": sorted(routes["sdk"]),
     }
 
 
-def sdk_polling(
-    base_url: str, resources_id: str, batch: list[Sample], d: float, ops: int
-) -> tuple[list[float], float, list[str]]:
-    from together.post_training import SessionClient
+def polling_warmup(d_ms: int, ops: int = 4, sessions: int = 3) -> dict[str, Any]:
+    """The first `ops` operations of fresh sessions against the emulator at `--op-latency-ms
+    d_ms`, one after the other: the first session of a fresh client (no history at all) and
+    `sessions - 1` more sessions of the same client (it has learned from the sessions before).
+    Per session: GETs per operation over its first `ops`, and each operation's overhead (wall
+    time minus D: how late it was collected, plus the POST and the last GET)."""
+    d = d_ms / 1000.0
+    rows: list[dict[str, Any]] = []
+    with emulator(d_ms) as base_url:
+        client = Client(KEY, base_url)
+        resources = client.model_resources.create("emulator/tiny-1k")
+        batch = small_batch()
+        for index in range(sessions):
+            session = client.sessions.create(model_resources_id=resources.id)
+            gets, overheads = [], []
+            for _ in range(ops):
+                g0, _ = gets_posts(base_url)
+                start = time.perf_counter()
+                session.forward_backward(batch, LOSS).result()
+                overheads.append(time.perf_counter() - start - d)
+                g1, _ = gets_posts(base_url)
+                gets.append(g1 - g0)
+            rows.append(
+                {
+                    "session": "fresh client" if index == 0 else f"session {index + 1}",
+                    "gets_per_op": sum(gets) / ops,
+                    "gets": gets,
+                    "overhead_ms": [round(1000 * o, 1) for o in overheads],
+                }
+            )
+        client.close()
+    return {"d": d_ms, "bound_ms": max(10.0, 0.05 * d_ms), "sessions": rows}
 
-    with contextlib.redirect_stdout(open(os.devnull, "w")):
-        sdk = SessionClient.create(model_resources_id=resources_id, api_key=KEY, base_url=base_url)
-    wire = [s.to_wire() for s in batch]
-    wire = [orjson.loads(orjson.dumps(s, option=orjson.OPT_SERIALIZE_NUMPY)) for s in wire]
-    for _ in range(POLL_WARMUP):
-        sdk.trainer.forward_backward(samples=wire, loss=LOSS.to_wire())
-    before = request_counts(base_url)
-    g0, p0 = gets_posts(base_url)
-    overheads = []
-    for _ in range(ops):
-        start = time.perf_counter()
-        sdk.trainer.forward_backward(samples=wire, loss=LOSS.to_wire())
-        overheads.append(time.perf_counter() - start - d)
-    g1, p1 = gets_posts(base_url)
-    routes = routes_between(before, request_counts(base_url))
-    with contextlib.redirect_stdout(open(os.devnull, "w")):
-        sdk.stop()
-    return overheads, (g1 - g0) / (p1 - p0), routes
+
+def warmup_facts(sessions: int) -> dict[str, Any]:
+    from together_rl._sync import Session
+
+    return {
+        "payload": small_payload_facts(small_batch()),
+        "loss": LOSS.to_wire(),
+        "d_ms": list(WARMUP_D_MS),
+        "ops_per_session": WARMUP_OPS,
+        "sessions_per_client": sessions,
+        "entry": entry(Session.forward_backward),
+    }
+
+
+def warmup_table(runs: list[dict[str, Any]], sessions: int) -> Table:
+    rows = []
+    for run in runs:
+        for row in run["sessions"]:
+            later = max(row["overhead_ms"][1:])
+            met = row["gets_per_op"] <= WARMUP_MAX_GETS and later <= run["bound_ms"]
+            rows.append(
+                [
+                    str(run["d"]),
+                    row["session"],
+                    f"{row['gets_per_op']:.2f}",
+                    " / ".join(str(g) for g in row["gets"]),
+                    " / ".join(f"{o:.0f}" for o in row["overhead_ms"]),
+                    f"{later:.1f} (bound {run['bound_ms']:.0f})",
+                    "met" if met else "NOT met",
+                ]
+            )
+    n, length = SMALL_SHAPE
+    return Table(
+        key="wrapper.polling_warmup",
+        title="Polling: the first operations of a session (wrapper)",
+        payload=f"GRPO forward-backward, {n} samples x {length} tokens; per D, one fresh client "
+        f"opens {sessions} sessions one after the other and runs the first {WARMUP_OPS} "
+        "operations of each, sequentially; emulator `--op-latency-ms D` as a uvicorn subprocess "
+        "on 127.0.0.1, one per D.",
+        columns=[
+            "D (ms)",
+            "session",
+            "GETs/op (first 4)",
+            "GETs of each op",
+            "overhead of each op (ms)",
+            "overhead from the 2nd op, max (ms)",
+            "goal",
+        ],
+        align="r l r r r r l",
+        rows=rows,
+        facts=warmup_facts(sessions),
+        notes=[
+            f"Goal: at most {WARMUP_MAX_GETS:.0f} GETs per operation averaged over a session's "
+            f"first {WARMUP_OPS}, and from the second operation on an overhead (call duration "
+            "− D: the POST, the lateness of the GET that collects, that GET) within max(10 ms, "
+            "5% of D). The first session of a fresh client starts with no history; later "
+            "sessions start from what the client learned. GETs from `/_emulator/stats`."
+        ],
+    )
 
 
 def polling_facts(rows: list[dict[str, Any]], ops: dict[int, int]) -> dict[str, Any]:
@@ -259,7 +351,8 @@ def polling_table(poll: list[dict[str, Any]], ops: dict[int, int]) -> Table:
         f"{POLL_WARMUP} warm-up operations, then "
         + ", ".join(f"{k} at D = {d} ms" for d, k in ops.items())
         + ". Emulator: `together-rl-emulator --op-latency-ms D` as a uvicorn subprocess on "
-        "127.0.0.1, one per D; wrapper and SDK on the same emulator, one after the other.",
+        "127.0.0.1, one per D; the wrapper's and the SDK's operations interleaved one for one "
+        "on the same emulator, each client on its own session.",
         columns=[
             "D (ms)",
             "wrapper overhead (ms)",
@@ -652,6 +745,9 @@ def checked_facts(key: str, quick: bool) -> dict[str, Any]:
     cfg = config(quick)
     if key == "wrapper.polling":
         facts = polling_facts([polling(min(cfg["poll_ops"]), 1)], cfg["poll_ops"])
+    elif key == "wrapper.polling_warmup":
+        polling_warmup(min(WARMUP_D_MS), ops=2, sessions=1)  # the code path, once
+        facts = warmup_facts(cfg["warmup_sessions"])
     elif key == "wrapper.large_batch":
         bench = LargeBatch()
         try:
@@ -683,6 +779,10 @@ def main(argv: list[str] | None = None) -> int:
     run = RunInfo(command)
     poll = [polling(d, n) for d, n in cfg["poll_ops"].items()]
     built.append((polling_table(poll, cfg["poll_ops"]), run.finish()))
+    run = RunInfo(command)
+    sessions = cfg["warmup_sessions"]
+    warm = [polling_warmup(d, WARMUP_OPS, sessions) for d in WARMUP_D_MS]
+    built.append((warmup_table(warm, sessions), run.finish()))
     run = RunInfo(command)
     built.append((large_batch_table(args.quick), run.finish()))
     run = RunInfo(command)
