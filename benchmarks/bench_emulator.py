@@ -260,7 +260,8 @@ def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[s
             " RUNNING, result and gradient sum (with a state dir: fsynced SQLite WAL commits and"
             " the `.npz` gradient file). *Submit -> COMPLETED* is measured over loopback HTTP"
             " (uvicorn subprocess, httpx, polling every millisecond); *server overhead* is that"
-            " minus the math; the goal for 64 x 2048 is *e2e / (decode + math)* <= 1.3. The stages and the HTTP figure of a row are interleaved in one run:"
+            " minus the math; the goal for 64 x 2048 is *e2e / (decode + math)* <= 1.3."
+            " The stages and the HTTP figure of a row are interleaved in one run:"
             " each round times every stage once, then one operation over HTTP."
         ],
     )

@@ -672,33 +672,6 @@ def large_batch_table(quick: bool) -> Table:
     )
 
 
-def generated_models_round(repeat: int) -> dict[str, float]:
-    """Why the wrapper bypasses the generated attrs models on large bodies: the same 64 x 2048
-    request encoded by the wrapper, by plain orjson, through the generated models (``from_dict``
-    then ``to_dict``, then orjson) and as the generated client sends it (``httpx`` ``json=``),
-    side by side; and the response decoded by the wrapper and through the generated model."""
-    from together_rl_client.models import ForwardBackwardBody, ForwardBackwardOperation
-
-    dicts, _, response = big_data()
-    body = {"samples": dicts, "loss": LOSS.to_wire()}
-    url = "http://mock.test/v1/rl/training-sessions/s1/operations/forward-backward"
-    return side_by_side(
-        {
-            "orjson_encode": lambda: orjson.dumps(body),
-            "wrapper_encode": lambda: encode_body(build_forward_backward(dicts, LOSS)),
-            "models_orjson_encode": lambda: orjson.dumps(
-                ForwardBackwardBody.from_dict(body).to_dict()
-            ),
-            "generated_client_encode": lambda: httpx.Request(
-                "POST", url, json=ForwardBackwardBody.from_dict(body).to_dict()
-            ),
-            "wrapper_decode": lambda: interpret_operation(orjson.loads(response)),
-            "models_decode": lambda: ForwardBackwardOperation.from_dict(orjson.loads(response)),
-        },
-        repeat,
-    )
-
-
 # --------------------------------------------------------------------------- 3. pipelining
 
 
