@@ -34,7 +34,14 @@ OPTIM_STEP = "optim-step"
 SAMPLE = "sample"
 WEIGHTS_SYNC = "weights-sync"
 CUSTOM_FORWARD_BACKWARD = "custom-forward-backward"
-OPERATION_KINDS = (FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
+TRAINING_CHECKPOINT = "training-checkpoint"
+INFERENCE_CHECKPOINT = "inference-checkpoint"
+OPERATION_KINDS = (
+    FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD,
+    TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT,
+)  # fmt: skip
+#: The one POST that creates, changes and bills nothing.
+ESTIMATE_COST_PATH = "/v1/rl/model-resources/estimate-cost"
 #: Why each kind other than forward-backward is refused on a non-emulator target without
 #: ``--allow-mutations``.
 GUARDED_KINDS = {
@@ -42,6 +49,8 @@ GUARDED_KINDS = {
     WEIGHTS_SYNC: "weights-sync publishes weights to the sampler",
     CUSTOM_FORWARD_BACKWARD: "custom-forward-backward accumulates gradients",
     SAMPLE: "sample changes nothing but runs billed inference",
+    TRAINING_CHECKPOINT: "training-checkpoint stores a checkpoint",
+    INFERENCE_CHECKPOINT: "inference-checkpoint stores and registers a model",
 }
 MAX_RETRY_AFTER_S = 60.0
 TERMINAL_STATUSES = frozenset(
@@ -112,7 +121,10 @@ class TargetClient:
 
     # ------------------------------------------------------------------ helpers
     def create_model_resources(self, base_model: str) -> dict[str, Any]:
-        response = self.post("/v1/rl/model-resources", json={"base_model": base_model})
+        """LoRA resources: they take up to 5 concurrent sessions (a full-weight one takes 1)."""
+        response = self.post(
+            "/v1/rl/model-resources", json={"base_model": base_model, "lora_enabled": True}
+        )
         _expect(response, 200)
         return dict(response.json())
 
@@ -228,6 +240,8 @@ class TargetClient:
 
     def _guard(self, method: str, path: str, body: Any) -> None:
         if method.upper() in ("GET", "HEAD", "OPTIONS") or self.target.may_mutate:
+            return
+        if method.upper() == "POST" and path == ESTIMATE_COST_PATH:
             return
         match = FORWARD_BACKWARD_PATH.match(path)
         if match is None:

@@ -37,6 +37,8 @@ OPERATIONS = {
     "forward_backward": FB,
     "model_resources_create": "POST /rl/model-resources",
     "session_create": "POST /rl/training-sessions",
+    "session_update": "PATCH /rl/training-sessions/{session_id}",
+    "model_resources_extend_expiry": "POST /rl/model-resources/{model_resources_id}/extend-expiry",
     **{
         prefix: f"POST /rl/training-sessions/{{session_id}}/operations/{kind}"
         for prefix, kind in KIND_PREFIXES.items()
@@ -114,6 +116,14 @@ def test_invalid_example_is_400_naming_the_field(
             else "/v1/rl/training-sessions"
         )
         response = client.post(route, json=body)
+    elif kind == "session_update":
+        if not target.may_mutate:
+            pytest.skip("changes a session; needs the emulator or --allow-mutations")
+        own_session_id = request.getfixturevalue("own_session_id")
+        response = client.request("PATCH", f"/v1/rl/training-sessions/{own_session_id}", json=body)
+    elif kind == "model_resources_extend_expiry":
+        resources = request.getfixturevalue("model_resources")
+        response = client.post(f"/v1/rl/model-resources/{resources['id']}/extend-expiry", json=body)
     else:
         pytest.fail(f"no operation known for example file prefix {kind!r}")
     _check_error(response, example, findings)

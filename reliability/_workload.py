@@ -283,10 +283,13 @@ def compare(
 
 
 def create_sessions(client: together_rl.Client, n_sessions: int) -> list[together_rl.Session]:
-    """`n_sessions` sessions on one tiny model resource, created in order (the order fixes each
-    session's policy seed, so a reference run gets the same policies)."""
-    resources = client.model_resources.create(TINY_MODEL)
-    return [client.sessions.create(model_resources_id=resources.id) for _ in range(n_sessions)]
+    """`n_sessions` sessions, each on its own tiny full-weight model resource (which takes one
+    session), created in order (the order fixes each session's policy seed, so a reference run
+    gets the same policies)."""
+    return [
+        client.sessions.create(model_resources_id=client.model_resources.create(TINY_MODEL).id)
+        for _ in range(n_sessions)
+    ]
 
 
 def run_stream(

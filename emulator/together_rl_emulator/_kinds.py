@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._checkpoints import CHECKPOINT_KINDS, validate_checkpoint_body
 from ._validation import validate_forward_backward
 from ._validation_ops import (
     validate_custom_forward_backward,
@@ -19,7 +20,9 @@ SAMPLE = "sample"
 WEIGHTS_SYNC = "weights-sync"
 CUSTOM_FORWARD_BACKWARD = "custom-forward-backward"
 
-OPERATION_KINDS = (FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
+OPERATION_KINDS = (
+    FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD, *CHECKPOINT_KINDS
+)  # fmt: skip
 # Kinds whose request body the official SDK may upload through the payload protocol.
 UPLOADABLE_KINDS = (FORWARD_BACKWARD, SAMPLE, CUSTOM_FORWARD_BACKWARD)
 
@@ -36,4 +39,7 @@ def validate_operation(kind: str, body: object, vocab_size: int) -> Any:
         return validate_weights_sync(body)
     if kind == CUSTOM_FORWARD_BACKWARD:
         return validate_custom_forward_backward(body, vocab_size)
+    if kind in CHECKPOINT_KINDS:
+        validate_checkpoint_body(body)
+        return None
     raise ValueError(f"unknown operation kind {kind!r}")

@@ -129,7 +129,7 @@ def validate_sample(body: object, vocab_size: int) -> SampleRequest:
         num_samples=num_samples,
         max_tokens=max_tokens,
         temperature=float(params.get("temperature", DEFAULT_TEMPERATURE)),
-        top_k=int(params.get("top_k", 0)),
+        top_k=max(0, int(params.get("top_k", 0))),  # below 1: no limit (the spec)
         top_p=float(params.get("top_p", 1.0)),
         seed=seed,
         stop_token_ids=frozenset(stops),

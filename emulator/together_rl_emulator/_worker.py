@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ._checkpoints import CHECKPOINT_KINDS, save_checkpoint
 from ._engine import (
     NonFiniteLoss,
     OperationOutcome,
@@ -133,6 +134,9 @@ class OperationWorker:
             return
         if not self._store.mark_running(item.operation_id):
             return  # already terminal (failed by a stop)
+        if item.kind in CHECKPOINT_KINDS:  # no request body to run
+            self._checkpoint(item, session)
+            return
         request = item.request
         if request is None:
             request = self._reload(item, session.vocab_size)
@@ -154,6 +158,16 @@ class OperationWorker:
             output, payload = offload(output, member, keep_empty=item.kind == SAMPLE)
         self._wait_until(item)
         self._store.commit_operation(item.operation_id, item.session_id, output, update, payload)
+
+    def _checkpoint(self, item: QueuedOperation, session: SessionRow) -> None:
+        resources = self._store.get_model_resources(None, session.body["model_resources_id"])
+        output, saved = save_checkpoint(
+            item.kind, item.operation_id, self._store.trainer(session), session, resources or {}
+        )
+        self._wait_until(item)
+        self._store.commit_operation(
+            item.operation_id, item.session_id, encode_output(output), None, record=saved
+        )
 
     def _forward_backward(
         self, session: SessionRow, request: ForwardBackwardRequest
