@@ -28,9 +28,10 @@ import numpy as np
 import orjson
 from together_rl_emulator._engine import run_forward_backward
 from together_rl_emulator._idempotency import body_hash
-from together_rl_emulator._policy import init_policy
+from together_rl_emulator._policy_model import init_policy
+from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._store import NewOperation, Store
-from together_rl_emulator._validation import validate_forward_backward
+from together_rl_emulator._trainer import pass_update
 
 MODEL = "Qwen/Qwen3-8B"
 VOCAB = 151_936
@@ -103,7 +104,10 @@ def stage_times(body: dict[str, Any], repeats: int, state_dir: str | None) -> di
                           raw if store.persistent else None, "k", body_hash(parsed))  # fmt: skip
         store.insert_operation(op)
         store.mark_running(op.id)
-        store.complete_operation(op.id, sid, result.output, result.grads)  # fmt: skip
+        session = store.get_session(None, sid)
+        assert session is not None and result.grads is not None
+        update = pass_update(store.trainer(session), result.grads)
+        store.commit_operation(op.id, sid, result.output, update)
 
     out = {
         "body_mb": len(raw) / 1e6,

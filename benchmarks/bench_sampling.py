@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from together_rl_emulator._policy import PolicyParams, _padded, init_policy
+from together_rl_emulator._policy_model import PolicyParams, _padded, init_policy
 from together_rl_emulator._sampling import _Context, _pick, _Sampler, sample_sequences
 
 F64 = npt.NDArray[np.float64]

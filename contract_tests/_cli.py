@@ -2,7 +2,9 @@
 
 With no ``--base-url`` the embedded emulator is started on a free loopback port with two
 generated keys. With ``--base-url`` the server is treated as the real, billable API (see
-:class:`contract_tests.Target`). Exit code 0 only when nothing failed.
+:class:`contract_tests.Target`). A preflight checks first that the target can be reached as this
+API with this key. Exit code: 0 passed, 1 a conformance failure, 2 the target could not be
+checked (not run, or interrupted). ``--dry-run`` lists what would run and sends nothing.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import sys
 from pathlib import Path
 
 from contract_tests._emulator_process import emulator_subprocess
+from contract_tests._plan import format_plan, schemathesis_plan
 from contract_tests._results import SuiteResult, summary_table
-from contract_tests._runner import SuiteOptions, run_suite
+from contract_tests._runner import SuiteOptions, describe, plan_scenarios, run_suite
 from contract_tests._schemathesis_run import ALL_PHASES
-from contract_tests._target import Target
+from contract_tests._target import Target, redact, spec_version
+
+__all__ = ["main", "parse_args"]
 
 EXTERNAL_MIN_INTERVAL_S = 0.5
 
@@ -49,7 +54,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-scenarios", action="store_true", help="skip parts 2 and 3")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression for parts 2 and 3")
     parser.add_argument("--report-dir", default="reports", type=Path)
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or lines")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list every check that would run and every skipped one, with why; send nothing",
+    )
     return parser.parse_args(argv)
 
 
@@ -75,20 +85,44 @@ def main(argv: list[str] | None = None) -> int:
             allow_mutations=args.allow_mutations,
             min_interval_s=EXTERNAL_MIN_INTERVAL_S,
         )
+        if args.dry_run:
+            return _dry_run(target, options)
         suite = run_suite(target, options)
+    elif args.dry_run:
+        embedded = Target(base_url="(embedded emulator)", api_key=None, is_emulator=True)
+        return _dry_run(embedded, options)
     else:
         print("[contract] starting the embedded emulator ...", file=sys.stderr, flush=True)
         with emulator_subprocess(seed=args.seed) as target:
             print(f"[contract] emulator at {target.base_url}", file=sys.stderr, flush=True)
             suite = run_suite(target, options)
-    _print_summary(suite, args.report_dir)
-    return 1 if suite.failed else 0
+    if suite.not_run is not None:
+        print(f"conformance NOT RUN: {suite.not_run}", file=sys.stderr, flush=True)
+    else:
+        _print_summary(suite, args.report_dir, target.secrets)
+    return suite.exit_code
 
 
-def _print_summary(suite: SuiteResult, report_dir: Path) -> None:
-    print()
-    print(summary_table(suite))
-    for note in suite.notes:
-        print(f"note: {note}")
-    print(f"reports: {report_dir / 'conformance.junit.xml'}, {report_dir / 'conformance.md'}")
-    print("RESULT: " + ("FAILED" if suite.failed else "PASSED"))
+def _dry_run(target: Target, options: SuiteOptions) -> int:
+    """Print the plan; nothing is sent to the target."""
+    planned = []
+    if options.schemathesis:
+        planned += schemathesis_plan(target, options.phases, options.operation_ids)
+    if options.scenario_modules:
+        planned += plan_scenarios(target, options)
+    header = [
+        f"Dry run: nothing was sent to {describe(target)}.",
+        f"spec version {spec_version()}; schemathesis phases {', '.join(options.phases)}; "
+        f"{options.max_examples} examples per operation and phase",
+    ]
+    print(redact(format_plan(planned, header), target.secrets))
+    return 0
+
+
+def _print_summary(suite: SuiteResult, report_dir: Path, secrets: tuple[str, ...]) -> None:
+    lines = ["", summary_table(suite)]
+    lines += [f"note: {note}" for note in suite.notes]
+    reports = f"{report_dir / 'conformance.junit.xml'}, {report_dir / 'conformance.md'}"
+    lines.append(f"reports: {reports}")
+    lines.append(suite.headline())
+    print(redact("\n".join(lines), secrets))

@@ -20,6 +20,8 @@ from typing import Any
 import httpx
 import orjson
 
+from contract_tests._spec_facts import OPERATION_KINDS as SPEC_OPERATION_KINDS
+from contract_tests._spec_facts import enum_value, operation_kind
 from contract_tests._target import Target
 
 FORWARD_BACKWARD_PATH = re.compile(
@@ -29,17 +31,14 @@ OPERATION_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/([a-z-]
 PAYLOAD_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/payloads/")
 
 #: The operation kinds of the spec, named by their path segment (``.../operations/<kind>``).
-FORWARD_BACKWARD = "forward-backward"
-OPTIM_STEP = "optim-step"
-SAMPLE = "sample"
-WEIGHTS_SYNC = "weights-sync"
-CUSTOM_FORWARD_BACKWARD = "custom-forward-backward"
-TRAINING_CHECKPOINT = "training-checkpoint"
-INFERENCE_CHECKPOINT = "inference-checkpoint"
-OPERATION_KINDS = (
-    FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD,
-    TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT,
-)  # fmt: skip
+FORWARD_BACKWARD = operation_kind("forward-backward")
+OPTIM_STEP = operation_kind("optim-step")
+SAMPLE = operation_kind("sample")
+WEIGHTS_SYNC = operation_kind("weights-sync")
+CUSTOM_FORWARD_BACKWARD = operation_kind("custom-forward-backward")
+TRAINING_CHECKPOINT = operation_kind("training-checkpoint")
+INFERENCE_CHECKPOINT = operation_kind("inference-checkpoint")
+OPERATION_KINDS = tuple(SPEC_OPERATION_KINDS)
 #: The one POST that creates, changes and bills nothing.
 ESTIMATE_COST_PATH = "/v1/rl/model-resources/estimate-cost"
 #: Why each kind other than forward-backward is refused on a non-emulator target without
@@ -53,9 +52,9 @@ GUARDED_KINDS = {
     INFERENCE_CHECKPOINT: "inference-checkpoint stores and registers a model",
 }
 MAX_RETRY_AFTER_S = 60.0
-TERMINAL_STATUSES = frozenset(
-    {"TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED"}
-)
+OPERATION_COMPLETED = enum_value("OperationStatus", "COMPLETED")
+#: The only statuses a poll stops at (the spec's `OperationStatus` description says so).
+TERMINAL_STATUSES = frozenset({OPERATION_COMPLETED, enum_value("OperationStatus", "FAILED")})
 
 
 class SafetyViolation(RuntimeError):
@@ -190,7 +189,7 @@ class TargetClient:
     def completed_output(self, session_id: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Run an operation that must complete; its ``output``, offloaded members merged in."""
         operation = self.run_operation(session_id, kind, body)
-        if operation["status"] != "TRAINING_OPERATION_STATUS_COMPLETED":
+        if operation["status"] != OPERATION_COMPLETED:
             raise AssertionError(f"{kind} operation did not complete: {operation}")
         output = dict(operation.get("output") or {})
         if output.get("payload_id"):

@@ -1,11 +1,11 @@
-"""Reference loss values, written from losses.md ([R] definitions), independent of the emulator.
+"""Reference loss values, from the [R] definitions of docs/losses.md, independent of the emulator.
 
 Inputs are per-sample numpy arrays: ``logprobs`` ℓ (current policy, as returned by the server),
 ``sampler`` q (``loss_fn_inputs.logprobs``), ``advantages`` A, ``reference`` ρ, ``mask`` m (1 where
 the weight/mask is non-zero) and, for cross-entropy, ``weights`` w. Values are float64.
 
 Besides the project's definition, :func:`candidate_losses` gives the alternatives the live API
-might use (losses.md §14), so a run against another server can report which one it matches.
+might use (docs/losses.md §14), so a run against another server can report which one it matches.
 """
 
 from __future__ import annotations
@@ -17,27 +17,48 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from contract_tests._spec_facts import PARAMS_KEYS, enum_value, params_defaults
+
 Array = NDArray[np.float64]
 
-#: Defaults of this project (losses.md §11).
-DEFAULTS: dict[str, dict[str, float]] = {
-    "LOSS_TYPE_PPO": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
-    "LOSS_TYPE_CISPO": {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
-    "LOSS_TYPE_GRPO": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28, "beta": 0.0},
-    "LOSS_TYPE_DPPO": {"delta_low": 0.15, "delta_high": 0.15},
+CROSS_ENTROPY = enum_value("LossType", "CROSS_ENTROPY")
+IMPORTANCE_SAMPLING = enum_value("LossType", "IMPORTANCE_SAMPLING")
+PPO = enum_value("LossType", "PPO")
+CISPO = enum_value("LossType", "CISPO")
+DRO = enum_value("LossType", "DRO")
+DPPO = enum_value("LossType", "DPPO")
+GRPO = enum_value("LossType", "GRPO")
+FIXED_HORIZON = enum_value("GRPOLossAggregationType", "FIXED_HORIZON")
+TOKEN_MEAN = enum_value("GRPOLossAggregationType", "TOKEN_MEAN")
+SEQUENCE_MEAN = enum_value("GRPOLossAggregationType", "SEQUENCE_MEAN")
+SEQUENCE_RATIO = enum_value("GRPOLossRatioType", "SEQUENCE")
+
+#: This project's defaults (docs/losses.md §5, §6, §8) that the spec states only in the prose of
+#: its params schemas (no `default` keyword yet). Every `default` keyword of the spec is read from
+#: it and wins; tests/contract/test_contract_spec_facts.py checks both.
+PROSE_DEFAULTS: dict[str, dict[str, float]] = {
+    PPO: {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
+    CISPO: {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
+    GRPO: {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28, "beta": 0.0},
 }
-PARAMS_KEY = {
-    "LOSS_TYPE_CROSS_ENTROPY": "cross_entropy_params",
-    "LOSS_TYPE_GRPO": "grpo_params",
-    "LOSS_TYPE_PPO": "ppo_params",
-    "LOSS_TYPE_CISPO": "cispo_params",
-    "LOSS_TYPE_DRO": "dro_params",
-    "LOSS_TYPE_DPPO": "dppo_params",
-}
-FIXED_HORIZON = "GRPO_LOSS_AGGREGATION_TYPE_FIXED_HORIZON"
-TOKEN_MEAN = "GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN"
-SEQUENCE_MEAN = "GRPO_LOSS_AGGREGATION_TYPE_SEQUENCE_MEAN"
-SEQUENCE_RATIO = "GRPO_LOSS_RATIO_TYPE_SEQUENCE"
+
+
+def _defaults() -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for loss_type, key in PARAMS_KEYS.items():
+        numbers = {
+            name: float(value)
+            for name, value in params_defaults(key).items()
+            if isinstance(value, int | float) and not isinstance(value, bool)
+        }
+        merged = {**PROSE_DEFAULTS.get(loss_type, {}), **numbers}
+        if merged:
+            out[loss_type] = merged
+    return out
+
+
+#: Per loss type, the numeric params that have a default, with it (docs/losses.md §11).
+DEFAULTS: dict[str, dict[str, float]] = _defaults()
 KL_CLAMP = 10.0
 
 
@@ -56,31 +77,31 @@ def per_token_loss(
 ) -> Array:
     """Per-token loss values of one sample, before masking and aggregation."""
     ell = s.logprobs
-    if loss_type == "LOSS_TYPE_CROSS_ENTROPY":
+    if loss_type == CROSS_ENTROPY:
         assert s.weights is not None
         return -s.weights * ell
     assert s.sampler is not None and s.advantages is not None
     q, a = s.sampler, s.advantages
     r = np.exp(ell - q)
-    if loss_type == "LOSS_TYPE_IMPORTANCE_SAMPLING":
+    if loss_type == IMPORTANCE_SAMPLING:
         return -r * a
-    if loss_type == "LOSS_TYPE_CISPO":
+    if loss_type == CISPO:
         c = np.clip(r, params["clip_low_threshold"], params["clip_high_threshold"])
         return -c * a * ell
-    if loss_type == "LOSS_TYPE_DRO":
+    if loss_type == DRO:
         return -(ell * a - 0.5 * params["beta"] * (ell - q) ** 2)
-    if loss_type == "LOSS_TYPE_DPPO":
+    if loss_type == DPPO:
         dp = np.exp(ell) - np.exp(q)
         valid = np.where(
             a > 0, dp <= params["delta_high"], np.where(a < 0, dp >= -params["delta_low"], True)
         )
         return -r * a * valid
-    if loss_type in ("LOSS_TYPE_PPO", "LOSS_TYPE_GRPO"):
+    if loss_type in (PPO, GRPO):
         rt = np.full_like(ell, seq_ratio) if seq_ratio is not None else r
         lo, hi = params["clip_low_threshold"], params["clip_high_threshold"]
         value = -np.minimum(rt * a, np.clip(rt, lo, hi) * a)
         beta = params.get("beta", 0.0)
-        if loss_type == "LOSS_TYPE_GRPO" and beta > 0:
+        if loss_type == GRPO and beta > 0:
             assert s.reference is not None
             u = np.clip(s.reference - ell, -KL_CLAMP, KL_CLAMP)
             value = value + beta * (np.exp(u) - u - 1.0)
@@ -105,7 +126,7 @@ def _masked_sums(
     sums = []
     for s in samples:
         seq_ratio = None
-        if loss_type == "LOSS_TYPE_GRPO" and ratio_type == SEQUENCE_RATIO:
+        if loss_type == GRPO and ratio_type == SEQUENCE_RATIO:
             assert s.sampler is not None
             n = max(1.0, float(s.mask.sum()))
             seq_ratio = math.exp(float((s.mask * (s.logprobs - s.sampler)).sum()) / n)
@@ -135,24 +156,31 @@ def aggregations(
     }
 
 
-#: The project's definition, per loss type and GRPO aggregation (losses.md §2).
+#: The project's definition, per loss type and GRPO aggregation (docs/losses.md §2).
 def project_aggregation(loss_type: str, agg_type: str | None) -> str:
-    if loss_type != "LOSS_TYPE_GRPO":
+    if loss_type != GRPO:
         return "sum"
-    return {TOKEN_MEAN: "token-mean", SEQUENCE_MEAN: "sample-mean"}.get(
-        agg_type or FIXED_HORIZON, "fixed-horizon B*T_max"
-    )
+    # A KeyError here: the spec gained an aggregation type, which needs its definition here.
+    return _PROJECT_AGGREGATIONS[agg_type or FIXED_HORIZON]
+
+
+_PROJECT_AGGREGATIONS = {
+    FIXED_HORIZON: "fixed-horizon B*T_max",
+    enum_value("GRPOLossAggregationType", "UNSPECIFIED"): "fixed-horizon B*T_max",
+    TOKEN_MEAN: "token-mean",
+    SEQUENCE_MEAN: "sample-mean",
+}
 
 
 def reference_loss(
     loss_type: str, samples: Sequence[SampleInputs], loss_config: dict[str, object]
 ) -> float:
     """The loss this project defines for a request."""
-    given = loss_config.get(PARAMS_KEY.get(loss_type, ""))
+    given = loss_config.get(PARAMS_KEYS.get(loss_type, ""))
     given_params = given if isinstance(given, dict) else {}
     params = resolved_params(loss_type, given_params)
-    agg = given_params.get("agg_type") if loss_type == "LOSS_TYPE_GRPO" else None
-    ratio = given_params.get("ratio_type") if loss_type == "LOSS_TYPE_GRPO" else None
+    agg = given_params.get("agg_type") if loss_type == GRPO else None
+    ratio = given_params.get("ratio_type") if loss_type == GRPO else None
     values = aggregations(loss_type, samples, params, ratio if isinstance(ratio, str) else None)
     return values[project_aggregation(loss_type, agg if isinstance(agg, str) else None)]
 
@@ -161,11 +189,11 @@ def candidate_losses(
     loss_type: str, samples: Sequence[SampleInputs], loss_config: dict[str, object]
 ) -> dict[str, float]:
     """Alternatives to the project's definition: aggregations x (for GRPO without clips) clip defaults."""  # noqa: E501
-    given = loss_config.get(PARAMS_KEY.get(loss_type, ""))
+    given = loss_config.get(PARAMS_KEYS.get(loss_type, ""))
     given_params = dict(given) if isinstance(given, dict) else {}
     ratio = given_params.get("ratio_type")
     variants: dict[str, dict[str, object]] = {"": given_params}
-    if loss_type == "LOSS_TYPE_GRPO" and "clip_high_threshold" not in given_params:
+    if loss_type == GRPO and "clip_high_threshold" not in given_params:
         variants = {
             "clips 0.8/1.28": {
                 **given_params,

@@ -4,31 +4,52 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contract_tests._results import SuiteResult
+from contract_tests._results import NO_ANSWER, SuiteResult
+
+__all__ = ["write_markdown"]
 
 
 def write_markdown(suite: SuiteResult, path: Path) -> None:
     totals = suite.totals()
-    verdict = "FAILED" if suite.failed else "PASSED"
+    verdict = f"**{suite.verdict}**"
+    if suite.cause:
+        verdict += f": {suite.cause}"
     lines = [
         "# Conformance report",
         "",
         f"- Target: `{suite.target}`",
-        f"- Verdict: **{verdict}** ({totals['passed']} passed, {totals['failed']} failed, "
-        f"{totals['skipped']} skipped check applications)",
+        f"- Spec version: {suite.spec_version}",
+        f"- Verdict: {verdict}",
+        f"- Checks: {totals['passed']} passed, {totals['failed']} failed, "
+        f"{totals['skipped']} skipped, {totals[NO_ANSWER]} no answer (check applications)",
         f"- Duration: {suite.duration_s:.1f} s",
-        "",
-        "## Summary (part x operation x check)",
-        "",
-        "| part | operation | check | passed | failed | skipped |",
-        "|---|---|---|---:|---:|---:|",
     ]
+    if suite.not_run is not None:
+        lines += [
+            "",
+            "No check ran: the preflight (one read-only authenticated call) could not reach the "
+            "target as this API. This says nothing about the target's conformance.",
+        ]
+    elif suite.verdict == "INTERRUPTED":
+        lines += [
+            "",
+            f"The run was interrupted: {suite.cause}. The checks that got an answer are listed "
+            "below; the others say nothing about the target's conformance.",
+        ]
     rows = suite.rows()
+    if rows:
+        lines += [
+            "",
+            "## Summary (part x operation x check)",
+            "",
+            "| part | operation | check | passed | failed | skipped | no answer |",
+            "|---|---|---|---:|---:|---:|---:|",
+        ]
     for row in rows:
         mark = " **FAILED**" if row.failed else ""
         lines.append(
             f"| {row.part} | `{row.operation}` | {row.check}{mark} | {row.passed} | "
-            f"{row.failed} | {row.skipped} |"
+            f"{row.failed} | {row.skipped} | {row.no_answer} |"
         )
     if suite.notes:
         lines += ["", "## Findings", ""]
@@ -40,7 +61,14 @@ def write_markdown(suite: SuiteResult, path: Path) -> None:
             lines += [f"### {row.part}: `{row.operation}` / {row.check}", ""]
             for detail in row.details:
                 lines += ["```", detail.strip(), "```", ""]
-    skipped = [row for row in rows if row.skipped and row.details and not row.failed]
+    unanswered = [row for row in rows if row.no_answer and not row.failed]
+    if unanswered:
+        lines += ["", "## No answer (not counted as failed)", ""]
+        for row in unanswered:
+            lines.append(f"- `{row.operation}` / {row.check}: {'; '.join(row.details)}")
+    skipped = [
+        row for row in rows if row.skipped and row.details and not row.failed and not row.no_answer
+    ]
     if skipped:
         lines += ["", "## Skipped, and why", ""]
         for row in skipped:

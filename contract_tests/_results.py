@@ -7,7 +7,22 @@ from collections import defaultdict
 from pathlib import Path
 from xml.etree import ElementTree
 
+__all__ = [
+    "FAILED",
+    "NO_ANSWER",
+    "PASSED",
+    "SKIPPED",
+    "CheckResult",
+    "Row",
+    "SuiteResult",
+    "summary_table",
+    "write_junit",
+]
+
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+#: A check whose request never got an HTTP answer (the target was unreachable): not a failure.
+NO_ANSWER = "no answer"
+STATUSES = (PASSED, FAILED, SKIPPED, NO_ANSWER)
 MAX_DETAILS_PER_ROW = 5
 
 
@@ -18,7 +33,7 @@ class CheckResult:
     part: str  # "schemathesis" | "scenario" | "loss-math"
     operation: str  # "POST /rl/training-sessions" or "-" when no single operation applies
     check: str
-    status: str  # PASSED | FAILED | SKIPPED
+    status: str  # PASSED | FAILED | SKIPPED | NO_ANSWER
     detail: str = ""
 
 
@@ -30,6 +45,7 @@ class Row:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    no_answer: int = 0
     details: list[str] = dataclasses.field(default_factory=list)
 
     def add(self, result: CheckResult) -> None:
@@ -37,6 +53,8 @@ class Row:
             self.passed += 1
         elif result.status == FAILED:
             self.failed += 1
+        elif result.status == NO_ANSWER:
+            self.no_answer += 1
         else:
             self.skipped += 1
         if result.detail and result.status != PASSED and len(self.details) < MAX_DETAILS_PER_ROW:  # noqa: SIM102
@@ -49,14 +67,53 @@ class SuiteResult:
     """Everything a run produced."""
 
     target: str
+    spec_version: str = ""
     results: list[CheckResult] = dataclasses.field(default_factory=list)
     #: Findings that are not pass/fail: which loss definition matched, schemathesis warnings, ...
     notes: list[str] = dataclasses.field(default_factory=list)
     duration_s: float = 0.0
+    #: Why no check ran (the preflight's one-line cause), or ``None``.
+    not_run: str | None = None
+    #: Why the run stopped before its end (the target went away), or ``None``.
+    lost: str | None = None
 
     @property
     def failed(self) -> bool:
         return any(r.status == FAILED for r in self.results)
+
+    @property
+    def no_answer(self) -> int:
+        """Checks that never got an answer (counted apart from failures)."""
+        return sum(1 for r in self.results if r.status == NO_ANSWER)
+
+    @property
+    def verdict(self) -> str:
+        """NOT RUN and INTERRUPTED say nothing about conformance; FAILED and PASSED do."""
+        if self.not_run is not None:
+            return "NOT RUN"
+        if self.lost is not None or self.no_answer:
+            return "INTERRUPTED"
+        return "FAILED" if self.failed else "PASSED"
+
+    @property
+    def cause(self) -> str:
+        """One line explaining a NOT RUN or INTERRUPTED verdict ("" otherwise)."""
+        if self.not_run is not None:
+            return self.not_run
+        if self.lost is not None or self.no_answer:
+            reason = self.lost or "some requests got no answer"
+            return f"{reason}; {self.no_answer} checks never got an answer (not counted as failed)"
+        return ""
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 a conformance failure, 2 the target could not be checked (fully)."""
+        return {"PASSED": 0, "FAILED": 1}.get(self.verdict, 2)
+
+    def headline(self) -> str:
+        """The one line that ends every run."""
+        cause = self.cause
+        return f"RESULT: {self.verdict}" + (f": {cause}" if cause else "")
 
     def rows(self) -> list[Row]:
         table: dict[tuple[str, str, str], Row] = {}
@@ -69,16 +126,18 @@ class SuiteResult:
         counts: dict[str, int] = defaultdict(int)
         for result in self.results:
             counts[result.status] += 1
-        return {s: counts[s] for s in (PASSED, FAILED, SKIPPED)}
+        return {s: counts[s] for s in STATUSES}
 
 
 def summary_table(suite: SuiteResult) -> str:
     """A plain-text table: one line per part x operation x check, with counts."""
     rows = suite.rows()
-    headers = ("part", "operation", "check", "passed", "failed", "skipped")
+    headers = ("part", "operation", "check", "passed", "failed", "skipped", "no answer")
     lines = [
-        (r.part, r.operation, r.check, str(r.passed), str(r.failed), str(r.skipped)) for r in rows
-    ]
+        (r.part, r.operation, r.check, str(r.passed), str(r.failed), str(r.skipped),
+         str(r.no_answer))
+        for r in rows
+    ]  # fmt: skip
     widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
               for i, h in enumerate(headers)]  # fmt: skip
 
@@ -91,39 +150,55 @@ def summary_table(suite: SuiteResult) -> str:
     out += [fmt(line) + ("   <-- FAILED" if line[4] != "0" else "") for line in lines]
     totals = suite.totals()
     out.append(
-        f"total: {totals[PASSED]} passed, {totals[FAILED]} failed, {totals[SKIPPED]} skipped "
-        f"in {suite.duration_s:.1f} s against {suite.target}"
+        f"total: {totals[PASSED]} passed, {totals[FAILED]} failed, {totals[SKIPPED]} skipped, "
+        f"{totals[NO_ANSWER]} no answer"
+    )
+    out.append(
+        f"target: {suite.target}; spec version {suite.spec_version}; "
+        f"duration {suite.duration_s:.1f} s"
     )
     return "\n".join(out)
 
 
 def write_junit(suite: SuiteResult, path: Path) -> None:
-    """One <testcase> per part x operation x check; a failure lists the first distinct details."""
+    """One <testcase> per part x operation x check; a failure lists the first distinct details.
+    Checks that got no answer, and a run that never started, are skipped cases, never failures."""
     rows = suite.rows()
     totals = suite.totals()
     root = ElementTree.Element("testsuites")
+    skipped_rows = [r for r in rows if not r.failed and not r.passed]
     testsuite = ElementTree.SubElement(
         root,
         "testsuite",
         name="conformance",
-        tests=str(len(rows)),
+        tests=str(len(rows) + (suite.not_run is not None)),
         failures=str(sum(1 for r in rows if r.failed)),
-        skipped=str(sum(1 for r in rows if not r.failed and not r.passed and r.skipped)),
+        skipped=str(len(skipped_rows) + (suite.not_run is not None)),
         time=f"{suite.duration_s:.3f}",
     )
     properties = ElementTree.SubElement(testsuite, "properties")
-    ElementTree.SubElement(properties, "property", name="target", value=suite.target)
+    facts = {"target": suite.target, "spec_version": suite.spec_version,
+             "verdict": suite.verdict, "cause": suite.cause}  # fmt: skip
+    for name, value in facts.items():
+        ElementTree.SubElement(properties, "property", name=name, value=value)
     for status, count in totals.items():
-        ElementTree.SubElement(properties, "property", name=f"checks_{status}", value=str(count))
+        name = f"checks_{status.replace(' ', '_')}"
+        ElementTree.SubElement(properties, "property", name=name, value=str(count))
+    if suite.not_run is not None:
+        case = ElementTree.SubElement(testsuite, "testcase", classname="preflight", name="(all)")
+        ElementTree.SubElement(case, "skipped", message=f"NOT RUN: {suite.not_run}")
     for row in rows:
         case = ElementTree.SubElement(
             testsuite, "testcase", classname=f"{row.part}.{row.operation}", name=row.check
         )
-        counts = f"{row.passed} passed, {row.failed} failed, {row.skipped} skipped"
+        counts = (
+            f"{row.passed} passed, {row.failed} failed, {row.skipped} skipped, "
+            f"{row.no_answer} no answer"
+        )
         if row.failed:
             failure = ElementTree.SubElement(case, "failure", message=counts)
             failure.text = "\n\n".join(row.details)
-        elif not row.passed and row.skipped:
+        elif not row.passed:
             ElementTree.SubElement(case, "skipped", message="; ".join(row.details) or counts)
         ElementTree.SubElement(case, "system-out").text = counts
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import sys
+import io
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from contract_tests._provision import provision
+from contract_tests._plan import PlannedCheck
+from contract_tests._preflight import TargetUnavailable, TargetWatch, is_transport_error, preflight
+from contract_tests._progress import Progress, RichProgress, make_progress
+from contract_tests._provision import Provisioned, provision
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._report import write_markdown
-from contract_tests._results import FAILED, SKIPPED, CheckResult, SuiteResult, write_junit
+from contract_tests._results import FAILED, NO_ANSWER, CheckResult, SuiteResult, write_junit
 from contract_tests._schemathesis_run import (
     ALL_PHASES,
     load_schema,
+    operation_plan,
     run_schemathesis,
     skipped_operations,
 )
-from contract_tests._target import Target
+from contract_tests._target import Target, redact, spec_version
+
+__all__ = ["SCENARIO_MODULES", "SuiteOptions", "describe", "plan_scenarios", "run_suite"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SCENARIO_MODULES = (
@@ -53,46 +59,123 @@ class SuiteOptions:
     progress: bool = True
 
 
-def run_suite(target: Target, options: SuiteOptions = SuiteOptions()) -> SuiteResult:
+def run_suite(
+    target: Target, options: SuiteOptions = SuiteOptions(), progress: Progress | None = None
+) -> SuiteResult:
+    """Preflight, then the three parts; the reports are written whatever happened."""
     started = time.monotonic()
-    suite = SuiteResult(target=_describe(target))
-    log = _logger(options.progress)
-    if target.skip_reason is not None:
-        suite.results.append(CheckResult("-", "-", "(all)", SKIPPED, target.skip_reason))
-        log(f"[contract] skipped: {target.skip_reason}")
+    suite = SuiteResult(target=describe(target), spec_version=spec_version())
+    if progress is None:
+        progress = make_progress(options.progress, target.secrets)
+    try:
+        preflight(target)
+    except TargetUnavailable as error:
+        suite.not_run = str(error)
     else:
-        try:
-            provisioned = provision(target)
-            log(f"[contract] provisioned: {provisioned}")
-        except Exception as error:  # reported as a failure; nothing else can run without it
-            suite.results.append(CheckResult("-", "-", "(provisioning)", FAILED, repr(error)))
-            provisioned = None
-        if options.schemathesis and provisioned is not None:
-            schema = load_schema(
-                target,
-                provisioned,
-                seed=options.seed,
-                max_examples=options.max_examples,
-                phases=options.phases,
-                operation_ids=options.operation_ids,
-            )
-            results, notes = run_schemathesis(schema, progress=log)
-            suite.results += skipped_operations(target, provisioned, options.operation_ids)
-            suite.results += results
-            suite.notes += notes
-        if options.scenario_modules:
-            collector = _run_pytest(target, options)
-            suite.results += collector.results
-            suite.notes += collector.notes
+        progress(f"[contract] preflight passed: {target.base_url} answers as this API")
+        _run_parts(target, options, suite, progress)
+    finally:
+        progress.close()
     suite.duration_s = time.monotonic() - started
+    _redact(suite, target.secrets)
     if options.report_dir is not None:
         write_junit(suite, options.report_dir / "conformance.junit.xml")
         write_markdown(suite, options.report_dir / "conformance.md")
     return suite
 
 
-def _run_pytest(target: Target, options: SuiteOptions) -> ResultCollector:
-    collector = ResultCollector(target, progress=options.progress)
+def _run_parts(
+    target: Target, options: SuiteOptions, suite: SuiteResult, progress: Progress
+) -> None:
+    watch = TargetWatch(target)
+    provisioned = None
+    try:
+        provisioned = provision(target)
+        progress(f"[contract] provisioned: {provisioned}")
+    except Exception as error:  # nothing of part 1 can run without it
+        if is_transport_error(error):
+            detail = watch.no_answer(error)
+            suite.results.append(CheckResult("-", "-", "(provisioning)", NO_ANSWER, detail))
+        else:
+            suite.results.append(CheckResult("-", "-", "(provisioning)", FAILED, repr(error)))
+    if options.schemathesis and provisioned is not None and watch.lost is None:
+        schema = load_schema(
+            target,
+            provisioned,
+            seed=options.seed,
+            max_examples=options.max_examples,
+            phases=options.phases,
+            operation_ids=options.operation_ids,
+        )
+        planned = _scenario_count(target, provisioned, options)
+        finished = 0
+
+        def advance() -> None:
+            nonlocal finished
+            finished += 1
+            progress.advance()
+
+        progress.part("schemathesis (operation x phase)", planned)
+        results, notes = run_schemathesis(schema, progress=progress, watch=watch, advance=advance)
+        suite.results += skipped_operations(target, provisioned, options.operation_ids)
+        suite.results += results
+        suite.notes += notes
+        if watch.lost is not None:
+            never = CheckResult("schemathesis", "-", "(operation x phase not run)", NO_ANSWER,
+                                "not run: the target was lost before it")  # fmt: skip
+            suite.results += [never] * max(planned - finished, 0)
+    if options.scenario_modules:
+        collector = _run_pytest(target, options, progress, watch)
+        suite.results += collector.results
+        suite.notes += collector.notes
+    suite.lost = watch.lost
+
+
+def _scenario_count(target: Target, provisioned: Provisioned, options: SuiteOptions) -> int:
+    """How many schemathesis scenarios (one operation in one phase) the run plans."""
+    fuzzed = [
+        operation_id
+        for operation_id, reason in operation_plan(target, provisioned).items()
+        if reason is None
+        and (options.operation_ids is None or operation_id in options.operation_ids)
+    ]
+    phases = [p for p in options.phases if p != "stateful"]
+    stateful = "stateful" in options.phases and target.may_mutate
+    return len(fuzzed) * len(phases) + int(stateful)
+
+
+def _run_pytest(
+    target: Target, options: SuiteOptions, progress: Progress, watch: TargetWatch | None
+) -> ResultCollector:
+    collector = ResultCollector(target, progress=progress, watch=watch)
+    # Under a progress bar pytest's own output (dots, tracebacks) is noise: the bar and the
+    # notable lines replace it, and every failure's traceback is in the reports.
+    bar = isinstance(progress, RichProgress)
+    with contextlib.redirect_stdout(io.StringIO()) if bar else contextlib.nullcontext():
+        exit_code = pytest.main(_pytest_args(options, quiet=bar), plugins=[collector])
+    lost = watch is not None and watch.lost is not None
+    if not lost and (
+        exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results
+    ):
+        # A usage error or an empty selection must never look like a pass.
+        collector.results.append(
+            CheckResult("scenario", "-", "(pytest run)", FAILED, f"pytest exit code {exit_code!s}")
+        )
+    return collector
+
+
+def plan_scenarios(target: Target, options: SuiteOptions) -> list[PlannedCheck]:
+    """Collect parts 2 and 3 without running them: each test and why it would be skipped."""
+    collector = ResultCollector(target, dry_run=True)
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exit_code = pytest.main(_pytest_args(options, quiet=True), plugins=[collector])
+    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise RuntimeError(f"collecting the scenario tests failed:\n{output.getvalue()}")
+    return collector.planned
+
+
+def _pytest_args(options: SuiteOptions, *, quiet: bool = False) -> list[str]:
     paths = [str(PACKAGE_DIR / name) for name in options.scenario_modules]
     args = [
         *paths,
@@ -104,26 +187,26 @@ def _run_pytest(target: Target, options: SuiteOptions) -> ResultCollector:
         "-W", "ignore::DeprecationWarning",
         *options.pytest_args,
     ]  # fmt: skip
-    if not options.progress:
-        args += ["-qq", "--capture=sys"]
-    exit_code = pytest.main(args, plugins=[collector])
-    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
-        # A usage error or an empty selection must never look like a pass.
-        collector.results.append(
-            CheckResult("scenario", "-", "(pytest run)", FAILED, f"pytest exit code {exit_code!s}")
-        )
-    return collector
+    if quiet or not options.progress:
+        args += ["-qq", "--capture=sys", "-p", "no:warnings"]
+    return args
 
 
-def _describe(target: Target) -> str:
+def _redact(suite: SuiteResult, secrets: tuple[str, ...]) -> None:
+    """No key in any result, note or cause (they end up in the reports and on the terminal)."""
+    suite.results = [
+        dataclasses.replace(r, detail=redact(r.detail, secrets)) if r.detail else r
+        for r in suite.results
+    ]
+    suite.notes = [redact(note, secrets) for note in suite.notes]
+    if suite.not_run is not None:
+        suite.not_run = redact(suite.not_run, secrets)
+    if suite.lost is not None:
+        suite.lost = redact(suite.lost, secrets)
+
+
+def describe(target: Target) -> str:
+    """The target as reports name it (its URL and mode, never its key)."""
     kind = "embedded emulator" if target.is_emulator else "external server"
     mutations = "mutations allowed" if target.may_mutate else "read-only + forward-only"
     return f"{target.base_url} ({kind}; {mutations})"
-
-
-def _logger(enabled: bool) -> Callable[[str], None]:
-    def log(line: str) -> None:
-        if enabled:
-            print(line, file=sys.stderr, flush=True)
-
-    return log

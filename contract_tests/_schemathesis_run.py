@@ -28,9 +28,12 @@ from typing import Any
 import schemathesis
 import yaml
 from schemathesis.engine import Status, events, from_schema
+from schemathesis.engine.errors import ServerUnavailable
 
+from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._provision import Provisioned
-from contract_tests._results import FAILED, PASSED, SKIPPED, CheckResult
+from contract_tests._results import FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._spec_facts import OPERATION_KINDS
 from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
 
 ALL_PHASES = ("examples", "coverage", "fuzzing", "stateful")
@@ -40,16 +43,6 @@ POSITIVE_EXPECTED_STATUSES = ["2xx", "400", "401", "403", "404", "409", "429"]
 READ_ONLY_METHODS = frozenset({"GET"})
 #: Operations that may be fuzzed against a non-emulator target without --allow-mutations.
 SAFE_OPERATION_IDS = frozenset({"forwardBackward", "estimateModelResourcesCost"})
-#: The operation kinds' spec operationIds: POST and GET.
-KIND_OPERATIONS = {
-    "forward-backward": ("forwardBackward", "getForwardBackwardOperation"),
-    "optim-step": ("optimStep", "getOptimStepOperation"),
-    "sample": ("sample", "getSampleOperation"),
-    "weights-sync": ("weightsSync", "getWeightsSyncOperation"),
-    "custom-forward-backward": ("customForwardBackward", "getCustomForwardBackwardOperation"),
-    "training-checkpoint": ("createTrainingCheckpoint", "getTrainingCheckpointOperation"),
-    "inference-checkpoint": ("createInferenceCheckpoint", "getInferenceCheckpointOperation"),
-}
 #: Bodies the fuzzer generates for sample against a non-emulator target are capped (cost).
 #: name -> cap (the spec states no maximum, so a capped valid value stays valid).
 EXTERNAL_SAMPLE_CAPS = {"max_tokens": 16, "num_samples": 2}
@@ -119,7 +112,7 @@ def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | Non
         "createPayloadUploadUrl": {"session_id": session},
         "createPayloadDownloadUrl": {"session_id": session, "payload_id": provisioned.payload_id},
     }
-    for kind, (submit, get) in KIND_OPERATIONS.items():
+    for kind, (submit, get) in OPERATION_KINDS.items():
         pins[submit] = {"session_id": session}
         pins[get] = {"session_id": session, "operation_id": provisioned.operation_ids.get(kind)}
     return pins
@@ -153,9 +146,13 @@ def operation_plan(target: Target, provisioned: Provisioned) -> dict[str, str | 
                 "--allow-mutations"
             )
         elif missing:
+            needs = (
+                "needs --session-id, or the emulator or --allow-mutations to create it"
+                if "session_id" in missing
+                else "needs --allow-mutations (or the emulator) to create it"
+            )
             plan[operation_id] = (
-                f"nothing to pin for {', '.join(missing)} (needs --session-id, or the emulator or "
-                "--allow-mutations to create it): not fuzzed against random ids"
+                f"nothing to pin for {', '.join(missing)} ({needs}): not fuzzed against random ids"
             )
         else:
             plan[operation_id] = None
@@ -284,12 +281,20 @@ def _non_empty_str(value: object) -> bool:
 
 
 def run_schemathesis(
-    schema: Any, progress: Progress = _print
+    schema: Any,
+    progress: Progress = _print,
+    *,
+    watch: TargetWatch | None = None,
+    advance: Callable[[], None] = lambda: None,
 ) -> tuple[list[CheckResult], list[str]]:
-    """Run the engine over ``schema``; return one result per check applied, and the warnings."""
+    """Run the engine over ``schema``; return one result per check applied, and the warnings.
+
+    With a ``watch``, a request that got no answer is a NO_ANSWER row, not a failure, and the
+    engine's verdict that the server went away marks the target lost (the engine then stops).
+    ``advance`` is called once per finished scenario (an operation in one phase)."""
     _RUNNING.set()
     try:
-        return _run(schema, progress)
+        return _run(schema, progress, watch, advance)
     finally:
         _RUNNING.clear()
 
@@ -325,11 +330,14 @@ def _missing_test_data(statuses_by_operation: dict[str, list[int]]) -> list[Chec
     return results
 
 
-def _run(schema: Any, progress: Progress) -> tuple[list[CheckResult], list[str]]:
+def _run(
+    schema: Any, progress: Progress, watch: TargetWatch | None, advance: Callable[[], None]
+) -> tuple[list[CheckResult], list[str]]:
     results: list[CheckResult] = []
     notes: list[str] = []
     positive: dict[str, list[int]] = {}
-    for event in from_schema(schema).execute():
+    stream = from_schema(schema).execute()
+    for event in stream:
         if isinstance(event, events.ScenarioFinished) and event.phase.value != "stateful":
             positive.setdefault(event.recorder.label, []).extend(_positive_statuses(event.recorder))
         if isinstance(event, events.PhaseStarted):
@@ -353,6 +361,19 @@ def _run(schema: Any, progress: Progress) -> tuple[list[CheckResult], list[str]]
                 f"[schemathesis] {event.phase.value:<9} {event.recorder.label:<78} "
                 f"{len(event.recorder.cases):>4} cases  {status}"
             )
+            advance()
+        elif isinstance(event, events.NonFatalError) and watch is not None and _no_answer(event):
+            if isinstance(event.value, ServerUnavailable):
+                what = _first_line(event.value).split(". Last", 1)[0]
+                watch.mark_lost(f"the target stopped answering: {what}")
+                detail = f"no answer: {what}"
+            else:
+                detail = watch.no_answer(event.value)
+            results.append(CheckResult("schemathesis", event.label, "(request)", NO_ANSWER, detail))
+            progress(f"[schemathesis] no answer in {event.label}: {detail}")
+            if watch.lost is not None:
+                stream.finish()
+                break
         elif isinstance(event, events.NonFatalError):
             results.append(
                 CheckResult(
@@ -370,6 +391,14 @@ def _run(schema: Any, progress: Progress) -> tuple[list[CheckResult], list[str]]
                 notes.append(f"schemathesis warning: {warning}")
     results += _missing_test_data(positive)
     return results, notes
+
+
+def _no_answer(event: Any) -> bool:
+    return isinstance(event.value, ServerUnavailable) or is_transport_error(event.value)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip() or type(error).__name__).splitlines()[0]
 
 
 def _scenario_results(recorder: Any, phase: str) -> list[CheckResult]:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
+
+import yaml
+
+__all__ = ["EMULATOR_BASE_MODEL", "SPEC_PATH", "Target", "mask_key", "redact", "spec_version"]
 
 SPEC_PATH = Path(__file__).resolve().parent.parent / "spec" / "openapi.yaml"
 
@@ -50,3 +55,37 @@ class Target:
                 "(tests that reach a real server are skipped)"
             )
         return None
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The keys, which no report or printed line may contain (see :func:`redact`)."""
+        return tuple(key for key in (self.api_key, self.second_api_key) if key)
+
+
+#: Keys shorter than this are not masked inside longer text (a one-letter "key" would mask every
+#: occurrence of that letter); they are never printed on their own either.
+MIN_REDACTED_LENGTH = 4
+
+
+def mask_key(key: str | None) -> str:
+    """How a key is shown: its last four characters for a long key, nothing of a short one."""
+    if not key:
+        return "(none)"
+    if len(key) < 16:
+        return f"*** ({len(key)} characters)"
+    return f"...{key[-4:]} ({len(key)} characters)"
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every key in ``secrets`` replaced by its mask."""
+    for secret in secrets:
+        if len(secret) >= MIN_REDACTED_LENGTH:
+            text = text.replace(secret, mask_key(secret))
+    return text
+
+
+@functools.cache
+def spec_version() -> str:
+    """``info.version`` of the spec the suite checks against."""
+    spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    return str(spec.get("info", {}).get("version", "unknown"))

@@ -17,6 +17,7 @@ import pytest
 
 from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._http import TargetClient
+from contract_tests._plan import scenario_plan_entry
 from contract_tests._provision import PROBE_BODY, base_model
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._target import Target
@@ -33,6 +34,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "operation(label): the spec operation a test checks")
+    config.addinivalue_line(
+        "markers", "needs_mutations(reason): runs only on the emulator or with --allow-mutations"
+    )
+    config.addinivalue_line("markers", "emulator_only(reason): runs only against the emulator")
+    config.addinivalue_line(
+        "markers", "requests_fixture(name): the test calls request.getfixturevalue(name)"
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip, before any fixture runs, a test this target may not run (the policy a dry run
+    lists: :func:`contract_tests._plan.scenario_plan_entry`)."""
+    collector = _collector(item.config)
+    target = collector.target if collector is not None else _external_target(item.config)
+    if target is None:  # the emulator started for this session runs everything
+        return
+    reason = scenario_plan_entry(item, target, "-", "scenario").skip_reason
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def _collector(config: pytest.Config) -> ResultCollector | None:
@@ -49,22 +70,31 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         yield collector.target
         return
 
-    def option(name: str) -> Any:
-        return request.config.getoption(name, default=None)
-
-    base_url = option("--ct-base-url")
-    if base_url:
-        yield Target(
-            base_url=base_url,
-            api_key=option("--ct-api-key") or os.environ.get("TOGETHER_API_KEY"),
-            second_api_key=option("--ct-second-api-key"),
-            session_id=option("--ct-session-id"),
-            allow_mutations=bool(option("--ct-allow-mutations")),
-            min_interval_s=0.5,
-        )
+    external = _external_target(request.config)
+    if external is not None:
+        yield external
         return
     with emulator_subprocess() as emulator:
         yield emulator
+
+
+def _external_target(config: pytest.Config) -> Target | None:
+    """The target named with ``--ct-base-url``, or ``None`` (an emulator is started)."""
+
+    def option(name: str) -> Any:
+        return config.getoption(name, default=None)
+
+    base_url = option("--ct-base-url")
+    if not base_url:
+        return None
+    return Target(
+        base_url=base_url,
+        api_key=option("--ct-api-key") or os.environ.get("TOGETHER_API_KEY"),
+        second_api_key=option("--ct-second-api-key"),
+        session_id=option("--ct-session-id"),
+        allow_mutations=bool(option("--ct-allow-mutations")),
+        min_interval_s=0.5,
+    )
 
 
 @pytest.fixture(scope="session")

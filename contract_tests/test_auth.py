@@ -73,12 +73,11 @@ def test_other_tenant_gets_404_for_operation(
 
 
 @pytest.mark.operation("POST /rl/training-sessions/{session_id}/operations/forward-backward")
+# The second key's request would be refused anyway, but it is still a POST to a real API.
+@pytest.mark.needs_mutations("a training pass sent with the second key")
 def test_other_tenant_cannot_submit_to_session(
     second_client: TargetClient, session_id: str, probe_body: dict[str, Any]
 ) -> None:
-    if not second_client.target.may_mutate:
-        # The second key's request would be refused anyway, but it is still a POST to a real API.
-        pytest.skip("needs the emulator or --allow-mutations")
     response = second_client.submit_forward_backward(session_id, probe_body)
     assert response.status_code == 404, response.text
 

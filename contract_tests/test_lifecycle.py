@@ -6,13 +6,15 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import TERMINAL_STATUSES, TargetClient
+from contract_tests._http import OPERATION_COMPLETED, TERMINAL_STATUSES, TargetClient
+from contract_tests._spec_facts import enum_value
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 GET_OP = "GET /rl/training-sessions/{session_id}/operations/forward-backward/{operation_id}"
+#: What a live operation may report (the proto zero value excepted).
 KNOWN_STATUSES = {
-    "TRAINING_OPERATION_STATUS_PENDING",
-    "TRAINING_OPERATION_STATUS_RUNNING",
+    enum_value("OperationStatus", "PENDING"),
+    enum_value("OperationStatus", "RUNNING"),
     *TERMINAL_STATUSES,
 }
 
@@ -35,7 +37,7 @@ def test_polling_reaches_completed_with_output(
     submitted = client.submit_forward_backward(session_id, probe_body).json()
     operation = client.wait_for_operation(session_id, submitted["id"])
     assert operation["id"] == submitted["id"]
-    assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
+    assert operation["status"] == OPERATION_COMPLETED, operation
     assert isinstance(operation["output"]["loss"], float | int), operation
     assert "error" not in operation or operation["error"] in (None, {}), operation
     # A completed operation stays completed, with the same result.
@@ -68,9 +70,8 @@ def test_unknown_operation_is_404(client: TargetClient, session_id: str) -> None
 
 
 @pytest.mark.operation(FB)
+@pytest.mark.needs_mutations("forward-backward goes only to --session-id on a non-emulator target")
 def test_unknown_session_is_404(client: TargetClient, probe_body: dict[str, Any]) -> None:
-    if not client.target.may_mutate:
-        pytest.skip("forward-backward goes only to --session-id on a non-emulator target")
     response = client.submit_forward_backward("no-such-session", probe_body)
     assert response.status_code == 404, response.text
 
@@ -89,12 +90,12 @@ def test_stopped_session_refuses_new_operations(
     client: TargetClient, fresh_session: dict[str, Any], probe_body: dict[str, Any]
 ) -> None:
     session_id = fresh_session["id"]
-    assert fresh_session["status"] == "TRAINING_SESSION_STATUS_RUNNING", fresh_session
+    assert fresh_session["status"] == enum_value("SessionStatus", "RUNNING"), fresh_session
     stopped = client.post(f"/v1/rl/training-sessions/{session_id}/stop")
     assert stopped.status_code == 200, stopped.text
     assert stopped.json()["status"] in (
-        "TRAINING_SESSION_STATUS_STOPPED",
-        "TRAINING_SESSION_STATUS_STOPPING",
+        enum_value("SessionStatus", "STOPPED"),
+        enum_value("SessionStatus", "STOPPING"),
     )
     again = client.post(f"/v1/rl/training-sessions/{session_id}/stop")
     assert again.status_code == 200, "stopping a stopped session returns it unchanged"

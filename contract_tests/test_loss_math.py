@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from contract_tests import _loss_reference as ref
-from contract_tests._http import TargetClient
+from contract_tests._http import OPERATION_COMPLETED, TargetClient
+from contract_tests._spec_facts import enum_values
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 TOKENS = ([5, 17, 254, 981], [3, 640, 12, 77, 150, 9])  # (prompt+response); model_input = [:-1]
@@ -28,13 +29,9 @@ MASKS = ([1, 1, 1], [1, 1, 0, 1, 1])
 CE_WEIGHTS = ([0.5, 1.0, 1.0], [1.0, 0.0, 2.0, 1.0, 1.0])
 REFERENCE_SHIFT = ([0.1, -0.2, 0.05], [0.3, -0.1, 0.0, 0.2, -0.3])
 
-GRPO_AGGS = [
-    "GRPO_LOSS_AGGREGATION_TYPE_FIXED_HORIZON",
-    "GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN",
-    "GRPO_LOSS_AGGREGATION_TYPE_SEQUENCE_MEAN",
-    "GRPO_LOSS_AGGREGATION_TYPE_UNSPECIFIED",
-]
-GRPO_RATIOS = ["GRPO_LOSS_RATIO_TYPE_TOKEN", "GRPO_LOSS_RATIO_TYPE_SEQUENCE"]
+#: Every aggregation and ratio type of the spec (UNSPECIFIED included: it means FIXED_HORIZON).
+GRPO_AGGS = enum_values("GRPOLossAggregationType")
+GRPO_RATIOS = enum_values("GRPOLossRatioType")
 
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("cross_entropy", {"type": "LOSS_TYPE_CROSS_ENTROPY"}),
@@ -94,7 +91,7 @@ def current_logprobs(client: TargetClient, session_id: str) -> list[list[float]]
         "return_loss_fn_outputs": True,
     }
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
+    assert operation["status"] == OPERATION_COMPLETED, operation
     return [out["tensors"]["logprobs"]["data"] for out in operation["output"]["loss_fn_outputs"]]
 
 
@@ -156,7 +153,7 @@ def test_loss_matches_definition(
 ) -> None:
     body = _request(loss, current_logprobs)
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", operation
+    assert operation["status"] == OPERATION_COMPLETED, operation
     output = operation["output"]
     returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
     samples = _reference_inputs(body, returned)

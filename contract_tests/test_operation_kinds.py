@@ -18,8 +18,8 @@ from contract_tests._http import (
     TargetClient,
     operation_path,
 )
+from contract_tests._http import OPERATION_COMPLETED as COMPLETED
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 KINDS = (OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
 BODIES: dict[str, dict[str, Any]] = {
     OPTIM_STEP: t.ADAM_STEP,
@@ -202,9 +202,8 @@ def test_invalid_body_is_400_naming_the_field(
 
 
 @pytest.mark.operation(label(OPTIM_STEP))
+@pytest.mark.emulator_only("the emulator does not implement Muon; the real API may")
 def test_muon_is_refused_by_the_emulator(client: TargetClient, own_session_id: str) -> None:
-    if not client.target.is_emulator:
-        pytest.skip("the emulator does not implement Muon; the real API may")
     response = client.submit_operation(own_session_id, OPTIM_STEP, {"muon_params": {}})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["param"] == "muon_params"

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import TERMINAL_STATUSES, TargetClient
+from contract_tests._http import OPERATION_COMPLETED, TERMINAL_STATUSES, TargetClient
+from contract_tests._spec_facts import enum_value
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 QUEUE_LENGTH = 8
+FAILED = enum_value("OperationStatus", "FAILED")
 
 
 @pytest.mark.operation(FB)
@@ -41,7 +43,7 @@ def test_operations_complete_in_submission_order(
         assert time.monotonic() < deadline, "operations did not complete"
         time.sleep(0.01)
     statuses = [client.get_operation(session_id, i).json()["status"] for i in ids]
-    assert statuses == ["TRAINING_OPERATION_STATUS_COMPLETED"] * QUEUE_LENGTH
+    assert statuses == [OPERATION_COMPLETED] * QUEUE_LENGTH
 
 
 @pytest.mark.operation("POST /rl/training-sessions/{session_id}/stop")
@@ -59,8 +61,8 @@ def test_stop_fails_queued_operations_or_lets_them_finish(
     operations = [client.wait_for_operation(session_id, i) for i in ids]
     statuses = [op["status"] for op in operations]
     for op in operations:
-        if op["status"] == "TRAINING_OPERATION_STATUS_FAILED":
-            assert op["error"]["code"] == "TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE", op
-    if "TRAINING_OPERATION_STATUS_FAILED" in statuses:
-        first_failed = statuses.index("TRAINING_OPERATION_STATUS_FAILED")
-        assert "TRAINING_OPERATION_STATUS_COMPLETED" not in statuses[first_failed:], statuses
+        if op["status"] == FAILED:
+            assert op["error"]["code"] == enum_value("OperationErrorCode", "SESSION_NOT_ACTIVE"), op
+    if FAILED in statuses:
+        first_failed = statuses.index(FAILED)
+        assert OPERATION_COMPLETED not in statuses[first_failed:], statuses

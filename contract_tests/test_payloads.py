@@ -12,12 +12,12 @@ import pytest
 
 from contract_tests import _training as t
 from contract_tests._http import FORWARD_BACKWARD, SAMPLE, TargetClient
+from contract_tests._http import OPERATION_COMPLETED as COMPLETED
 
 UPLOAD = "POST /rl/training-sessions/{session_id}/payloads/upload-url"
 DOWNLOAD = "POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
 LARGE_PAYLOAD_BYTES = 512 * 1024
 STAND_IN_LENGTH = 8  # the SDK cuts numeric arrays of the inline stand-in to 8 elements
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 
 
 def _large_forward_only_body() -> dict[str, Any]:
@@ -82,11 +82,10 @@ def test_large_result_is_offloaded_and_downloadable(
 
 
 @pytest.mark.operation(DOWNLOAD)
+@pytest.mark.emulator_only("64 x 1,024 sampled tokens: too costly for a billed target")
 def test_large_sample_result_is_offloaded_and_downloadable(
     client: TargetClient, own_session_id: str
 ) -> None:
-    if not client.target.is_emulator:
-        pytest.skip("64 x 1,024 sampled tokens: too costly for a billed target")
     body = t.sample_body([t.PROMPT], seed=5, max_tokens=1024, num_samples=64)
     operation = client.run_operation(own_session_id, SAMPLE, body)
     assert operation["status"] == COMPLETED, operation

@@ -53,8 +53,32 @@ def _examples() -> list[Any]:
     for path in sorted(INVALID_DIR.glob("*.json")):
         prefix = path.name.split(".", 1)[0]
         operation = OPERATIONS.get(prefix, "-")
-        params.append(pytest.param(path, id=path.stem, marks=pytest.mark.operation(operation)))
+        marks = [pytest.mark.operation(operation), *_requirements(path, prefix)]
+        params.append(pytest.param(path, id=path.stem, marks=marks))
     return params
+
+
+def _requirements(path: Path, prefix: str) -> list[Any]:
+    """What an example needs of the target, declared so that a dry run knows it too."""
+    example = json.loads(path.read_text(encoding="utf-8"))
+    marks = []
+    if VOCABULARY_DEPENDENT in path.stem:
+        marks.append(pytest.mark.emulator_only("assumes the emulator's 1,024-token vocabulary"))
+    if example.get("emulator_only"):
+        marks.append(
+            pytest.mark.emulator_only(
+                "a rule of the emulator only (the live API accepts this body)"
+            )
+        )
+    if prefix in KIND_PREFIXES:
+        marks.append(pytest.mark.requests_fixture("own_session_id"))
+    elif prefix == "forward_backward":
+        marks.append(pytest.mark.requests_fixture("session_id"))
+        if not isinstance(example["body"], dict) or "forward_only" in path.stem:
+            marks.append(pytest.mark.needs_mutations("would not be forward-only"))
+    elif prefix in ("model_resources_create", "session_create"):
+        marks.append(pytest.mark.needs_mutations("a create request"))
+    return marks
 
 
 def _check_error(response: Any, example: dict[str, Any], findings: list[str]) -> None:
@@ -85,10 +109,6 @@ def test_invalid_example_is_400_naming_the_field(
     example = json.loads(path.read_text(encoding="utf-8"))
     body = example["body"]
     target = client.target
-    if VOCABULARY_DEPENDENT in path.stem and not target.is_emulator:
-        pytest.skip("assumes the emulator's 1,024-token vocabulary")
-    if example.get("emulator_only") and not target.is_emulator:
-        pytest.skip("a rule of the emulator only (the live API accepts this body)")
     kind = path.name.split(".", 1)[0]
     if kind in KIND_PREFIXES:
         # Needs mutations (a session of the suite's own); the guard would refuse it otherwise.
@@ -99,8 +119,6 @@ def test_invalid_example_is_400_naming_the_field(
     session_id = request.getfixturevalue("session_id")
     if kind == "forward_backward":
         if not target.may_mutate:
-            if not isinstance(body, dict) or "forward_only" in path.stem:
-                pytest.skip("would not be forward-only; needs the emulator or --allow-mutations")
             body = dict(body, forward_only=True)
         response = client.post(
             f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
@@ -108,8 +126,6 @@ def test_invalid_example_is_400_naming_the_field(
             headers={"Idempotency-Key": str(uuid.uuid4())},
         )
     elif kind in ("model_resources_create", "session_create"):
-        if not target.may_mutate:
-            pytest.skip("a create request; needs the emulator or --allow-mutations")
         route = (
             "/v1/rl/model-resources"
             if kind == "model_resources_create"
@@ -130,14 +146,13 @@ def test_invalid_example_is_400_naming_the_field(
 
 
 @pytest.mark.operation(FB)
+@pytest.mark.needs_mutations("not a forward-only body")
 @pytest.mark.parametrize(
     "raw",
     [b"{", b"", b"[]", b"null", b'"samples"', b'{"samples": [}', b"\xff\xfe"],
     ids=["truncated", "empty", "array", "null", "string", "broken-array", "not-utf8"],
 )
 def test_malformed_body_is_a_clean_400(client: TargetClient, session_id: str, raw: bytes) -> None:
-    if not client.target.may_mutate:
-        pytest.skip("not a forward-only body; needs the emulator or --allow-mutations")
     response = client.post(
         f"/v1/rl/training-sessions/{session_id}/operations/forward-backward",
         content=raw,

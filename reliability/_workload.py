@@ -196,8 +196,8 @@ def store_session_states(store: Any, session_ids: list[str]) -> list[SessionStat
     for sid in session_ids:
         row = store.get_session(None, sid)
         assert row is not None, f"session {sid} is missing from the store"
-        grads = store.accumulated_gradients(sid)
         trainer = store.trainer(row)
+        grads = trainer.grads if row.accumulated_passes else None
         arrays = trainer.to_arrays()
         states.append(
             SessionState(

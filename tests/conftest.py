@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from ci_policy import IN_CI
 from emulator_harness import (
     DEFAULT_KEYS,
     EMULATOR_KEY,
@@ -85,3 +86,27 @@ def state_dir(tmp_path: Path) -> Path:
     path = tmp_path / "emulator-state"
     path.mkdir()
     return path
+
+
+# ------------------------------------------------------------------------- what ran, and how
+
+
+def _selection(config: pytest.Config) -> str:
+    expression = config.getoption("markexpr") or ""
+    return f"-m {expression!r}" if expression else "every marker (slow included)"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    policy = "missing tools FAIL (CI=true)" if IN_CI else "missing tools are skipped (not CI)"
+    return [f"together-rl: {policy}; selected: {_selection(config)}"]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    stats = terminalreporter.stats
+    counts = ", ".join(
+        f"{len(stats.get(key, []))} {key}"
+        for key in ("passed", "failed", "error", "skipped", "deselected")
+        if stats.get(key)
+    )
+    mode = "CI=true" if IN_CI else "local"
+    terminalreporter.write_line(f"together-rl ({mode}): {counts}; selected: {_selection(config)}")

@@ -13,6 +13,8 @@ import uvicorn
 
 from ._app import create_app
 
+__all__ = ["main", "parse_args", "resolve_api_keys"]
+
 ENV_KEYS = "TOGETHER_RL_EMULATOR_API_KEYS"
 KEY_FILE = "api_key"
 

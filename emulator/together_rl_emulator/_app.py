@@ -32,10 +32,10 @@ from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ._catalog import supported_models_body
-from ._checkpoints import CHECKPOINT_FILE_ROUTE, INFERENCE_CHECKPOINT, TRAINING_CHECKPOINT
+from ._checkpoints import CHECKPOINT_FILE_ROUTE
 from ._errors import ApiError, invalid
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
-from ._kinds import CUSTOM_FORWARD_BACKWARD, FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC
+from ._kinds import KINDS, kind_named
 from ._payloads import PAYLOAD_ROUTE
 from ._service import EmulatorService
 from ._spec import load_spec, spec_bytes
@@ -43,6 +43,8 @@ from ._stats import Stats
 from ._store import Store
 from ._validation import validate_parameter
 from ._worker import OperationWorker
+
+__all__ = ["EmulatorApp", "EmulatorState", "build_routes", "create_app", "owner_id"]
 
 log = logging.getLogger("together_rl_emulator")
 
@@ -311,11 +313,12 @@ async def list_training_sessions(request: Request) -> Response:
     resources_id = validate_parameter(
         op, "model_resources_id", query.getlist("model_resources_id") or None
     )
+    assert isinstance(limit, int)  # the spec gives it a default
     return json_response(
         st.service.list_sessions(
             owner,
             after if isinstance(after, str) else None,
-            limit if isinstance(limit, int) else 20,
+            limit,
             [str(s) for s in statuses] if isinstance(statuses, list) else None,
             created_by=created_by if isinstance(created_by, str) else None,
             model_resources_id=resources_id if isinstance(resources_id, str) else None,
@@ -347,24 +350,32 @@ async def stop_training_session(request: Request) -> Response:
     return json_response(st.service.stop_session(owner, request.path_params["session_id"]))
 
 
-def submit_handler(kind: str, operation_id: str, *, bodiless: bool = False) -> Handler:
-    """The POST of an operation kind: validate, store PENDING, enqueue (or replay). A
-    `bodiless` kind takes no body: none or `{}` (the official SDK sends none)."""
+def submit_handler(name: str) -> Handler:
+    """The POST of an operation kind: validate, store PENDING, enqueue (or replay)."""
 
     async def submit_operation(request: Request) -> Response:
         arrived_at = time.time()
+        kind = kind_named(name)
         st = _state(request)
         owner = st.authenticate(request)
         session = st.service.check_session(owner, request.path_params["session_id"])
         key = validate_parameter(
-            operation_id, "Idempotency-Key", request.headers.getlist("idempotency-key") or None
+            kind.submit_operation_id,
+            "Idempotency-Key",
+            request.headers.getlist("idempotency-key") or None,
         )
         assert isinstance(key, str)
         raw = await read_body(request, st.max_body_bytes)
 
         def submit() -> bytes:
-            parsed = parse_json(raw, allow_empty=bodiless)
-            body = require_object({} if parsed is None and bodiless else parsed)
+            body: dict[str, Any] | None
+            if kind.validate is None:  # no body defined: none, or any JSON object, is ignored
+                ignored = parse_json(raw, allow_empty=True)
+                if ignored is not None:
+                    require_object(ignored)
+                body = None
+            else:
+                body = require_object(parse_json(raw))
             return st.service.submit_operation(kind, owner, session, key, body, arrived_at)
 
         if len(raw) > THREADPOOL_BODY_BYTES:
@@ -374,22 +385,18 @@ def submit_handler(kind: str, operation_id: str, *, bodiless: bool = False) -> H
     return submit_operation
 
 
-def get_handler(kind: str) -> Handler:
-    """The GET of an operation of `kind` (404 for another kind's or another key's operation)."""
+def get_handler(name: str) -> Handler:
+    """The GET of an operation of kind `name` (404 for another kind's or another key's one)."""
 
     async def get_operation(request: Request) -> Response:
         st = _state(request)
         owner = st.authenticate(request)
         params = request.path_params
         return json_response(
-            st.service.get_operation(kind, owner, params["session_id"], params["operation_id"])
+            st.service.get_operation(name, owner, params["session_id"], params["operation_id"])
         )
 
     return get_operation
-
-
-forward_backward = submit_handler(FORWARD_BACKWARD, "forwardBackward")
-get_forward_backward_operation = get_handler(FORWARD_BACKWARD)
 
 
 async def create_payload_upload_url(request: Request) -> Response:
@@ -458,30 +465,22 @@ HANDLERS: dict[str, Handler] = {
     "getTrainingSession": get_training_session,
     "updateTrainingSession": update_training_session,
     "stopTrainingSession": stop_training_session,
-    "forwardBackward": forward_backward,
-    "getForwardBackwardOperation": get_forward_backward_operation,
-    "optimStep": submit_handler(OPTIM_STEP, "optimStep"),
-    "getOptimStepOperation": get_handler(OPTIM_STEP),
-    "sample": submit_handler(SAMPLE, "sample"),
-    "getSampleOperation": get_handler(SAMPLE),
-    "weightsSync": submit_handler(WEIGHTS_SYNC, "weightsSync"),
-    "getWeightsSyncOperation": get_handler(WEIGHTS_SYNC),
-    "customForwardBackward": submit_handler(CUSTOM_FORWARD_BACKWARD, "customForwardBackward"),
-    "getCustomForwardBackwardOperation": get_handler(CUSTOM_FORWARD_BACKWARD),
-    "createTrainingCheckpoint": submit_handler(
-        TRAINING_CHECKPOINT, "createTrainingCheckpoint", bodiless=True
-    ),
-    "getTrainingCheckpointOperation": get_handler(TRAINING_CHECKPOINT),
-    "createInferenceCheckpoint": submit_handler(
-        INFERENCE_CHECKPOINT, "createInferenceCheckpoint", bodiless=True
-    ),
-    "getInferenceCheckpointOperation": get_handler(INFERENCE_CHECKPOINT),
     "listCheckpoints": list_checkpoints,
     "getCheckpoint": get_checkpoint,
     "downloadCheckpoint": download_checkpoint,
     "createPayloadUploadUrl": create_payload_upload_url,
     "createPayloadDownloadUrl": create_payload_download_url,
 }
+
+
+def _handler(operation_id: str) -> Handler | None:
+    """The handler of a spec operation: one of HANDLERS, or the POST/GET of a registered kind."""
+    for name, kind in KINDS.items():
+        if operation_id == kind.submit_operation_id:
+            return submit_handler(name)
+        if operation_id == kind.get_operation_id:
+            return get_handler(name)
+    return HANDLERS.get(operation_id)
 
 
 # --------------------------------------------------------------------------- out-of-spec routes
@@ -571,7 +570,7 @@ def build_routes() -> list[BaseRoute]:
         for method, operation in item.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
-            handler = HANDLERS.get(operation["operationId"])
+            handler = _handler(operation["operationId"])
             if handler is None:
                 raise RuntimeError(f"the spec's {operation['operationId']} has no emulator handler")
             by_method[method.upper()] = handler

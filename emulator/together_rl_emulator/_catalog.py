@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "CATALOG",
+    "GPU_TYPE",
+    "SAMPLING_DEFAULTS",
+    "TINY_MODEL",
+    "BaseModel",
+    "supported_models_body",
+]
+
 
 @dataclass(frozen=True)
 class BaseModel:
@@ -27,6 +36,10 @@ CATALOG: dict[str, BaseModel] = {
 
 TINY_MODEL = "emulator/tiny-1k"
 
+GPU_TYPE = "B200-SXM"  # the one GPU type the emulator offers (one of the spec's `GpuType`)
+# The generator defaults every model advertises, and what `sample` uses for an absent field.
+SAMPLING_DEFAULTS: dict[str, Any] = {"logprobs": 0, "max_tokens": 512, "n": 1, "temperature": 1.0}
+
 
 def supported_models_body() -> dict[str, Any]:
     """The `SupportedModels` body of `GET /rl/supported-models`."""
@@ -34,18 +47,13 @@ def supported_models_body() -> dict[str, Any]:
         "data": [
             {
                 "base_model": model.name,
-                "default_gpu_type": "B200-SXM",
+                "default_gpu_type": GPU_TYPE,
                 "compute_configs": [
                     {
-                        "gpu_type": "B200-SXM",
+                        "gpu_type": GPU_TYPE,
                         "generator_config": {
                             "context_length": model.context_length,
-                            "sampling_defaults": {
-                                "logprobs": 0,
-                                "max_tokens": 512,
-                                "n": 1,
-                                "temperature": 1.0,
-                            },
+                            "sampling_defaults": dict(SAMPLING_DEFAULTS),
                         },
                         "trainer_config": {
                             "full": {

@@ -27,31 +27,32 @@ import numpy.typing as npt
 import orjson
 import safetensors.numpy
 
+from ._engine import OperationOutcome, RunContext, encode_output
 from ._errors import ApiError, invalid
-from ._operations import TrainerState
-from ._policy import PolicyParams, init_policy
-from ._store import SessionRow, Store, utc_now
+from ._policy_model import PolicyParams, init_policy
+from ._spec import enum_value
+from ._store import Store, utc_now
+from ._trainer import TrainerState
 
 __all__ = [
     "CHECKPOINT_FILE_ROUTE",
-    "CHECKPOINT_KINDS",
     "INFERENCE_CHECKPOINT",
     "TRAINING_CHECKPOINT",
+    "TYPE_INFERENCE",
     "CheckpointRow",
     "Checkpoints",
     "SavedCheckpoint",
-    "save_checkpoint",
-    "validate_checkpoint_body",
+    "run_inference_checkpoint",
+    "run_training_checkpoint",
 ]
 
 TRAINING_CHECKPOINT = "training-checkpoint"
 INFERENCE_CHECKPOINT = "inference-checkpoint"
-CHECKPOINT_KINDS = (TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT)
-TYPE_TRAINING = "CHECKPOINT_TYPE_TRAINING"
-TYPE_INFERENCE = "CHECKPOINT_TYPE_INFERENCE"
-VARIANT_UNSPECIFIED = "CHECKPOINT_VARIANT_UNSPECIFIED"
-VARIANT_MERGED = "CHECKPOINT_VARIANT_MERGED"
-VARIANT_ADAPTER = "CHECKPOINT_VARIANT_ADAPTER"
+TYPE_TRAINING = enum_value("CheckpointType", "TRAINING")
+TYPE_INFERENCE = enum_value("CheckpointType", "INFERENCE")
+VARIANT_UNSPECIFIED = enum_value("CheckpointVariant", "UNSPECIFIED")
+VARIANT_MERGED = enum_value("CheckpointVariant", "MERGED")
+VARIANT_ADAPTER = enum_value("CheckpointVariant", "ADAPTER")
 MANIFEST = "manifest.json"
 WEIGHTS_FILES = {VARIANT_MERGED: "model.safetensors", VARIANT_ADAPTER: "adapter_model.safetensors"}
 CHECKPOINT_FILE_ROUTE = "/_emulator/checkpoints/{checkpoint_id}/{variant}/{filename}"
@@ -64,15 +65,6 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     body BLOB NOT NULL, state BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS checkpoints_by_owner ON checkpoints (owner, seq);
 """
-
-
-def validate_checkpoint_body(body: object) -> None:
-    """The checkpoint operations take no body: none, or an empty JSON object."""
-    if body is None or body == {}:
-        return
-    if isinstance(body, dict):
-        raise invalid(sorted(body)[0], "unknown field: a checkpoint operation takes no body")
-    raise invalid(None, "a checkpoint operation takes no body (or an empty JSON object)")
 
 
 @dataclass(frozen=True)
@@ -115,55 +107,65 @@ class SavedCheckpoint:
         )  # fmt: skip
 
 
-def save_checkpoint(
-    kind: str,
-    operation_id: str,
-    state: TrainerState,
-    session: SessionRow,
-    resources: dict[str, Any],
-) -> tuple[dict[str, Any], SavedCheckpoint]:
-    """The operation's output (`{checkpoint}`) and the checkpoint to commit with it. The id
-    derives from the operation's, so re-running the operation after a crash saves the same one."""
-    lora = bool(resources.get("lora_enabled"))
-    checkpoint_id = f"ckpt-{operation_id}"
-    base_model = session.body["base_model"]
+def run_training_checkpoint(
+    state: TrainerState, request: None, context: RunContext
+) -> OperationOutcome:
+    """The runner of `training-checkpoint`: the full training state, for resuming."""
+    arrays = {
+        k: a
+        for k, a in state.to_arrays().items()
+        if not k.startswith("grads/") and k != "accumulated_passes"
+    }
+    return _saved(TYPE_TRAINING, state, arrays, context)
+
+
+def run_inference_checkpoint(
+    state: TrainerState, request: None, context: RunContext
+) -> OperationOutcome:
+    """The runner of `inference-checkpoint`: the trainer weights, for serving or download."""
+    arrays = {f"params/{k}": a for k, a in state.params.to_arrays().items()}
+    return _saved(TYPE_INFERENCE, state, arrays, context)
+
+
+def _saved(
+    type_: str, state: TrainerState, arrays: dict[str, Any], context: RunContext
+) -> OperationOutcome:
+    """The output (`{checkpoint}`) and the checkpoint to commit with it. Its id derives from the
+    operation's, so re-running the operation after a crash saves the same one."""
+    checkpoint_id = f"ckpt-{context.operation_id}"
+    base_model = context.session["base_model"]
+    lora = bool(context.resources.get("lora_enabled"))
     registration = {"id": f"{base_model}-{checkpoint_id}", "revision_id": "1"}
     resource: dict[str, Any] = {
         "id": checkpoint_id,
         "base_model": base_model,
         "created_at": utc_now(),
-        "session_id": session.id,
+        "session_id": context.session_id,
         "step": str(state.step),
+        "type": type_,
     }
-    if kind == TRAINING_CHECKPOINT:
-        resource["type"] = TYPE_TRAINING
+    if type_ == TYPE_TRAINING:
         resource["training_registration"] = registration
-        arrays = {
-            k: a
-            for k, a in state.to_arrays().items()
-            if not k.startswith("grads/") and k != "accumulated_passes"
-        }
     else:
-        resource["type"] = TYPE_INFERENCE
         # An adapter for LoRA on the base model's own weights, a merged model otherwise.
-        plain_lora = lora and "base_weights_ref" not in resources
+        plain_lora = lora and "base_weights_ref" not in context.resources
         resource["inference_registration"] = {"adapter" if plain_lora else "model": registration}
-        arrays = {f"params/{k}": a for k, a in state.params.to_arrays().items()}
-    rank = session.body.get("lora_config", {}).get("rank")
+    rank = context.session.get("lora_config", {}).get("rank")
     if lora and rank is not None:
         resource["lora_rank"] = rank
     saved = SavedCheckpoint(
         id=checkpoint_id,
-        session_id=session.id,
-        type=resource["type"],
+        session_id=context.session_id,
+        type=type_,
         base_model=base_model,
         lora=lora,
-        vocab_size=session.vocab_size,
-        policy_seed=session.policy_seed,
+        vocab_size=context.vocab_size,
+        policy_seed=context.policy_seed,
         resource=resource,
         state=safetensors.numpy.save(dict(sorted(arrays.items()))),
     )
-    return {"checkpoint": saved.session_entry()}, saved
+    output = encode_output({"checkpoint": saved.session_entry()})
+    return OperationOutcome(output, None, saved)
 
 
 @dataclass(frozen=True)

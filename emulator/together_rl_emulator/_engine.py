@@ -1,43 +1,71 @@
-"""The computation of each operation kind, on a session's trainer state. No I/O.
+"""The computation of each operation kind, on a session's trainer state. No I/O, no store.
 
-`run_forward_backward` takes the trainer weights and returns the pass's gradients; the other
-runners take the `TrainerState` and return an `OperationOutcome` holding, when they change it, a
-`TrainerUpdate` with a fork of it (the store commits the fork; the state passed in is never
-modified).
+Every runner has the shape `(state, request, context) -> OperationOutcome`: it takes the
+session's `TrainerState` (never modified), the validated request of its kind (`_requests.py`)
+and a `RunContext` (the seed an unseeded operation uses, the operation and its session), and
+returns the encoded output plus, when it changes the state, a `TrainerUpdate` holding a fork of
+it, and, when it saves something besides (a checkpoint), that `record`; the worker hands both
+to the store to commit with the result.
+`run_forward_backward` is the pass itself, on the weights alone (benchmarks measure it).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
+from ._facts import DTYPES
 from ._losses import compute_loss
-from ._operations import (
-    NonFiniteUpdate,
-    TrainerState,
-    custom_forward_backward,
-    optim_step,
-    weights_sync,
-)
-from ._policy import PolicyParams, backward, forward
-from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
-from ._store import GRADS_CHANGED, TRAINER_CHANGED, TrainerUpdate
-from ._validation import ForwardBackwardRequest
-from ._validation_ops import (
+from ._policy_model import PolicyParams, backward, forward
+from ._requests import (
     SEED_MODULUS,
     CustomForwardBackwardRequest,
+    ForwardBackwardRequest,
     OptimStepRequest,
     SampleRequest,
     WeightsSyncRequest,
 )
+from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._trainer import (
+    GRADS_CHANGED,
+    TRAINER_CHANGED,
+    NonFiniteUpdate,
+    TrainerState,
+    TrainerUpdate,
+    custom_forward_backward,
+    optim_step,
+    pass_update,
+    weights_sync,
+)
+
+if TYPE_CHECKING:
+    from ._store import OperationRecord
+
+__all__ = [
+    "NonFiniteLoss",
+    "OperationOutcome",
+    "PassResult",
+    "RunContext",
+    "derived_seed",
+    "encode_output",
+    "run_custom_forward_backward",
+    "run_forward_backward",
+    "run_forward_backward_pass",
+    "run_optim_step",
+    "run_sample",
+    "run_weights_sync",
+    "session_fields",
+]
 
 F64 = npt.NDArray[np.float64]
 SEED_STRIDE = 1_000_003
+_FLOAT32 = DTYPES[DTYPES.index("float32")]  # the dtype of the returned log-probs
 
 
 def derived_seed(base: int, n: int) -> int:
@@ -90,7 +118,7 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
                     "logprobs": {
                         # Excluded positions exactly 0.0 (np.where, not m * l, which gives -0.0).
                         "data": np.where(mask != 0, logp, 0.0).astype(np.float32),
-                        "dtype": "float32",
+                        "dtype": _FLOAT32,
                     }
                 }
             }
@@ -101,34 +129,63 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
     return PassResult(output=encode_output(output), grads=grads)
 
 
-# ----------------------------------------------------------------- the other operations
+# ----------------------------------------------------------------- the runners
+@dataclass(frozen=True)
+class RunContext:
+    """What a runner knows besides the state and the request."""
+
+    seed: int  # the seed an unseeded operation uses (reproducible per --seed and order)
+    operation_id: str
+    session_id: str
+    session: Mapping[str, Any]  # the session resource
+    vocab_size: int
+    policy_seed: int  # the seed of the session's initial (base) weights
+    resources: Mapping[str, Any]  # the model resources the session runs on
+
+
 @dataclass
 class OperationOutcome:
-    """What an operation produced: its output object and, if it changed the trainer state, the
-    new state (a fork) with what changed."""
+    """What an operation produced: its encoded output object and, if it changed the trainer
+    state, the new state (a fork) with what changed, and what it saved besides (`record`)."""
 
-    output: dict[str, Any]
+    output: bytes
     update: TrainerUpdate | None = None
+    record: OperationRecord | None = None
 
 
-def run_optim_step(state: TrainerState, request: OptimStepRequest) -> OperationOutcome:
+def run_forward_backward_pass(
+    state: TrainerState, request: ForwardBackwardRequest, context: RunContext
+) -> OperationOutcome:
+    """The pass on the trainer weights; its gradients (unless forward_only) accumulated."""
+    result = run_forward_backward(state.params, request)
+    update = None if result.grads is None else pass_update(state, result.grads)
+    return OperationOutcome(result.output, update)
+
+
+def run_optim_step(
+    state: TrainerState, request: OptimStepRequest, context: RunContext
+) -> OperationOutcome:
     """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
     new = state.fork()
     try:
         step = optim_step(new, request.adam_params)
     except NonFiniteUpdate as exc:
         raise NonFiniteLoss(str(exc)) from exc
-    return OperationOutcome({"step": str(step)}, TrainerUpdate(new, TRAINER_CHANGED))
+    return OperationOutcome(encode_output({"step": str(step)}), TrainerUpdate(new, TRAINER_CHANGED))
 
 
-def run_weights_sync(state: TrainerState, request: WeightsSyncRequest) -> OperationOutcome:
+def run_weights_sync(
+    state: TrainerState, request: WeightsSyncRequest, context: RunContext
+) -> OperationOutcome:
+    """The trainer weights published to the sampler; output `{weights_version}`."""
     new = state.fork()
     version = weights_sync(new, request.weight_sync_type)
-    return OperationOutcome({"weights_version": str(version)}, TrainerUpdate(new, TRAINER_CHANGED))
+    output = encode_output({"weights_version": str(version)})
+    return OperationOutcome(output, TrainerUpdate(new, TRAINER_CHANGED))
 
 
 def run_custom_forward_backward(
-    state: TrainerState, request: CustomForwardBackwardRequest
+    state: TrainerState, request: CustomForwardBackwardRequest, context: RunContext
 ) -> OperationOutcome:
     """Client gradients dLoss/dlogp backpropagated and accumulated as one pass; output `{}`."""
     new = state.fork()
@@ -141,12 +198,15 @@ def run_custom_forward_backward(
             custom_forward_backward(new, samples, request.gradients)
         except NonFiniteUpdate as exc:
             raise NonFiniteLoss(str(exc)) from exc
-    return OperationOutcome({}, TrainerUpdate(new, GRADS_CHANGED))
+    return OperationOutcome(encode_output({}), TrainerUpdate(new, GRADS_CHANGED))
 
 
-def run_sample(state: TrainerState, request: SampleRequest, seed: int) -> OperationOutcome:
-    """Completions from the sampler weights (as of the last weights-sync); `seed` is the request's
-    or, without one, derived from the operation. Each model input gets its own seed stream."""
+def run_sample(
+    state: TrainerState, request: SampleRequest, context: RunContext
+) -> OperationOutcome:
+    """Completions from the sampler weights (as of the last weights-sync), seeded by the
+    request's seed or else the context's. Each model input gets its own seed stream."""
+    seed = context.seed if request.seed is None else request.seed
     params = state.sampler_params
     results: list[dict[str, Any]] = []
     for index, prompt in enumerate(request.prompts):
@@ -180,8 +240,22 @@ def run_sample(state: TrainerState, request: SampleRequest, seed: int) -> Operat
                 params, prompt, request.topk_prompt_logprobs
             )
         results.append(result)
-    return OperationOutcome({"results": results})
+    return OperationOutcome(encode_output({"results": results}))
 
 
 def encode_output(output: dict[str, Any]) -> bytes:
     return orjson.dumps(output, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def session_fields(state: TrainerState) -> dict[str, Any]:
+    """The fields of the session resource that follow its trainer state (int64 as strings)."""
+    version = str(state.weights_version)
+    return {
+        "step": str(state.step),
+        "policy_state": {
+            "applied_weights_version": version,
+            "pending_publish": False,
+            "target_weights_version": version,
+            "trainer_step": str(state.step),
+        },
+    }

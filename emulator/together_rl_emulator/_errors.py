@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["ApiError", "invalid"]
+
 
 class ApiError(Exception):
     """A request the emulator refuses. Rendered as `{"error": {message, type, param, code}}`."""

@@ -21,6 +21,16 @@ import orjson
 
 from ._errors import ApiError, invalid
 
+__all__ = [
+    "IMMEDIATE_KINDS",
+    "KINDS",
+    "MAX_LATENCY_MS",
+    "Fault",
+    "FaultInjector",
+    "immediate_error",
+    "parse_fault",
+]
+
 KINDS = ("http_429", "http_503", "http_502_html", "drop_after_commit", "latency")
 IMMEDIATE_KINDS = ("http_429", "http_503", "http_502_html")
 MAX_LATENCY_MS = 600_000

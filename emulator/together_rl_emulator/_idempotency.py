@@ -20,6 +20,16 @@ import orjson
 from ._errors import ApiError
 from ._store import Store
 
+__all__ = [
+    "IdempotencyGate",
+    "Replay",
+    "Reservation",
+    "Scope",
+    "body_hash",
+    "canonical_json",
+    "digest",
+]
+
 Scope = tuple[str, str, str, str]  # (owner, session_id, kind, idempotency key)
 
 

@@ -1,45 +1,151 @@
-"""The operation kinds: each named by its path segment (`.../operations/<kind>`), which is also
-its idempotency scope and its key in `/_emulator/stats`, with the validator of its body."""
+"""The registry of operation kinds: one entry per kind, everything the layers need to serve it.
+
+A kind is named by its path segment (`.../operations/<name>`), which is also its idempotency
+scope and its key in `/_emulator/stats`. Its entry gives the validator of its body (None for a
+kind the spec gives no request body), the runner that computes it (`_engine.py`) and the member
+of its output that is offloaded when large. The routes, operation ids and whether the official
+SDK may upload the body (`payload_id` in the body schema) are read from the spec.
+
+Adding a kind is one entry here plus its semantics (a request type and validator in
+`_requests.py`, a runner in `_engine.py`); the app, service and worker follow the registry.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from ._checkpoints import CHECKPOINT_KINDS, validate_checkpoint_body
-from ._validation import validate_forward_backward
-from ._validation_ops import (
+from ._checkpoints import (
+    INFERENCE_CHECKPOINT,
+    TRAINING_CHECKPOINT,
+    run_inference_checkpoint,
+    run_training_checkpoint,
+)
+from ._engine import (
+    OperationOutcome,
+    RunContext,
+    run_custom_forward_backward,
+    run_forward_backward_pass,
+    run_optim_step,
+    run_sample,
+    run_weights_sync,
+)
+from ._requests import (
     validate_custom_forward_backward,
+    validate_forward_backward,
     validate_optim_step,
     validate_sample,
     validate_weights_sync,
 )
+from ._spec import load_spec, resolve_ref
+from ._trainer import TrainerState
 
-FORWARD_BACKWARD = "forward-backward"
-OPTIM_STEP = "optim-step"
-SAMPLE = "sample"
-WEIGHTS_SYNC = "weights-sync"
-CUSTOM_FORWARD_BACKWARD = "custom-forward-backward"
+__all__ = [
+    "KINDS",
+    "OPERATION_KINDS",
+    "OperationKind",
+    "Runner",
+    "Validator",
+    "kind_named",
+    "validate_operation",
+]
 
-OPERATION_KINDS = (
-    FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD, *CHECKPOINT_KINDS
-)  # fmt: skip
-# Kinds whose request body the official SDK may upload through the payload protocol.
-UPLOADABLE_KINDS = (FORWARD_BACKWARD, SAMPLE, CUSTOM_FORWARD_BACKWARD)
+# (body, the session's vocabulary size) -> the validated request; raises ApiError 400.
+Validator = Callable[[object, int], Any]
+# (trainer state, validated request or None, the operation's context) -> outcome.
+Runner = Callable[[TrainerState, Any, RunContext], OperationOutcome]
+
+
+@dataclass(frozen=True)
+class OperationKind:
+    name: str
+    validate: Validator | None  # None: the kind takes no request body
+    run: Runner
+    result_member: str | None = None  # offloaded to a payload when the output is large ...
+    keep_empty: bool = False  # ... and left inline as [] (a required member)
+    # From the spec (filled in by `__post_init__`):
+    submit_operation_id: str = field(init=False)
+    get_operation_id: str = field(init=False)
+    uploadable: bool = field(init=False)  # the body may stand for an uploaded one (`payload_id`)
+
+    def __post_init__(self) -> None:
+        submit_path, submit = _submit_operation(self.name)
+        has_body = "requestBody" in submit
+        if has_body != (self.validate is not None):
+            raise RuntimeError(
+                f"the spec's {submit['operationId']} {'has' if has_body else 'has no'} request"
+                f" body but the {self.name!r} kind {'has no' if has_body else 'has a'} validator"
+            )
+        object.__setattr__(self, "submit_operation_id", submit["operationId"])
+        object.__setattr__(self, "get_operation_id", _get_operation_id(submit_path))
+        object.__setattr__(self, "uploadable", "payload_id" in _body_properties(submit))
+
+
+def _submit_operation(name: str) -> tuple[str, dict[str, Any]]:
+    """`(path, operation)` of the POST whose path ends in the kind's segment."""
+    for path, item in load_spec()["paths"].items():
+        if path.rsplit("/", 1)[-1] == name and isinstance(item.get("post"), dict):
+            operation: dict[str, Any] = item["post"]
+            return path, operation
+    raise KeyError(f"the spec has no POST .../{name}")
+
+
+def _get_operation_id(submit_path: str) -> str:
+    """The GET of one operation: the path one parameter segment below the submit path."""
+    for path, item in load_spec()["paths"].items():
+        rest = path.removeprefix(submit_path + "/")
+        if rest != path and rest.startswith("{") and "/" not in rest and "get" in item:
+            operation_id: str = item["get"]["operationId"]
+            return operation_id
+    raise KeyError(f"the spec has no GET {submit_path}/{{operation id}}")
+
+
+def _body_properties(operation: dict[str, Any]) -> dict[str, Any]:
+    if "requestBody" not in operation:
+        return {}
+    body = resolve_ref(operation["requestBody"])
+    schema = resolve_ref(body["content"]["application/json"]["schema"])
+    properties: dict[str, Any] = schema.get("properties", {})
+    return properties
+
+
+KINDS: dict[str, OperationKind] = {
+    kind.name: kind
+    for kind in (
+        OperationKind(
+            "forward-backward",
+            validate_forward_backward,
+            run_forward_backward_pass,
+            result_member="loss_fn_outputs",
+        ),
+        OperationKind("optim-step", lambda body, vocab: validate_optim_step(body), run_optim_step),
+        OperationKind(
+            "sample", validate_sample, run_sample, result_member="results", keep_empty=True
+        ),
+        OperationKind(
+            "weights-sync", lambda body, vocab: validate_weights_sync(body), run_weights_sync
+        ),
+        OperationKind(
+            "custom-forward-backward",
+            validate_custom_forward_backward,
+            run_custom_forward_backward,
+        ),
+        OperationKind(TRAINING_CHECKPOINT, None, run_training_checkpoint),
+        OperationKind(INFERENCE_CHECKPOINT, None, run_inference_checkpoint),
+    )
+}
+OPERATION_KINDS = tuple(KINDS)
+
+
+def kind_named(name: str) -> OperationKind:
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown operation kind {name!r}") from None
 
 
 def validate_operation(kind: str, body: object, vocab_size: int) -> Any:
     """The validated request of an operation of `kind` (400 `ApiError` if invalid)."""
-    if kind == FORWARD_BACKWARD:
-        return validate_forward_backward(body, vocab_size)
-    if kind == OPTIM_STEP:
-        return validate_optim_step(body)
-    if kind == SAMPLE:
-        return validate_sample(body, vocab_size)
-    if kind == WEIGHTS_SYNC:
-        return validate_weights_sync(body)
-    if kind == CUSTOM_FORWARD_BACKWARD:
-        return validate_custom_forward_backward(body, vocab_size)
-    if kind in CHECKPOINT_KINDS:
-        validate_checkpoint_body(body)
-        return None
-    raise ValueError(f"unknown operation kind {kind!r}")
+    validator = kind_named(kind).validate
+    return None if validator is None else validator(body, vocab_size)

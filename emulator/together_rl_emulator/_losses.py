@@ -1,4 +1,4 @@
-"""The seven built-in `forward_backward` losses, as defined by the [R] items of losses.md.
+"""The seven built-in `forward_backward` losses, as defined in docs/losses.md.
 
 Notation per token: l = current log-prob, q = sampler log-prob (`logprobs`), A = `advantages`,
 ref = `reference_logprobs`, r = exp(l - q), m = 1[w != 0] from `weights` or `mask` (1 if absent).
@@ -26,51 +26,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._facts import LOSS_PARAM_DEFAULTS, LOSS_PARAMS_REQUIRED, LOSS_TYPES, PARAMS_KEYS
+from ._spec import enum_value
+
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
-CE = "LOSS_TYPE_CROSS_ENTROPY"
-GRPO = "LOSS_TYPE_GRPO"
-IS = "LOSS_TYPE_IMPORTANCE_SAMPLING"
-PPO = "LOSS_TYPE_PPO"
-CISPO = "LOSS_TYPE_CISPO"
-DRO = "LOSS_TYPE_DRO"
-DPPO = "LOSS_TYPE_DPPO"
-LOSS_TYPES: tuple[str, ...] = (CE, GRPO, IS, PPO, CISPO, DRO, DPPO)
+__all__ = ["DEFAULTS", "LOSS_TYPES", "PARAMS_KEYS", "LossResult", "compute_loss"]
 
-# The wire key of each loss type's params object (None: the type takes no params).
-PARAMS_KEYS: dict[str, str | None] = {
-    CE: "cross_entropy_params",
-    GRPO: "grpo_params",
-    IS: None,
-    PPO: "ppo_params",
-    CISPO: "cispo_params",
-    DRO: "dro_params",
-    DPPO: "dppo_params",
-}
+# The loss types this module gives a formula to, named by their value in the spec's `LossType`.
+CE = enum_value("LossType", "CROSS_ENTROPY")
+GRPO = enum_value("LossType", "GRPO")
+IS = enum_value("LossType", "IMPORTANCE_SAMPLING")
+PPO = enum_value("LossType", "PPO")
+CISPO = enum_value("LossType", "CISPO")
+DRO = enum_value("LossType", "DRO")
+DPPO = enum_value("LossType", "DPPO")
 
-AGG_FIXED_HORIZON = "GRPO_LOSS_AGGREGATION_TYPE_FIXED_HORIZON"
-AGG_TOKEN_MEAN = "GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN"
-AGG_SEQUENCE_MEAN = "GRPO_LOSS_AGGREGATION_TYPE_SEQUENCE_MEAN"
-AGG_UNSPECIFIED = "GRPO_LOSS_AGGREGATION_TYPE_UNSPECIFIED"
-RATIO_TOKEN = "GRPO_LOSS_RATIO_TYPE_TOKEN"
-RATIO_SEQUENCE = "GRPO_LOSS_RATIO_TYPE_SEQUENCE"
+AGG_FIXED_HORIZON = enum_value("GRPOLossAggregationType", "FIXED_HORIZON")
+AGG_TOKEN_MEAN = enum_value("GRPOLossAggregationType", "TOKEN_MEAN")
+AGG_SEQUENCE_MEAN = enum_value("GRPOLossAggregationType", "SEQUENCE_MEAN")
+AGG_UNSPECIFIED = enum_value("GRPOLossAggregationType", "UNSPECIFIED")
+RATIO_SEQUENCE = enum_value("GRPOLossRatioType", "SEQUENCE")
 
-# Defaults per params key (losses.md §11). dro_params.beta is required, so it has none.
-DEFAULTS: dict[str, dict[str, float | str]] = {
-    "cross_entropy_params": {},
-    "grpo_params": {
-        "clip_low_threshold": 0.8,
-        "clip_high_threshold": 1.28,
-        "beta": 0.0,
-        "agg_type": AGG_FIXED_HORIZON,
-        "ratio_type": RATIO_TOKEN,
-    },
-    "ppo_params": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
-    "cispo_params": {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
-    "dro_params": {},
-    "dppo_params": {"delta_low": 0.15, "delta_high": 0.15},
-}
+# Defaults per params key (the spec's, `_facts.py`). dro_params.beta is required, so it has none.
+DEFAULTS = LOSS_PARAM_DEFAULTS
 
 KL_CLAMP = 10.0
 
@@ -207,7 +187,7 @@ _PER_TOKEN: dict[str, _PerToken] = {
 
 
 def _grpo_divisor(tok: _Tokens, agg: str) -> F64 | float:
-    """Per-token divisor of the GRPO aggregation (losses.md §2), B = all samples of the request."""
+    """Per-token divisor of the GRPO aggregation (docs/losses.md), B = the request's samples."""
     B = tok.n.size
     if agg == AGG_TOKEN_MEAN:
         return max(1.0, float(tok.n.sum()))
@@ -227,8 +207,9 @@ def _params(loss: Mapping[str, Any], kind: str) -> dict[str, float | str]:
         raise ValueError(f"{key} must be an object")
     p: dict[str, float | str] = dict(DEFAULTS[key])
     p.update({k: v for k, v in given.items() if v is not None})
-    if kind == DRO and "beta" not in p:
-        raise ValueError("dro_params.beta is required")
+    missing = [name for name in LOSS_PARAMS_REQUIRED[key] if name not in p]
+    if missing:
+        raise ValueError(f"{key}.{missing[0]} is required")
     if kind == GRPO and p["agg_type"] == AGG_UNSPECIFIED:
         p["agg_type"] = AGG_FIXED_HORIZON
     return p

@@ -19,9 +19,11 @@ import time
 import uuid
 from typing import Any
 
-from ._catalog import CATALOG
+from ._catalog import CATALOG, GPU_TYPE
 from ._errors import ApiError, invalid
-from ._store import SESSION_RUNNING, Store
+from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
+from ._spec import enum_value
+from ._store import Store
 from ._validation import validate_schema
 
 __all__ = [
@@ -46,9 +48,9 @@ EXPIRY_GRANULARITY_S = 1.0
 # The latest `expires_at` an RFC 3339 date-time can state: 9999-12-31T23:59:59Z.
 LATEST_TIME = 253_402_300_799.0
 
-READY = "MODEL_RESOURCES_STATUS_READY"
-STOPPED = "MODEL_RESOURCES_STATUS_STOPPED"
-SESSION_EXPIRED = "TRAINING_SESSION_STATUS_EXPIRED"
+READY = MODEL_RESOURCES_READY
+STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
+SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
 
 EXPIRY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_resources_expiry (
@@ -123,7 +125,7 @@ class ModelResources:
             "base_model": body["base_model"],
             "compute_config": {
                 "num_generator_replicas": compute.get("num_generator_replicas", 0),
-                "gpu_type": compute.get("gpu_type", "B200-SXM"),
+                "gpu_type": compute.get("gpu_type", GPU_TYPE),
             },
             "created_at": rfc3339(now),
             "created_by": owner,

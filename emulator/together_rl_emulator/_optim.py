@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+__all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "global_norm"]
+
 F64 = npt.NDArray[np.float64]
 
 CLIP_EPS = 1e-6

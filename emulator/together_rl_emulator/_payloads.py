@@ -1,4 +1,4 @@
-"""The official SDK's large-payload protocol (wire-format.md §2.6), emulator side.
+"""The official SDK's large-payload protocol (docs/wire-facts.md, large payloads), emulator side.
 
 Requests: the SDK PUTs a body over 0.5 MiB to a presigned `upload_url` (here
 `PUT /_emulator/payloads/{id}?token=...`, no Authorization) and POSTs the operation with a shrunk
@@ -20,6 +20,15 @@ import orjson
 
 from ._errors import ApiError, invalid
 from ._store import ResultPayload
+
+__all__ = [
+    "LARGE_PAYLOAD_BYTES",
+    "PAYLOAD_ROUTE",
+    "effective_body",
+    "new_token",
+    "offload",
+    "payload_url",
+]
 
 LARGE_PAYLOAD_BYTES = 512 * 1024  # the SDK's threshold (0.5 MiB of compact JSON)
 PAYLOAD_ROUTE = "/_emulator/payloads/{payload_id}"

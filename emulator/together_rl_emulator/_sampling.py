@@ -1,4 +1,4 @@
-"""Sampling from the policy of `_policy.py`, and the prompt log-probs a `sample` call can return.
+"""Sampling from the policy of `_policy_model.py`, and the prompt log-probs `sample` can return.
 
 The policy's next-token distribution depends on the previous token only, through its context
 bucket j = prev % H, and factorises over clusters (k = v % K):
@@ -48,12 +48,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
-from ._policy import (
+from ._policy_model import (
     PolicyParams,
     _check_tokens,
     _cluster_log_mass,
@@ -62,13 +62,24 @@ from ._policy import (
     _token_logprobs,
     forward,
 )
+from ._spec import enum_value
+
+__all__ = [
+    "STOP_REASON_LENGTH",
+    "STOP_REASON_STOP",
+    "PromptTopLogprobs",
+    "SampledSequence",
+    "prompt_logprobs",
+    "sample_sequences",
+    "topk_prompt_logprobs",
+]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
-StopReason = Literal["STOP_REASON_LENGTH", "STOP_REASON_STOP"]
-STOP_REASON_LENGTH: StopReason = "STOP_REASON_LENGTH"
-STOP_REASON_STOP: StopReason = "STOP_REASON_STOP"
+StopReason = str  # a value of the spec's `StopReason`
+STOP_REASON_LENGTH: StopReason = enum_value("StopReason", "LENGTH")
+STOP_REASON_STOP: StopReason = enum_value("StopReason", "STOP")
 
 # The threshold search stops when at most this many tokens are undecided, and sorts them.
 SETTLE_TOKENS = 256

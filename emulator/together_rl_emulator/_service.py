@@ -12,18 +12,17 @@ from typing import Any
 
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints
-from ._engine import derived_seed
+from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid
+from ._facts import SESSION_RUNNING
 from ._idempotency import IdempotencyGate, Replay, canonical_json, digest
-from ._kinds import UPLOADABLE_KINDS, validate_operation
+from ._kinds import OperationKind
 from ._model_resources import EmulatorClock, ModelResources
-from ._operations import TrainerState
 from ._optim import global_norm
 from ._payloads import effective_body, new_token, payload_url
 from ._stats import Stats
 from ._store import (
     PAYLOAD_UPLOAD,
-    SESSION_RUNNING,
     NewOperation,
     OperationRow,
     PayloadRow,
@@ -32,8 +31,11 @@ from ._store import (
     Store,
     utc_now,
 )
+from ._trainer import TrainerState
 from ._validation import validate_schema
 from ._worker import OperationWorker, QueuedOperation
+
+__all__ = ["EmulatorService", "not_found"]
 
 
 def not_found(what: str, param: str, value: str) -> ApiError:
@@ -85,6 +87,8 @@ class EmulatorService:
         for optional in ("display_name", "lora_config", "resume_from_checkpoint_id"):
             if optional in body:
                 session[optional] = body[optional]
+        if initial is not None:
+            session.update(session_fields(initial))
         # The cap check, the ordinal and the insert must not interleave with another create.
         with self.store.lock:
             self.model_resources.admit_session(owner, resources)
@@ -191,31 +195,32 @@ class EmulatorService:
     # ------------------------------------------------------------------ operations
     def submit_operation(
         self,
-        kind: str,
+        kind: OperationKind,
         owner: str,
         session: SessionRow,
         key: str,
-        body: dict[str, Any],
+        body: dict[str, Any] | None,
         arrived_at: float,
     ) -> bytes:
         """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
-        replayed operation). A body with `payload_id` stands for the uploaded one."""
-        if kind in UPLOADABLE_KINDS and "payload_id" in body:
+        replayed operation). A body with `payload_id` stands for the uploaded one; `body` is
+        None for a kind without a request body."""
+        if kind.uploadable and body is not None and "payload_id" in body:
             body = self._uploaded_body(owner, session, body)
         canonical = canonical_json(body)
         body_digest = digest(canonical)
-        outcome = self.idempotency.begin((owner, session.id, kind, key), body_digest)
+        outcome = self.idempotency.begin((owner, session.id, kind.name, key), body_digest)
         if isinstance(outcome, Replay):
-            self.stats.count_replay(owner, kind)
-            return self._operation_json(kind, owner, session.id, outcome.operation_id)
+            self.stats.count_replay(owner, kind.name)
+            return self._operation_json(kind.name, owner, session.id, outcome.operation_id)
         try:
-            request = validate_operation(kind, body, session.vocab_size)
+            request = None if kind.validate is None else kind.validate(body, session.vocab_size)
             op = self._insert_operation(
                 NewOperation(
                     id=str(uuid.uuid4()),
                     session_id=session.id,
                     owner=owner,
-                    kind=kind,
+                    kind=kind.name,
                     submitted_at=arrived_at,
                     # The canonical encoding is as good a body as the original (keys sorted).
                     request=canonical if self.store.persistent else None,
@@ -225,9 +230,11 @@ class EmulatorService:
             )
         finally:
             self.idempotency.release(outcome)
-        self.stats.count_operation_created(owner, kind)
+        self.stats.count_operation_created(owner, kind.name)
         self.model_resources.touch(session.body["model_resources_id"])
-        self.worker.submit(QueuedOperation(op.id, session.id, arrived_at, request, kind, op.seq))
+        self.worker.submit(
+            QueuedOperation(op.id, session.id, arrived_at, request, kind.name, op.seq)
+        )
         return op.to_json()
 
     def _insert_operation(self, op: NewOperation) -> OperationRow:
@@ -312,7 +319,9 @@ class EmulatorService:
         unfinished: list[OperationRow] = self.store.unfinished_operations()
         for op in unfinished:
             self.worker.submit(
-                QueuedOperation(op.id, op.session_id, op.submitted_at, None, op.kind, op.seq)
+                QueuedOperation(
+                    op.id, op.session_id, op.submitted_at, None, op.kind, op.seq, stored=True
+                )
             )
         return len(unfinished)
 

@@ -12,6 +12,16 @@ from typing import Any
 
 import yaml
 
+__all__ = [
+    "enum_value",
+    "enum_values",
+    "find_operation",
+    "load_spec",
+    "resolve_ref",
+    "schema",
+    "spec_bytes",
+]
+
 _PACKAGE = "together_rl_emulator"
 _SPEC_FILE = "openapi.yaml"
 
@@ -55,3 +65,22 @@ def resolve_ref(node: dict[str, Any]) -> dict[str, Any]:
             target = target[part.replace("~1", "/").replace("~0", "~")]
         node = target
     return node
+
+
+def schema(name: str) -> dict[str, Any]:
+    """`#/components/schemas/<name>`, `$ref`s followed; KeyError if the spec has none."""
+    return resolve_ref(load_spec()["components"]["schemas"][name])
+
+
+def enum_values(name: str) -> tuple[str, ...]:
+    """The values of the enum schema `name`, in the spec's order."""
+    return tuple(schema(name)["enum"])
+
+
+def enum_value(name: str, suffix: str) -> str:
+    """The one value of enum `name` ending in `_<suffix>` (`OperationStatus`, `PENDING` ->
+    `TRAINING_OPERATION_STATUS_PENDING`); KeyError when the spec has no such value."""
+    found = [value for value in enum_values(name) if value.endswith("_" + suffix)]
+    if len(found) != 1:
+        raise KeyError(f"the spec's {name} has no single value ending in _{suffix}: {found}")
+    return found[0]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import threading
 from collections import Counter, defaultdict
 
+__all__ = ["Stats"]
+
 
 class Stats:
     """Thread-safe counters. Kept in memory only: a restart starts them again from zero."""

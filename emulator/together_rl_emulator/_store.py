@@ -38,8 +38,35 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from ._operations import TrainerState, accumulate
-from ._policy import PolicyParams, init_policy
+from ._facts import (
+    ERR_SESSION_NOT_ACTIVE,
+    OP_COMPLETED,
+    OP_FAILED,
+    OP_PENDING,
+    OP_RUNNING,
+    SESSION_RUNNING,
+    SESSION_STOPPED,
+)
+from ._policy_model import PolicyParams, init_policy
+from ._trainer import GRADS_CHANGED, TrainerState, TrainerUpdate
+
+__all__ = [
+    "ARRAYS_DIR",
+    "DB_FILE",
+    "IDEMPOTENCY_TTL_S",
+    "PAYLOAD_RESULT",
+    "PAYLOAD_UPLOAD",
+    "ArrayFiles",
+    "IdempotencyRecord",
+    "NewOperation",
+    "OperationRow",
+    "PayloadRow",
+    "ResultPayload",
+    "SessionNotRunning",
+    "SessionRow",
+    "Store",
+    "utc_now",
+]
 
 F64 = npt.NDArray[np.float64]
 
@@ -47,13 +74,11 @@ DB_FILE = "state.sqlite3"
 ARRAYS_DIR = "arrays"
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # the spec promises at least 24 hours
 
-OP_PENDING = "TRAINING_OPERATION_STATUS_PENDING"
-OP_RUNNING = "TRAINING_OPERATION_STATUS_RUNNING"
-OP_COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-OP_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
-SESSION_RUNNING = "TRAINING_SESSION_STATUS_RUNNING"
-SESSION_STOPPED = "TRAINING_SESSION_STATUS_STOPPED"
-ERR_SESSION_NOT_ACTIVE = "TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE"
+
+def clock() -> float:
+    """Seconds since the epoch for idempotency records (a seam: tests age records with it)."""
+    return time.time()
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_resources (
@@ -308,7 +333,7 @@ class Store:
     def _prune_idempotency(self) -> None:
         with self._transaction() as db:
             db.execute(
-                "DELETE FROM idempotency WHERE created_at < ?", (time.time() - IDEMPOTENCY_TTL_S,)
+                "DELETE FROM idempotency WHERE created_at < ?", (clock() - IDEMPOTENCY_TTL_S,)
             )
 
     # ------------------------------------------------------------------ model resources
@@ -372,12 +397,12 @@ class Store:
         initial: TrainerState | None = None,
     ) -> SessionRow:
         """Insert a session; `initial` is the trainer state it starts from (a resumed
-        checkpoint), else the seed's initial policy. Its file is written before the row that
-        names it is committed, so a crash in between leaves no session."""
+        checkpoint, whose step `body` states), else the seed's initial policy. Its file is
+        written before the row that names it is committed, so a crash in between leaves no
+        session."""
         trainer_version = 0
         if initial is not None:
             trainer_version = 1
-            body = _session_body(body, initial)
             if self.files is not None:
                 self.files.write(body["id"], f"trainer-{trainer_version}", _trainer_file(initial))
         with self._transaction() as db:
@@ -523,7 +548,7 @@ class Store:
                     op.idempotency_key,
                     op.body_hash,
                     op.id,
-                    time.time(),
+                    clock(),
                 ),
             )
         return OperationRow(
@@ -572,19 +597,6 @@ class Store:
                  OP_PENDING, OP_RUNNING),
             )  # fmt: skip
 
-    def complete_operation(
-        self, operation_id: str, session_id: str, output: bytes, grads: dict[str, F64] | None
-    ) -> str:
-        """COMPLETED with `output`, adding `grads` (if any) to the session's accumulator as one
-        pass. If the session stopped meanwhile, the operation FAILS with SESSION_NOT_ACTIVE
-        instead and nothing is accumulated. Returns the final status."""
-        update: TrainerUpdate | None = None
-        if grads is not None:
-            session = self.get_session(None, session_id)
-            if session is not None:
-                update = pass_update(self.trainer(session), grads)
-        return self.commit_operation(operation_id, session_id, output, update)
-
     def commit_operation(
         self,
         operation_id: str,
@@ -592,13 +604,14 @@ class Store:
         output: bytes,
         update: TrainerUpdate | None,
         result_payload: ResultPayload | None = None,
+        session_fields: Mapping[str, Any] | None = None,
         record: OperationRecord | None = None,
     ) -> str:
         """COMPLETED with `output`, the session's trainer state replaced by `update.state` (a
-        fork, never the cached object), and `result_payload` (an offloaded part of the output)
-        and `record` (e.g. a checkpoint) stored, all in one transaction. If the session stopped
-        meanwhile, the operation FAILS with SESSION_NOT_ACTIVE instead and nothing changes.
-        Returns the final status."""
+        fork, never the cached object), `result_payload` (an offloaded part of the output) and
+        `record` (e.g. a checkpoint) stored and `session_fields` merged into the session
+        resource, all in one transaction. If the session stopped meanwhile, the operation FAILS
+        with SESSION_NOT_ACTIVE instead and nothing changes. Returns the final status."""
         with self.lock:
             session = self.get_session(None, session_id)
             if session is None or session.status != SESSION_RUNNING:
@@ -621,7 +634,8 @@ class Store:
                     tv += 1
                     if self.files is not None:
                         self.files.write(session_id, f"trainer-{tv}", _trainer_file(state))
-                    body = _session_body(body, state)
+            if session_fields is not None:
+                body = dict(body, **session_fields, updated_at=utc_now())
             if record is not None:
                 body = record.add_to(body)
             with self._transaction() as db:
@@ -683,14 +697,6 @@ class Store:
         if self.files is not None:
             self.files.write(session.id, "policy", params.to_arrays())
         return params
-
-    def accumulated_gradients(self, session_id: str) -> dict[str, F64] | None:
-        """The sum of the gradients accumulated since the last optimizer step (None if none)."""
-        with self.lock:
-            session = self.get_session(None, session_id)
-            if session is None or session.accumulated_passes == 0:
-                return None
-            return self.trainer(session).grads
 
     def clean_stale_files(self) -> None:
         """After a restart: drop array files no committed row points to."""
@@ -760,23 +766,6 @@ class ResultPayload:
     body: bytes
 
 
-GRADS_CHANGED = "grads"  # a pass was accumulated: only the gradients changed
-TRAINER_CHANGED = "trainer"  # an optimizer step or weights-sync: the rest of the state changed
-
-
-@dataclass(frozen=True)
-class TrainerUpdate:
-    state: TrainerState
-    change: str  # GRADS_CHANGED or TRAINER_CHANGED
-
-
-def pass_update(state: TrainerState, grads: Mapping[str, F64]) -> TrainerUpdate:
-    """`state` (unchanged) plus one accumulated pass of `grads`, as an update to commit."""
-    new = state.fork()
-    accumulate(new, grads)
-    return TrainerUpdate(new, GRADS_CHANGED)
-
-
 def _trainer_file(state: TrainerState) -> dict[str, npt.NDArray[Any]]:
     arrays = state.to_arrays()
     return {
@@ -789,22 +778,6 @@ def _versioned_files(passes: int, grads_version: int, trainer_version: int) -> s
     if passes > 0:
         keep.add(f"grads-{grads_version}")
     return keep
-
-
-def _session_body(body: dict[str, Any], state: TrainerState) -> dict[str, Any]:
-    """The session resource after an optimizer step or weights-sync (int64 as decimal strings)."""
-    version = str(state.weights_version)
-    return dict(
-        body,
-        step=str(state.step),
-        policy_state={
-            "applied_weights_version": version,
-            "pending_publish": False,
-            "target_weights_version": version,
-            "trainer_step": str(state.step),
-        },
-        updated_at=utc_now(),
-    )
 
 
 def _not_active_error() -> bytes:

@@ -1,4 +1,4 @@
-"""Request validation: the spec's JSON Schemas first, then the rules the schema cannot express.
+"""Validation against the spec: JSON Schemas of bodies, and query/header/path parameters.
 
 Every refusal is an `ApiError` 400 (`invalid(param, reason)`) whose `param` is the wire path of the
 offending field, e.g. `samples[2].loss_fn_inputs.advantages.dtype`, and whose reason says what to
@@ -6,27 +6,31 @@ change. Nothing here raises anything else for anything a client can send: absurd
 too large for a double or an int64, NaN/Infinity from a lenient JSON decoder all become 400s.
 
 Schema validation uses `jsonschema_rs` (Draft 2020-12) over the installed spec's `components`; the
-validators are compiled once per schema. The semantic rules of `validate_forward_backward` follow
-`wire-format.md` §2.2-2.3 and `losses.md` §1 and §11; the per-loss tables below are the only place
-they are written down in code.
+validators are compiled once per schema. The rules a schema cannot express, per operation kind,
+are in `_requests.py`.
 """
 
 from __future__ import annotations
 
-import array
 import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema_rs
-import numpy as np
 
 from ._errors import invalid
-from ._losses import DEFAULTS, PARAMS_KEYS
 from ._spec import find_operation, load_spec, resolve_ref
+
+__all__ = [
+    "format_path",
+    "json_type",
+    "short_value",
+    "validate_parameter",
+    "validate_schema",
+]
 
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -168,18 +172,18 @@ def _reason(error: jsonschema_rs.ValidationError, kind: _Kind, instance: object)
             return "NaN and Infinity are not valid numbers"
         return f"expected {' or '.join(kind.types)}, got {json_type(instance)}"
     if isinstance(kind, _Kind.Enum):
-        options = ", ".join(_short(option) for option in kind.options)
-        return f"{_short(instance)} is not one of [{options}]"
+        options = ", ".join(short_value(option) for option in kind.options)
+        return f"{short_value(instance)} is not one of [{options}]"
     if isinstance(kind, _Kind.Constant):
-        return f"must be {_short(kind.expected_value)}"
+        return f"must be {short_value(kind.expected_value)}"
     if isinstance(kind, _Kind.Minimum):
-        return f"{_short(instance)} is less than the minimum of {kind.limit}"
+        return f"{short_value(instance)} is less than the minimum of {kind.limit}"
     if isinstance(kind, _Kind.Maximum):
-        return f"{_short(instance)} is greater than the maximum of {kind.limit}"
+        return f"{short_value(instance)} is greater than the maximum of {kind.limit}"
     if isinstance(kind, _Kind.ExclusiveMinimum):
-        return f"{_short(instance)} must be greater than {kind.limit}"
+        return f"{short_value(instance)} must be greater than {kind.limit}"
     if isinstance(kind, _Kind.ExclusiveMaximum):
-        return f"{_short(instance)} must be less than {kind.limit}"
+        return f"{short_value(instance)} must be less than {kind.limit}"
     if isinstance(kind, _Kind.MinItems):
         return f"must have at least {kind.limit} item{'s' if kind.limit != 1 else ''}"
     if isinstance(kind, _Kind.MaxItems):
@@ -196,11 +200,11 @@ def _reason(error: jsonschema_rs.ValidationError, kind: _Kind, instance: object)
         if "TokenId" in error.schema_path:
             return (
                 "string token ids must be decimal integers of at most 19 digits, "
-                f"got {_short(instance)}"
+                f"got {short_value(instance)}"
             )
         if "Int64Value" in error.schema_path:
-            return f"string int64 values must be decimal integers, got {_short(instance)}"
-        return f"{_short(instance)} does not match the pattern '{kind.pattern}'"
+            return f"string int64 values must be decimal integers, got {short_value(instance)}"
+        return f"{short_value(instance)} does not match the pattern '{kind.pattern}'"
     message = str(error.message)
     return message if len(message) <= 200 else message[:200] + "..."
 
@@ -247,7 +251,7 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
-def _short(value: object) -> str:
+def short_value(value: object) -> str:
     """A value for a message: scalars shown (strings quoted, cut at 60 chars), containers named."""
     if isinstance(value, str):
         return repr(value if len(value) <= 60 else value[:60] + "...")
@@ -335,311 +339,14 @@ def _coerce(name: str, text: str, schema: dict[str, Any]) -> object:
     kind = schema.get("type")
     if kind == "integer":
         if not _INTEGER_TEXT.fullmatch(text):
-            raise invalid(name, f"expected an integer, got {_short(text)}")
+            raise invalid(name, f"expected an integer, got {short_value(text)}")
         return int(text)
     if kind == "number":
         if not _NUMBER_TEXT.fullmatch(text) or not math.isfinite(float(text)):
-            raise invalid(name, f"expected a number, got {_short(text)}")
+            raise invalid(name, f"expected a number, got {short_value(text)}")
         return float(text)
     if kind == "boolean":
         if text not in ("true", "false"):
-            raise invalid(name, f"expected true or false, got {_short(text)}")
+            raise invalid(name, f"expected true or false, got {short_value(text)}")
         return text == "true"
     return text
-
-
-# --------------------------------------------------------------------------------------------
-# Forward-backward: the rules the schema cannot express
-
-_POLICY_INPUTS = ("target_tokens", "logprobs", "advantages")
-_REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
-    loss_type: ("target_tokens", "weights")
-    if loss_type == "LOSS_TYPE_CROSS_ENTROPY"
-    else _POLICY_INPUTS
-    for loss_type in PARAMS_KEYS
-}
-# Allowed dtypes of the known keys; unknown keys take either dtype of the schema.
-_INPUT_DTYPES: dict[str, tuple[str, ...]] = {
-    "target_tokens": ("int64",),
-    "logprobs": ("float32",),
-    "advantages": ("float32",),
-    "reference_logprobs": ("float32",),
-    "weights": ("int64", "float32"),
-    "mask": ("int64", "float32"),
-}
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-_INT64_LIMIT = 2.0**63
-
-
-@dataclass(frozen=True)
-class ValidatedSample:
-    tokens: np.ndarray  # int64 (N,): the model input, chunks concatenated
-    targets: np.ndarray  # int64 (N,): loss_fn_inputs.target_tokens
-    inputs: dict[str, np.ndarray]  # every loss_fn_inputs key -> float64 (N,), target_tokens too
-
-
-@dataclass(frozen=True)
-class ForwardBackwardRequest:
-    samples: list[ValidatedSample]
-    loss: dict[str, Any]  # the wire `loss` object: `type` and at most its own params object
-    forward_only: bool
-    return_loss_fn_outputs: bool
-
-
-def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardRequest:
-    """Validate a `ForwardBackwardBody` fully and return it as arrays ready for the math.
-
-    Schema first, then: the loss type and its params object (only the one matching `loss.type`;
-    `LOSS_TYPE_UNSPECIFIED` refused; `dro_params` required for DRO; CISPO low <= high; bounds and
-    finiteness re-checked), then per sample: required `loss_fn_inputs` for the loss type
-    (`reference_logprobs` too for GRPO with beta > 0), `weights` xor `mask`, dtype per known key,
-    no sparse fields, `shape == [len(data)]`, every tensor as long as the model input, finite
-    numbers that fit their dtype, int64 tensors integral, non-negative weights, token ids and
-    target tokens inside `[0, vocab_size)`.
-
-    Unknown `loss_fn_inputs` keys are accepted (as the official SDK sends them) and checked like
-    any tensor. `reference_logprobs` outside GRPO is treated the same way: accepted, checked as a
-    float32 tensor, and ignored by the math.
-    """
-    validate_schema("ForwardBackwardBody", body)
-    assert isinstance(body, dict)  # guaranteed by the schema
-    loss: dict[str, Any] = body["loss"]
-    try:
-        loss_type = _validate_loss(loss)
-        required = _REQUIRED_INPUTS[loss_type]
-        if loss_type == "LOSS_TYPE_GRPO" and loss.get("grpo_params", {}).get("beta", 0.0) > 0:
-            required = (*required, "reference_logprobs")
-        samples = [
-            _validate_sample(index, sample, loss_type, required, vocab_size)
-            for index, sample in enumerate(body["samples"])
-        ]
-    except (OverflowError, ValueError, TypeError, RecursionError) as exc:
-        # A value the checks above did not foresee; refuse it rather than answer 5xx.
-        raise invalid(None, "the request holds a value that cannot be used as a number") from exc
-    return ForwardBackwardRequest(
-        samples=samples,
-        loss=dict(loss),
-        forward_only=bool(body.get("forward_only", False)),
-        return_loss_fn_outputs=bool(body.get("return_loss_fn_outputs", False)),
-    )
-
-
-def _validate_loss(loss: dict[str, Any]) -> str:
-    loss_type: str = loss["type"]
-    if loss_type not in PARAMS_KEYS:
-        raise invalid(
-            "loss.type", f"{loss_type} is not a loss; use one of {', '.join(PARAMS_KEYS)}"
-        )
-    params_key = PARAMS_KEYS[loss_type]
-    for key in loss:
-        if key not in ("type", params_key):
-            allowed = f"only loss.{params_key} is" if params_key else "it takes no params object"
-            raise invalid(f"loss.{key}", f"not allowed for {loss_type} ({allowed})")
-    if params_key is None:
-        return loss_type
-    if loss_type == "LOSS_TYPE_DRO" and params_key not in loss:
-        raise invalid(f"loss.{params_key}", "is required for LOSS_TYPE_DRO (beta has no default)")
-    params: dict[str, Any] = loss.get(params_key, {})
-    _check_param_bounds(params_key, params)
-    if loss_type == "LOSS_TYPE_CISPO":
-        # The defaults the math uses (the spec's `CISPOLossParams` states them in prose only).
-        low = params.get("clip_low_threshold", DEFAULTS[params_key]["clip_low_threshold"])
-        high = params.get("clip_high_threshold", DEFAULTS[params_key]["clip_high_threshold"])
-        if low > high:
-            shown = high if "clip_high_threshold" in params else f"{high}, the default"
-            raise invalid(
-                f"loss.{params_key}.clip_low_threshold",
-                f"{low} exceeds clip_high_threshold ({shown}); need low <= high",
-            )
-    return loss_type
-
-
-def _check_param_bounds(params_key: str, params: dict[str, Any]) -> None:
-    """Re-check finiteness and the spec's minimum/maximum of each numeric param."""
-    config = resolve_ref(load_spec()["components"]["schemas"]["LossConfig"])
-    declared = resolve_ref(config["properties"][params_key]).get("properties", {})
-    for name, value in params.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            continue
-        param = f"loss.{params_key}.{name}"
-        if not _fits_double(value) or not math.isfinite(value):
-            raise invalid(param, "must be a finite number that fits a double")
-        bounds = resolve_ref(declared.get(name, {}))
-        if "minimum" in bounds and value < bounds["minimum"]:
-            raise invalid(param, f"{_short(value)} is less than the minimum of {bounds['minimum']}")
-        if "maximum" in bounds and value > bounds["maximum"]:
-            raise invalid(
-                param, f"{_short(value)} is greater than the maximum of {bounds['maximum']}"
-            )
-
-
-def _validate_sample(
-    index: int,
-    sample: dict[str, Any],
-    loss_type: str,
-    required: tuple[str, ...],
-    vocab_size: int,
-) -> ValidatedSample:
-    base = f"samples[{index}]"
-    chunks: list[dict[str, Any]] = sample["model_input"]["chunks"]
-    chunk_tokens = [chunk["encoded_text"]["tokens"] for chunk in chunks]
-    token_list = chunk_tokens[0] if len(chunk_tokens) == 1 else [t for c in chunk_tokens for t in c]
-    n_tokens = len(token_list)
-
-    # Structure first (cheap), values after.
-    tensors: dict[str, dict[str, Any]] = sample["loss_fn_inputs"]
-    for key in required:
-        if key not in tensors:
-            why = " when loss.grpo_params.beta > 0" if key == "reference_logprobs" else ""
-            raise invalid(f"{base}.loss_fn_inputs.{key}", f"is required by {loss_type}{why}")
-    if "weights" in tensors and "mask" in tensors:
-        raise invalid(
-            f"{base}.loss_fn_inputs", "weights and mask are mutually exclusive; send only one"
-        )
-    for key, tensor in tensors.items():
-        _check_tensor_structure(f"{base}.loss_fn_inputs.{key}", key, tensor, n_tokens)
-
-    tokens = _token_array(f"{base}.model_input", chunk_tokens, token_list, vocab_size)
-    inputs = {
-        key: _tensor_values(f"{base}.loss_fn_inputs.{key}", tensor)
-        for key, tensor in tensors.items()
-    }
-    targets_path = f"{base}.loss_fn_inputs.target_tokens"
-    targets = inputs["target_tokens"]
-    _require_all(
-        targets_path,
-        targets,
-        (targets >= 0) & (targets < vocab_size),
-        lambda v: f"target token {v:.0f} is outside the vocabulary [0, {vocab_size})",
-    )
-    if "weights" in inputs:
-        weights = inputs["weights"]
-        if weights.min() < 0:
-            _require_all(
-                f"{base}.loss_fn_inputs.weights",
-                weights,
-                weights >= 0,
-                lambda v: f"weights must be non-negative, got {v!r}",
-            )
-    return ValidatedSample(tokens=tokens, targets=targets.astype(np.int64), inputs=inputs)
-
-
-def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_tokens: int) -> None:
-    for sparse in ("sparse_crow_indices", "sparse_col_indices"):
-        if sparse in tensor:
-            raise invalid(f"{path}.{sparse}", "unsupported for training operations; omit it")
-    dtype = tensor["dtype"]
-    allowed = _INPUT_DTYPES.get(key)
-    if allowed is not None and dtype not in allowed:
-        expected = " or ".join(f"'{d}'" for d in allowed)
-        raise invalid(f"{path}.dtype", f"{key} must have dtype {expected}, got '{dtype}'")
-    length = len(tensor["data"])
-    shape = tensor.get("shape")
-    if shape is not None and list(shape) != [length]:
-        raise invalid(
-            f"{path}.shape",
-            f"training tensors are 1-D: shape must be [{length}] (the length of data), got {shape}",
-        )
-    if length != n_tokens:
-        raise invalid(
-            path, f"has {length} values but the sample's model input has {n_tokens} tokens"
-        )
-
-
-def _token_array(
-    input_path: str, chunk_tokens: list[list[Any]], token_list: list[Any], vocab_size: int
-) -> np.ndarray:
-    """The model input as int64; token ids are ints or decimal strings (checked by the schema)."""
-    try:
-        # The schema admits only ints and decimal strings here; fromiter parses both, fast.
-        tokens = np.fromiter(token_list, dtype=np.int64, count=len(token_list))
-    except (OverflowError, ValueError, TypeError):
-        tokens = None  # beyond int64: certainly outside the vocabulary, located below
-    if tokens is not None:
-        in_vocab = (tokens >= 0) & (tokens < vocab_size)
-        if bool(in_vocab.all()):
-            return tokens
-        bad = int(np.flatnonzero(~in_vocab)[0])
-    else:
-        bad = next(j for j, t in enumerate(token_list) if not 0 <= int(t) < vocab_size)
-    chunk = 0
-    while bad >= len(chunk_tokens[chunk]):
-        bad -= len(chunk_tokens[chunk])
-        chunk += 1
-    value = chunk_tokens[chunk][bad]
-    raise invalid(
-        f"{input_path}.chunks[{chunk}].encoded_text.tokens[{bad}]",
-        f"token id {value} is outside the vocabulary of the base model [0, {vocab_size})",
-    )
-
-
-def _tensor_values(path: str, tensor: dict[str, Any]) -> np.ndarray:
-    """The tensor's data as float64, checked for finiteness, its dtype's range and integrality.
-
-    The schema has already admitted only JSON numbers in `data`, so the fast conversions below
-    never see strings or booleans.
-    """
-    data: list[Any] = tensor["data"]
-    if tensor["dtype"] == "int64":
-        try:
-            # array("q") takes exact ints only: a float or an int beyond int64 raises, and the
-            # general path below then finds and names the value.
-            exact = np.frombuffer(array.array("q", data), dtype=np.int64)
-            return exact.astype(np.float64)
-        except (OverflowError, TypeError, ValueError):
-            pass
-    try:
-        values = np.fromiter(data, dtype=np.float64, count=len(data))
-    except (OverflowError, ValueError, TypeError):
-        bad = next(j for j, v in enumerate(data) if not _fits_double(v))
-        raise invalid(path, f"number too large for a double at data[{bad}]") from None
-    if tensor["dtype"] == "float32":
-        # Written so that NaN fails too (every comparison with NaN is False).
-        if not (values.max() <= _FLOAT32_MAX and values.min() >= -_FLOAT32_MAX):
-            _require_all(path, values, np.abs(values) <= _FLOAT32_MAX, _float32_reason)
-        return values
-    # int64 holding floats or huge ints (rare): integral and inside [-2**63, 2**63). NaN and
-    # Infinity are never `ok`. float64 rounds ints near +-2**63, so ints are judged exactly.
-    ok = (values == np.trunc(values)) & (values >= -_INT64_LIMIT) & (values < _INT64_LIMIT)
-    for j, original in enumerate(data):
-        if type(original) is int:
-            ok[j] = -(2**63) <= original < 2**63
-    _require_all(path, values, ok, _int64_reason, originals=data)
-    return values
-
-
-def _fits_double(value: Any) -> bool:
-    try:
-        float(value)
-    except (OverflowError, ValueError, TypeError):
-        return False
-    return True
-
-
-def _float32_reason(value: float) -> str:
-    if not math.isfinite(value):
-        return "NaN and Infinity are not valid numbers"
-    return f"{value!r} does not fit in float32"
-
-
-def _int64_reason(value: float | int) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN and Infinity are not valid numbers"
-    if isinstance(value, float) and value != math.trunc(value):
-        return f"int64 tensors hold integers, got {value!r}"
-    return f"{value!r} does not fit in int64"
-
-
-def _require_all(
-    path: str,
-    values: np.ndarray,
-    ok: np.ndarray,
-    reason: Callable[[Any], str],
-    originals: list[Any] | None = None,
-) -> None:
-    """Refuse the tensor at `path` for its first element where `ok` is False, if any."""
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        j = int(bad[0])
-        value = originals[j] if originals is not None else float(values[j])
-        raise invalid(path, f"{reason(value)} at data[{j}]")

@@ -19,43 +19,23 @@ from typing import Any
 
 import orjson
 
-from ._checkpoints import CHECKPOINT_KINDS, save_checkpoint
-from ._engine import (
-    NonFiniteLoss,
-    OperationOutcome,
-    derived_seed,
-    encode_output,
-    run_custom_forward_backward,
-    run_forward_backward,
-    run_optim_step,
-    run_sample,
-    run_weights_sync,
-)
+from ._engine import NonFiniteLoss, RunContext, derived_seed, session_fields
 from ._errors import ApiError
-from ._kinds import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    OPTIM_STEP,
-    SAMPLE,
-    WEIGHTS_SYNC,
-    validate_operation,
-)
-from ._payloads import offload
-from ._store import (
+from ._facts import (
+    ERR_INTERNAL,
+    ERR_INVALID_INPUT,
+    ERR_NON_FINITE,
     ERR_SESSION_NOT_ACTIVE,
     SESSION_RUNNING,
-    SessionRow,
-    Store,
-    TrainerUpdate,
-    pass_update,
 )
-from ._validation import ForwardBackwardRequest
+from ._kinds import kind_named
+from ._payloads import offload
+from ._store import Store
+from ._trainer import TRAINER_CHANGED
+
+__all__ = ["OperationWorker", "QueuedOperation"]
 
 log = logging.getLogger("together_rl_emulator")
-
-ERR_NON_FINITE = "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS"
-ERR_INTERNAL = "TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR"
-ERR_INVALID_INPUT = "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
 
 
 @dataclass
@@ -63,9 +43,10 @@ class QueuedOperation:
     operation_id: str
     session_id: str
     submitted_at: float  # wall-clock seconds (time.time()) when the POST arrived
-    request: Any  # the validated request of its kind; None: reload the stored body (restart)
+    request: Any  # the validated request of its kind (None for a kind without a body)
     kind: str
     seq: int  # the operation's global submission number (seeds unseeded samples)
+    stored: bool = False  # True: validate the stored body again first (re-queued on restart)
 
 
 class OperationWorker:
@@ -134,73 +115,49 @@ class OperationWorker:
             return
         if not self._store.mark_running(item.operation_id):
             return  # already terminal (failed by a stop)
-        if item.kind in CHECKPOINT_KINDS:  # no request body to run
-            self._checkpoint(item, session)
-            return
+        kind = kind_named(item.kind)
         request = item.request
-        if request is None:
+        if item.stored and kind.validate is not None:
             request = self._reload(item, session.vocab_size)
             if request is None:
                 return
+        state = self._store.trainer(session)
+        resources_id = session.body["model_resources_id"]
+        context = RunContext(
+            seed=derived_seed(session.policy_seed, item.seq),  # reproducible per --seed, order
+            operation_id=item.operation_id,
+            session_id=session.id,
+            session=session.body,
+            vocab_size=session.vocab_size,
+            policy_seed=session.policy_seed,
+            resources=self._store.get_model_resources(None, resources_id) or {},
+        )
         try:
-            if item.kind == FORWARD_BACKWARD:
-                output, update = self._forward_backward(session, request)
-            else:
-                outcome = self._run_other(item, session, request)
-                output, update = encode_output(outcome.output), outcome.update
+            outcome = kind.run(state, request, context)
         except NonFiniteLoss as exc:
             self._wait_until(item)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
             return
-        payload = None
-        if item.kind in (FORWARD_BACKWARD, SAMPLE):
-            member = "loss_fn_outputs" if item.kind == FORWARD_BACKWARD else "results"
-            output, payload = offload(output, member, keep_empty=item.kind == SAMPLE)
-        self._wait_until(item)
-        self._store.commit_operation(item.operation_id, item.session_id, output, update, payload)
-
-    def _checkpoint(self, item: QueuedOperation, session: SessionRow) -> None:
-        resources = self._store.get_model_resources(None, session.body["model_resources_id"])
-        output, saved = save_checkpoint(
-            item.kind, item.operation_id, self._store.trainer(session), session, resources or {}
-        )
+        output, payload = outcome.output, None
+        if kind.result_member is not None:
+            output, payload = offload(output, kind.result_member, keep_empty=kind.keep_empty)
+        update = outcome.update
+        fields = None
+        if update is not None and update.change == TRAINER_CHANGED:
+            fields = session_fields(update.state)
         self._wait_until(item)
         self._store.commit_operation(
-            item.operation_id, item.session_id, encode_output(output), None, record=saved
+            item.operation_id, item.session_id, output, update, payload, fields, outcome.record
         )
-
-    def _forward_backward(
-        self, session: SessionRow, request: ForwardBackwardRequest
-    ) -> tuple[bytes, TrainerUpdate | None]:
-        state = self._store.trainer(session)
-        result = run_forward_backward(state.params, request)
-        if result.grads is None:
-            return result.output, None
-        return result.output, pass_update(state, result.grads)
-
-    def _run_other(
-        self, item: QueuedOperation, session: SessionRow, request: Any
-    ) -> OperationOutcome:
-        state = self._store.trainer(session)
-        if item.kind == OPTIM_STEP:
-            return run_optim_step(state, request)
-        if item.kind == WEIGHTS_SYNC:
-            return run_weights_sync(state, request)
-        if item.kind == CUSTOM_FORWARD_BACKWARD:
-            return run_custom_forward_backward(state, request)
-        if item.kind == SAMPLE:
-            seed = request.seed
-            if seed is None:  # reproducible for a given --seed and submission order
-                seed = derived_seed(session.policy_seed, item.seq)
-            return run_sample(state, request, seed)
-        raise ValueError(f"unknown operation kind {item.kind!r}")
 
     def _reload(self, item: QueuedOperation, vocab_size: int) -> Any:
         raw = self._store.operation_request(item.operation_id)
         try:
             if raw is None:
                 raise ApiError(400, "the stored request body is missing")
-            return validate_operation(item.kind, orjson.loads(raw), vocab_size)
+            validate = kind_named(item.kind).validate
+            assert validate is not None
+            return validate(orjson.loads(raw), vocab_size)
         except (ApiError, orjson.JSONDecodeError) as exc:
             self._store.fail_operation(
                 item.operation_id, ERR_INVALID_INPUT, f"The stored request is unusable: {exc}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -10,8 +11,8 @@ import httpx
 import orjson
 import pytest
 from _emulator_bodies import FB, assert_schema, fb_body, new_session, stats, submit, wait_operation
-from emulator_harness import OTHER_KEY, LiveEmulator
-from together_rl_emulator import _app, _kinds
+from emulator_harness import OTHER_KEY, LiveEmulator, emulator_test_client
+from together_rl_emulator import _app, _kinds, _store
 
 
 @pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": ""}, {"Idempotency-Key": "has space"}])
@@ -83,14 +84,18 @@ def test_same_key_while_first_in_flight_is_409(
     monkeypatch: pytest.MonkeyPatch, live_emulator_factory: Any
 ) -> None:
     entered, release = threading.Event(), threading.Event()
-    real_validate = _kinds.validate_forward_backward
+    fb_kind = _kinds.KINDS["forward-backward"]
+    real_validate = fb_kind.validate
+    assert real_validate is not None
 
     def slow_validate(body: object, vocab_size: int) -> Any:
         entered.set()
         release.wait(30)
         return real_validate(body, vocab_size)
 
-    monkeypatch.setattr(_kinds, "validate_forward_backward", slow_validate)
+    monkeypatch.setitem(
+        _kinds.KINDS, "forward-backward", dataclasses.replace(fb_kind, validate=slow_validate)
+    )
     monkeypatch.setattr(_app, "THREADPOOL_BODY_BYTES", 0)  # validate off the event loop
     live: LiveEmulator = live_emulator_factory()
     with httpx.Client(base_url=live.base_url, headers=live.headers(), timeout=30) as client:
@@ -139,7 +144,34 @@ def test_concurrent_duplicates_create_one_operation(live_emulator: LiveEmulator)
         assert retry.json()["id"] in ids
 
 
-def test_records_survive_the_spec_minimum(monkeypatch: pytest.MonkeyPatch) -> None:
-    from together_rl_emulator import _store
+def test_keys_expire_after_the_ttl_and_not_before(
+    emulator_app_factory: Any, state_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records older than IDEMPOTENCY_TTL_S are pruned when the emulator starts: a key reused
+    before expiry replays its operation; reused after expiry, it creates a new one."""
+    assert _store.IDEMPOTENCY_TTL_S >= 24 * 3600  # the spec's minimum
+    now = [1_000_000.0]
+    monkeypatch.setattr(_store, "clock", lambda: now[0])
+    body = fb_body()
 
-    assert _store.IDEMPOTENCY_TTL_S >= 24 * 3600
+    def submit_after_restart(sid: str | None = None) -> tuple[str, str, dict[str, Any]]:
+        app = emulator_app_factory(state_dir=state_dir)
+        with emulator_test_client(app) as client:
+            sid = sid or new_session(client)
+            r = submit(client, sid, body, "aging-key")
+            assert r.status_code == 200, r.text
+            created = stats(client)["operations_created"]
+        app.emulator.close()
+        return sid, r.json()["id"], created
+
+    sid, first, created = submit_after_restart()
+    assert created == {"forward-backward": 1}
+
+    now[0] += _store.IDEMPOTENCY_TTL_S - 60  # not yet expired: a replay
+    _, replayed, created = submit_after_restart(sid)
+    assert (replayed, created) == (first, {})
+
+    now[0] += 120  # past the TTL since the record was written: pruned at start-up
+    _, fresh, created = submit_after_restart(sid)
+    assert fresh != first
+    assert created == {"forward-backward": 1}

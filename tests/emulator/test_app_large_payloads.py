@@ -1,4 +1,4 @@
-"""The large-payload protocol of the official SDK (wire-format.md §2.6), emulator side: upload
+"""The large-payload protocol of the official SDK (docs/wire-facts.md §2.6), emulator side: upload
 URLs, presigned PUT/GET, operations posted with `payload_id`, offloaded results."""
 
 from __future__ import annotations

@@ -20,10 +20,10 @@ from _emulator_bodies import (
     wait_operation,
 )
 from emulator_harness import emulator_test_client
-from together_rl_emulator import _worker
+from together_rl_emulator import _engine
 from together_rl_emulator._engine import PassResult, run_forward_backward
-from together_rl_emulator._policy import PolicyParams
-from together_rl_emulator._validation import ForwardBackwardRequest
+from together_rl_emulator._policy_model import PolicyParams
+from together_rl_emulator._requests import ForwardBackwardRequest
 
 COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 FAILED = "TRAINING_OPERATION_STATUS_FAILED"
@@ -115,7 +115,7 @@ def test_operations_run_in_submission_order(
         time.sleep(0.002)
         return run_forward_backward(params, request)
 
-    monkeypatch.setattr(_worker, "run_forward_backward", recording)
+    monkeypatch.setattr(_engine, "run_forward_backward", recording)
     s1, s2 = new_session(emulator_client), new_session(emulator_client)
     submitted: list[tuple[str, str, int]] = []
     for i in range(1, 13):

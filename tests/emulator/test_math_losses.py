@@ -1,6 +1,6 @@
-"""The seven losses against losses.md: worked vectors (§13), finite differences, and an independent
-per-token reference written here from the [R] definitions (plain Python loops, no emulator
-helpers)."""
+"""The seven losses against docs/losses.md: worked vectors (§13), finite differences, and an
+independent per-token reference written here from the [R] definitions (plain Python loops, no
+emulator helpers)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _case_id(cfg: dict[str, Any]) -> str:
     return "-".join([cfg["type"].removeprefix("LOSS_TYPE_"), *extra])
 
 
-# ------------------------------------------------------- independent reference (losses.md)
+# ------------------------------------------------------- independent reference (docs/losses.md)
 
 REF_DEFAULTS: dict[str, dict[str, Any]] = {
     "LOSS_TYPE_GRPO": {
@@ -258,7 +258,7 @@ def _fd(f: Any, ls: list[F64], eps: float = 1e-6) -> list[F64]:
     return out
 
 
-# ------------------------------------------------------- (1) worked vectors, losses.md §13
+# ------------------------------------------------------- (1) worked vectors, docs/losses.md §13
 
 L13 = np.array([-1.0, -0.5, -2.0, -0.1])
 Q13 = np.array([-1.2, -0.4, -1.0, -0.1])

@@ -9,18 +9,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from together_rl_emulator._facts import WEIGHT_SYNC_TYPES
 from together_rl_emulator._losses import CE, GRPO, compute_loss
-from together_rl_emulator._operations import (
-    WEIGHT_SYNC_TYPES,
-    InvalidParam,
-    TrainerState,
-    accumulate,
-    custom_forward_backward,
-    optim_step,
-    parse_adam_params,
-    weights_sync,
-)
-from together_rl_emulator._policy import (
+from together_rl_emulator._policy_model import (
     PolicyParams,
     backward,
     forward,
@@ -32,6 +23,15 @@ from together_rl_emulator._sampling import (
     prompt_logprobs,
     sample_sequences,
     topk_prompt_logprobs,
+)
+from together_rl_emulator._trainer import (
+    InvalidParam,
+    TrainerState,
+    accumulate,
+    custom_forward_backward,
+    optim_step,
+    parse_adam_params,
+    weights_sync,
 )
 
 F64 = npt.NDArray[np.float64]
@@ -339,7 +339,8 @@ def _sampler_kept(sampler: _Sampler, prev: int) -> tuple[I64, F64]:
 
 
 @pytest.mark.parametrize(
-    "vocab", [10, VOCAB, 3000, 20_000]  # 10: padded grid; 3000: clusters of 2-3; 20k: of ~20
+    "vocab",
+    [10, VOCAB, 3000, 20_000],  # 10: padded grid; 3000: clusters of 2-3; 20k: of ~20
 )
 @pytest.mark.parametrize(
     ("temperature", "top_k", "top_p"),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import schemathesis
 from _spec_schema import (
     SPEC_PATH,
     Operation,
@@ -109,6 +110,29 @@ def test_spec_has_the_links_stateful_fuzzing_needs() -> None:
     assert ("startTrainingSession", "forwardBackward") in pairs
 
 
+def test_schemathesis_infers_the_link_from_model_resources_to_a_session() -> None:
+    """The spec leaves this link out (see test_links_pass_the_generators_parsers); schemathesis's
+    dependency analysis adds it, so the stateful phase starts sessions on created resources."""
+    config = schemathesis.Config.from_dict({"phases": {"stateful": {"enabled": True}}})
+    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    schema.as_state_machine()  # injects the inferred links into the schema it holds
+    created = schema.raw_schema["paths"]["/rl/model-resources"]["post"]["responses"]["200"]
+    bodies = [
+        link.get("requestBody")
+        for link in created.get("links", {}).values()
+        if link.get("operationRef") == "#/paths/~1rl~1training-sessions/post"
+        or link.get("operationId") == "startTrainingSession"
+    ]
+    assert {"model_resources_id": "$response.body#/id"} in bodies, created.get("links")
+
+
+def test_links_pass_the_generators_parsers() -> None:
+    """OpenAPI Generator's parser takes a link's `requestBody` only as a string expression (an
+    object is valid OpenAPI, but refused there); tests/spec/test_generators.py runs the tools."""
+    for where, _, link in LINKS:
+        assert isinstance(link.get("requestBody", ""), str), f"{where}: object requestBody"
+
+
 @pytest.mark.parametrize(("where", "source", "link"), LINKS, ids=[where for where, _, _ in LINKS])
 def test_link_targets_exist(where: str, source: Operation, link: dict[str, Any]) -> None:
     assert "operationRef" not in link, f"{where}: use operationId, not operationRef"
@@ -148,3 +172,11 @@ def test_link_response_pointers_exist(where: str, source: Operation, link: dict[
             assert pointer.group(1) in schema.get("properties", {}), (
                 f"{where}: the 200 response has no property {pointer.group(1)!r}"
             )
+
+
+def test_the_emulator_ships_the_spec_unchanged() -> None:
+    """The emulator installs `emulator/together_rl_emulator/openapi.yaml`: a copy of the spec."""
+    shipped = SPEC_PATH.parents[1] / "emulator" / "together_rl_emulator" / "openapi.yaml"
+    assert shipped.read_bytes() == SPEC_PATH.read_bytes(), (
+        "cp spec/openapi.yaml emulator/together_rl_emulator/openapi.yaml"
+    )

@@ -55,7 +55,10 @@ def test_each_operation_sync_and_async(
     custom = api.result(
         api.call(session.custom_forward_backward, [sample], [[0.0, -1.0, -1.0, -1.0]])
     )
-    assert custom.operation_id
+    assert custom.operation_id == "".join(custom.operation_id.split())  # an id, not blank
+    accumulated = emulator.stats()["sessions"][session.id]
+    assert accumulated["accumulated_passes"] == 1  # the custom gradient was accumulated
+    assert accumulated["accumulated_grad_norm"] > 0
     assert api.result(api.call(session.optim_step)).step == 2
     stats = emulator.stats()["operations_created"]
     assert stats["optim-step"] == 2 and stats["custom-forward-backward"] == 1

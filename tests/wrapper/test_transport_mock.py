@@ -99,6 +99,45 @@ def test_odd_bodies_are_retried_with_one_key(api_factory: Callable[..., Api], mo
     assert again.post_keys[0] != keys[0]  # a new logical call gets a new key
 
 
+# Every kind of failure the wrapper retries: each retryable status, a server's explicit
+# x-should-retry, and each transport error (raised by the transport: nothing came back).
+RETRYABLE_FAULTS: dict[str, Callable[[httpx.Request], httpx.Response]] = {
+    **{
+        str(status): (lambda request, status=status: httpx.Response(status))
+        for status in (408, 409, 429, 500, 502, 503, 504, 520)
+    },
+    "400-should-retry": lambda request: httpx.Response(400, headers={"x-should-retry": "true"}),
+}
+for _error in (httpx.ConnectError, httpx.ConnectTimeout, httpx.ReadTimeout, httpx.ReadError,
+               httpx.WriteError, httpx.RemoteProtocolError):  # fmt: skip
+
+    def _raise(request: httpx.Request, error: type[httpx.TransportError] = _error) -> Any:
+        raise error("injected", request=request)
+
+    RETRYABLE_FAULTS[_error.__name__] = _raise
+
+
+@pytest.mark.parametrize("fault", sorted(RETRYABLE_FAULTS))
+def test_every_attempt_of_a_call_carries_the_same_key(
+    api_factory: Callable[..., Api], mode: str, fault: str
+) -> None:
+    """Two failures of one kind, then success: the three POSTs carry one Idempotency-Key."""
+    posts: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, json=DONE)
+        posts.append(request)
+        if len(posts) <= 2:
+            return RETRYABLE_FAULTS[fault](request)
+        return httpx.Response(200, json=PENDING)
+
+    api = api_factory(mode, **mocked(handler, "http://mock.test"))
+    assert api.result(submit(api)).loss == 1.5
+    keys = [r.headers.get("idempotency-key") for r in posts]
+    assert len(keys) == 3 and keys[0] and keys == [keys[0]] * 3, keys
+
+
 @pytest.mark.parametrize(
     ("response", "error"),
     [

@@ -1,7 +1,7 @@
-"""A training session's trainer state and the operations beyond forward-backward, over numpy.
+"""A training session's trainer state and the operations that change it, over numpy.
 
-Pure computation, no I/O: the app validates the request against the spec, calls one of these
-functions under the session's lock and persists `TrainerState.to_arrays()`.
+Pure computation, no I/O: the engine (`_engine.py`) calls these functions on a `fork()` of the
+cached state, and the store persists the fork it is handed back in a `TrainerUpdate`.
 
 - `accumulate`: add one pass's gradients (forward-backward) to the accumulator.
 - `custom_forward_backward`: backpropagate client-computed dLoss/dlogp and accumulate it.
@@ -11,8 +11,8 @@ functions under the session's lock and persists `TrainerState.to_arrays()`.
 - `weights_sync`: publish the trainer's weights to the sampler. `sample` always reads
   `sampler_params`, so an optim-step changes nothing a sample sees until the next weights-sync.
 
-Invalid arguments raise `InvalidParam` (a ValueError naming the wire field), which the app turns
-into a 400 before anything changes; every function leaves the state untouched when it raises.
+Invalid arguments raise `InvalidParam` (a ValueError naming the wire field); every function
+leaves the state untouched when it raises. Bounds and choices are the spec's (`_facts.py`).
 
 No function here writes into an array of the state: each rebinds the state's fields to new
 arrays. So arrays may be shared between states (the sampler's with the trainer's until the first
@@ -30,27 +30,27 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._facts import ADAM_BOUNDS, WEIGHT_SYNC_TYPES
 from ._optim import AdamParams, AdamState, adamw_step
-from ._policy import PolicyParams, backward, forward, init_policy
+from ._policy_model import PolicyParams, backward, forward, init_policy
+
+__all__ = [
+    "GRADS_CHANGED",
+    "TRAINER_CHANGED",
+    "InvalidParam",
+    "NonFiniteUpdate",
+    "TrainerState",
+    "TrainerUpdate",
+    "accumulate",
+    "custom_forward_backward",
+    "optim_step",
+    "parse_adam_params",
+    "pass_update",
+    "weights_sync",
+]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
-
-WEIGHT_SYNC_TYPES: tuple[str, ...] = (
-    "WEIGHT_SYNC_TYPE_SYNCHRONOUS",
-    "WEIGHT_SYNC_TYPE_BACKGROUND_PUBLISH",
-    "WEIGHT_SYNC_TYPE_PIPELINE",
-)
-
-# Per AdamParams field: (lowest value, whether the lowest is excluded, highest excluded or None).
-_ADAM_BOUNDS: dict[str, tuple[float, bool, float | None]] = {
-    "learning_rate": (0.0, False, None),
-    "beta1": (0.0, False, 1.0),
-    "beta2": (0.0, False, 1.0),
-    "eps": (0.0, True, None),
-    "weight_decay": (0.0, False, None),
-    "grad_clip_norm": (0.0, False, None),
-}
 
 
 class InvalidParam(ValueError):
@@ -152,8 +152,8 @@ def accumulate(state: TrainerState, grads: Mapping[str, F64]) -> None:
 def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
     """`AdamParams` from the wire object, defaults for absent (or null) fields; bounds checked.
 
-    Bounds as in the spec: learning_rate, weight_decay, grad_clip_norm >= 0; 0 <= beta1, beta2 < 1;
-    eps > 0; all finite. grad_clip_norm 0 disables clipping; unset means the default 1.0.
+    Bounds are the spec's (`AdamParams`), and every value must be finite. grad_clip_norm 0
+    disables clipping; unset means the default 1.0.
     """
     hp = AdamParams()
     if adam_params is None:
@@ -162,20 +162,18 @@ def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
         raise InvalidParam("adam_params", f"must be an object, got {type(adam_params).__name__}")
     for name, value in adam_params.items():
         param = f"adam_params.{name}"
-        if name not in _ADAM_BOUNDS:
-            raise InvalidParam(param, f"unknown field; allowed: {', '.join(_ADAM_BOUNDS)}")
+        if name not in ADAM_BOUNDS:
+            raise InvalidParam(param, f"unknown field; allowed: {', '.join(ADAM_BOUNDS)}")
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise InvalidParam(param, f"must be a number, got {type(value).__name__}")
         number = float(value)
-        low, low_excluded, high = _ADAM_BOUNDS[name]
         if not math.isfinite(number):
             raise InvalidParam(param, f"must be a finite number, got {number}")
-        if number < low or (low_excluded and number == low):
-            raise InvalidParam(param, f"must be {'>' if low_excluded else '>='} {low}, got {value}")
-        if high is not None and number >= high:
-            raise InvalidParam(param, f"must be < {high}, got {value}")
+        problem = ADAM_BOUNDS[name].violation(number)
+        if problem is not None:
+            raise InvalidParam(param, f"{problem}, got {value}")
         setattr(hp, name, number)
     return hp
 
@@ -290,3 +288,22 @@ def custom_forward_backward(
                 f"The gradient is not finite (parameter {key}); nothing was accumulated."
             )
     accumulate(state, grads)
+
+
+GRADS_CHANGED = "grads"  # a pass was accumulated: only the gradients changed
+TRAINER_CHANGED = "trainer"  # an optimizer step or weights-sync: the rest of the state changed
+
+
+@dataclass(frozen=True)
+class TrainerUpdate:
+    """A new trainer state (a fork, never the cached object) and what of it changed."""
+
+    state: TrainerState
+    change: str  # GRADS_CHANGED or TRAINER_CHANGED
+
+
+def pass_update(state: TrainerState, grads: Mapping[str, F64]) -> TrainerUpdate:
+    """`state` (unchanged) plus one accumulated pass of `grads`, as an update to commit."""
+    new = state.fork()
+    accumulate(new, grads)
+    return TrainerUpdate(new, GRADS_CHANGED)

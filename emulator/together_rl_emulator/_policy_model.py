@@ -24,6 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "DIM",
+    "Forward",
+    "PolicyParams",
+    "backward",
+    "forward",
+    "init_policy",
+    "next_token_logprobs",
+]
+
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 

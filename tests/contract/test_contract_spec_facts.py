@@ -1,0 +1,116 @@
+"""The contract suite reads its schema facts from the spec (`contract_tests/_spec_facts.py`): an
+edited copy of the spec is followed with no other edit, and the few defaults the spec states only
+in prose are the ones its prose states."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from contract_tests import _loss_reference as ref
+from contract_tests._spec_facts import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
+from contract_tests._target import SPEC_PATH
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _facts_of(root: Path) -> dict[str, Any]:
+    """What the contract suite under ``root`` derives from ``root/spec/openapi.yaml``."""
+    script = """
+import json
+from contract_tests import _http, _loss_reference, _spec_facts
+print(json.dumps({
+    "kinds": _spec_facts.OPERATION_KINDS,
+    "operation_kinds": list(_http.OPERATION_KINDS),
+    "terminal": sorted(_http.TERMINAL_STATUSES),
+    "defaults": _loss_reference.DEFAULTS,
+    "params_keys": _spec_facts.PARAMS_KEYS,
+    "agg_types": list(_spec_facts.enum_values("GRPOLossAggregationType")),
+}))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    facts: dict[str, Any] = json.loads(result.stdout)
+    return facts
+
+
+def _copy_with_spec(tmp_path: Path, edited: dict[str, Any]) -> Path:
+    """A copy of the contract suite beside the edited spec (it finds the spec by its own path)."""
+    shutil.copytree(
+        REPO_ROOT / "contract_tests",
+        tmp_path / "contract_tests",
+        ignore=shutil.ignore_patterns("__pycache__", "vectors"),
+    )
+    (tmp_path / "spec").mkdir()
+    spec_text = yaml.safe_dump(edited, sort_keys=False)
+    (tmp_path / "spec" / "openapi.yaml").write_text(spec_text, encoding="utf-8")
+    return tmp_path
+
+
+def test_an_edited_spec_is_followed_with_no_other_edit(tmp_path: Path) -> None:
+    edited = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    schemas = edited["components"]["schemas"]
+    schemas["DPPOLossParams"]["properties"]["delta_low"]["default"] = 0.2
+    schemas["PPOLossParams"]["properties"]["clip_high_threshold"]["default"] = 1.5
+    schemas["GRPOLossAggregationType"]["enum"].append("GRPO_LOSS_AGGREGATION_TYPE_NEW_MODE")
+    ops = "/rl/training-sessions/{session_id}/operations"
+    paths = edited["paths"]
+    paths[f"{ops}/new-kind"] = {
+        "post": {**paths[f"{ops}/sample"]["post"], "operationId": "newKind"}
+    }
+    paths[f"{ops}/new-kind/{{operation_id}}"] = {
+        "get": {**paths[f"{ops}/sample/{{operation_id}}"]["get"], "operationId": "getNewKind"}
+    }
+    before, after = _facts_of(REPO_ROOT), _facts_of(_copy_with_spec(tmp_path, edited))
+
+    assert before["defaults"]["LOSS_TYPE_DPPO"]["delta_low"] == 0.15
+    assert after["defaults"]["LOSS_TYPE_DPPO"]["delta_low"] == 0.2
+    assert after["defaults"]["LOSS_TYPE_PPO"]["clip_high_threshold"] == 1.5  # beats the prose
+    assert after["agg_types"][-1] == "GRPO_LOSS_AGGREGATION_TYPE_NEW_MODE"
+    assert after["kinds"]["new-kind"] == ["newKind", "getNewKind"]
+    assert after["operation_kinds"] == [*before["operation_kinds"], "new-kind"]
+    assert after["terminal"] == before["terminal"]
+    assert after["params_keys"] == before["params_keys"]
+
+
+def test_operation_kinds_pair_each_post_with_its_poll() -> None:
+    for kind, (submit, poll) in OPERATION_KINDS.items():
+        assert poll.lower().startswith("get"), (kind, poll)
+        assert submit.lower() in poll.lower(), (kind, submit, poll)
+
+
+def test_every_params_object_of_the_spec_belongs_to_one_loss_type() -> None:
+    declared = {
+        key for key in spec()["components"]["schemas"]["LossConfig"]["properties"]
+        if key.endswith("_params")
+    }  # fmt: skip
+    assert set(PARAMS_KEYS.values()) == declared
+    assert len(set(PARAMS_KEYS.values())) == len(PARAMS_KEYS)
+
+
+def test_prose_defaults_are_the_ones_the_spec_describes() -> None:
+    """Defaults the spec gives only in a description: each value is in that description, and
+    none repeats a `default` keyword (which is read from the spec instead: delete it here)."""
+    schemas = spec()["components"]["schemas"]
+    for loss_type, defaults in ref.PROSE_DEFAULTS.items():
+        key = PARAMS_KEYS[loss_type]
+        ref_name = schemas["LossConfig"]["properties"][key]["$ref"].rsplit("/", 1)[-1]
+        description = schemas[ref_name]["description"]
+        for name, value in defaults.items():
+            assert repr(value) in description, (ref_name, name, value, description)
+            assert name not in params_defaults(key), f"{ref_name}.{name} has a spec default"

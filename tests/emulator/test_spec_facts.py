@@ -1,0 +1,54 @@
+"""The facts the emulator acts on come from its installed spec, not from hand-typed copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from together_rl_emulator import _facts, _kinds
+from together_rl_emulator._spec import load_spec, schema
+
+
+def test_loss_types_and_params_keys_follow_the_spec() -> None:
+    loss_types = [v for v in schema("LossType")["enum"] if not v.endswith("_UNSPECIFIED")]
+    assert list(_facts.LOSS_TYPES) == loss_types
+    declared = set(schema("LossConfig")["properties"]) - {"type"}
+    assert {k for k in _facts.PARAMS_KEYS.values() if k is not None} == declared
+    assert _facts.PARAMS_KEYS["LOSS_TYPE_IMPORTANCE_SAMPLING"] is None
+
+
+def test_loss_defaults_come_from_the_spec() -> None:
+    for key, defaults in _facts.LOSS_PARAM_DEFAULTS.items():
+        ref = schema("LossConfig")["properties"][key]["$ref"].rsplit("/", 1)[-1]
+        stated = _facts.spec_defaults(ref)
+        for name, value in stated.items():
+            assert defaults[name] == value, f"{key}.{name}"
+        # A default the spec states with a keyword must not be repeated in code.
+        repeated = set(stated) & set(_facts.PROSE_LOSS_DEFAULTS.get(key, {}))
+        assert not repeated, f"{key}: delete {sorted(repeated)} from PROSE_LOSS_DEFAULTS"
+    assert _facts.LOSS_PARAM_DEFAULTS["dppo_params"] == {"delta_low": 0.15, "delta_high": 0.15}
+    assert "beta" not in _facts.LOSS_PARAM_DEFAULTS["dro_params"]
+    assert _facts.LOSS_PARAMS_REQUIRED["dro_params"] == ("beta",)
+
+
+def test_adam_bounds_are_the_spec_keywords() -> None:
+    properties: dict[str, Any] = schema("AdamParams")["properties"]
+    assert set(_facts.ADAM_BOUNDS) == set(properties)
+    beta1 = _facts.ADAM_BOUNDS["beta1"]
+    assert beta1.violation(1.0) == "must be < 1.0" and beta1.violation(0.999) is None
+    assert _facts.ADAM_BOUNDS["eps"].violation(0.0) == "must be > 0.0"
+
+
+def test_every_operation_path_of_the_spec_is_a_registered_kind() -> None:
+    operation_ids = {
+        operation["operationId"]
+        for item in load_spec()["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+    }
+    served = {k.submit_operation_id for k in _kinds.KINDS.values()} | {
+        k.get_operation_id for k in _kinds.KINDS.values()
+    }
+    assert served <= operation_ids
+    for path in load_spec()["paths"]:
+        if "/operations/" in path:
+            assert path.split("/operations/", 1)[1].split("/", 1)[0] in _kinds.KINDS, path
