@@ -31,8 +31,9 @@ from typing import Any
 import httpx
 import numpy as np
 import orjson
-from together_rl import Client, Sample, build_forward_backward, encode_body, losses
-from together_rl._core import interpret_operation
+from together_rl import Client, Sample, losses
+from together_rl._responses import interpret_operation
+from together_rl._wire import build_forward_backward, encode_body
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -131,6 +132,40 @@ def polling(d_ms: int, ops: int) -> dict[str, Any]:
         "sdk_ms": 1000 * statistics.median(sdk_overheads),
         "sdk_gets": sdk_gets,
     }
+
+
+def polling_warmup(d_ms: int, ops: int = 4, sessions: int = 3) -> dict[str, Any]:
+    """The first `ops` operations of fresh sessions against the emulator at `--op-latency-ms
+    d_ms`, one after the other: the first session of a fresh client (no history at all) and
+    `sessions - 1` more sessions of the same client (it has learned from the sessions before).
+    Per session: GETs per operation over its first `ops`, and each operation's overhead (wall
+    time minus D: how late it was collected, plus the POST and the last GET)."""
+    d = d_ms / 1000.0
+    rows: list[dict[str, Any]] = []
+    with emulator(d_ms) as base_url:
+        client = Client(KEY, base_url)
+        resources = client.model_resources.create("emulator/tiny-1k")
+        batch = small_batch()
+        for index in range(sessions):
+            session = client.sessions.create(model_resources_id=resources.id)
+            gets, overheads = [], []
+            for _ in range(ops):
+                g0, _ = gets_posts(base_url)
+                start = time.perf_counter()
+                session.forward_backward(batch, LOSS).result()
+                overheads.append(time.perf_counter() - start - d)
+                g1, _ = gets_posts(base_url)
+                gets.append(g1 - g0)
+            rows.append(
+                {
+                    "session": "fresh client" if index == 0 else f"session {index + 1}",
+                    "gets_per_op": sum(gets) / ops,
+                    "gets": gets,
+                    "overhead_ms": [round(1000 * o, 1) for o in overheads],
+                }
+            )
+        client.close()
+    return {"d": d_ms, "bound_ms": max(10.0, 0.05 * d_ms), "sessions": rows}
 
 
 def sdk_polling(

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import orjson
 import pytest
+from emulator_harness import COMPLETED
 from together_rl import (
     AdamParams,
     InvalidRequestError,
@@ -23,7 +24,6 @@ from together_rl import (
 )
 from wrapper_helpers import Api, make_api, mocked
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 OP_ROUTE = re.compile(r"^/v1/rl/training-sessions/s1/operations/([a-z-]+)(?:/([^/]+))?$")
 SAMPLE_OUTPUT = {
     "results": [

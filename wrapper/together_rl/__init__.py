@@ -23,7 +23,9 @@ from ._errors import (
     ConflictError,
     InternalServerError,
     InvalidRequestError,
+    MalformedResponseError,
     NotFoundError,
+    NotReadyError,
     OperationFailedError,
     OperationTimeoutError,
     PayloadTooLargeError,
@@ -33,8 +35,7 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
-from ._payloads import UPLOAD_THRESHOLD
-from ._policy import PollPolicy, RetryPolicy
+from ._polling import PollPolicy
 from ._results import (
     CustomForwardBackwardResult,
     ForwardBackwardResult,
@@ -45,12 +46,11 @@ from ._results import (
     SampleResult,
     WeightsSyncResult,
 )
+from ._retry import RetryPolicy
 from ._samples import Sample
 from ._sync import Client, ForwardBackwardFuture, OperationFuture, Session
-from ._wire import build_forward_backward, encode_body
 
 __all__ = [
-    "UPLOAD_THRESHOLD",
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
@@ -68,7 +68,9 @@ __all__ = [
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
+    "MalformedResponseError",
     "NotFoundError",
+    "NotReadyError",
     "OperationFailedError",
     "OperationFuture",
     "OperationTimeoutError",
@@ -89,7 +91,5 @@ __all__ = [
     "TogetherRLError",
     "UnprocessableEntityError",
     "WeightsSyncResult",
-    "build_forward_backward",
-    "encode_body",
     "losses",
 ]

@@ -10,6 +10,8 @@ from typing import Any
 
 from ._errors import InvalidRequestError
 
+__all__ = ["all_of_type", "bounded", "enum_value", "integer", "number"]
+
 
 def number(field: str, value: object) -> float:
     """A finite real number (not a bool)."""
