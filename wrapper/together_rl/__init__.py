@@ -12,7 +12,14 @@ session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # 
 """
 
 from . import losses
-from ._async import AsyncClient, AsyncForwardBackwardFuture, AsyncOperationFuture, AsyncSession
+from ._async import (
+    AsyncCheckpoints,
+    AsyncClient,
+    AsyncForwardBackwardFuture,
+    AsyncModelResource,
+    AsyncOperationFuture,
+    AsyncSession,
+)
 from ._bodies import AdamParams, SamplingParams
 from ._errors import (
     APIConnectionError,
@@ -37,6 +44,7 @@ from ._errors import (
 )
 from ._polling import PollPolicy
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
@@ -48,19 +56,30 @@ from ._results import (
 )
 from ._retry import RetryPolicy
 from ._samples import Sample
-from ._sync import Client, ForwardBackwardFuture, OperationFuture, Session
+from ._sync import (
+    Checkpoints,
+    Client,
+    ForwardBackwardFuture,
+    ModelResource,
+    OperationFuture,
+    Session,
+)
 
 __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
     "AdamParams",
+    "AsyncCheckpoints",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncModelResource",
     "AsyncOperationFuture",
     "AsyncSession",
     "AuthenticationError",
     "BadRequestError",
+    "CheckpointResult",
+    "Checkpoints",
     "Client",
     "ConflictError",
     "CustomForwardBackwardResult",
@@ -69,6 +88,7 @@ __all__ = [
     "InternalServerError",
     "InvalidRequestError",
     "MalformedResponseError",
+    "ModelResource",
     "NotFoundError",
     "NotReadyError",
     "OperationFailedError",

@@ -109,16 +109,13 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "max_tokens": {
             "minimum": 1.0,
-            "maximum": 8192.0,
         },
         "seed": {},
         "stop": {},
         "temperature": {
             "minimum": 0.0,
         },
-        "top_k": {
-            "minimum": 0.0,
-        },
+        "top_k": {},
         "top_p": {
             "maximum": 1.0,
             "exclusiveMinimum": 0.0,
