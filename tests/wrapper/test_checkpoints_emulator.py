@@ -4,7 +4,9 @@ a session or model resources opened with `with` are stopped on exit, exceptions 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -123,3 +125,38 @@ def test_with_blocks_stop_sessions_and_resources_even_on_errors(
     assert session_info.status.value == STOPPED_SESSION
     resources_info = api.call(client.model_resources.get, opened["resources"].id)
     assert resources_info.status.value == STOPPED_RESOURCES
+
+
+def test_keep_alive_holds_idle_resources_up(
+    api_factory: Callable[..., Api], emulator_factory: Callable[..., Emulator], mode: str
+) -> None:
+    """Resources idle past their inactive_timeout stop, unless a keep_alive block runs: it
+    extends their expiry at once and then every `every` seconds (on the emulator clock)."""
+    emulator = emulator_factory("inproc")
+    api = connect(api_factory, mode, emulator)
+    client = api.client
+
+    def advance(seconds: float) -> None:
+        r = emulator._control.post("/_emulator/clock", json={"advance_seconds": seconds})
+        assert r.status_code == 200, r.text
+
+    held = api.call(client.model_resources.open, TINY, inactive_timeout=60)
+    idle = api.call(client.model_resources.open, TINY, inactive_timeout=60)
+
+    async def hold_async() -> int:
+        async with held.keep_alive(every=0.01, seconds=3600) as keeper:
+            await asyncio.sleep(0.05)
+        return int(keeper.extensions)
+
+    def hold_sync() -> int:
+        with held.keep_alive(every=0.01, seconds=3600) as keeper:
+            time.sleep(0.05)
+        return int(keeper.extensions)
+
+    extensions = api.run(hold_async()) if mode == "async" else hold_sync()
+    assert extensions >= 2
+    advance(120)
+    assert (
+        api.call(client.model_resources.get, held.id).status.value == "MODEL_RESOURCES_STATUS_READY"
+    )
+    assert api.call(client.model_resources.get, idle.id).status.value == STOPPED_RESOURCES

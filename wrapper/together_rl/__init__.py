@@ -42,6 +42,7 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
+from ._keep_alive import AsyncKeepAlive, KeepAlive
 from ._polling import PollPolicy
 from ._results import (
     CheckpointResult,
@@ -73,6 +74,7 @@ __all__ = [
     "AsyncCheckpoints",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncKeepAlive",
     "AsyncModelResource",
     "AsyncOperationFuture",
     "AsyncSession",
@@ -87,6 +89,7 @@ __all__ = [
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
+    "KeepAlive",
     "MalformedResponseError",
     "ModelResource",
     "NotFoundError",

@@ -34,6 +34,7 @@ from ._bodies import (
 )
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec, parse_json, resolve_config
+from ._keep_alive import KeepAlive
 from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
@@ -266,6 +267,11 @@ class ModelResource:
     def extend_expiry(self, seconds: int) -> ModelResources:
         self.info = self._client.model_resources.extend_expiry(self.id, seconds)
         return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return KeepAlive(lambda: self.extend_expiry(seconds), every)
 
     def create_session(self, **options: Any) -> Session:
         """A session on these resources (``options``: those of ``client.sessions.create``)."""
