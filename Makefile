@@ -66,10 +66,11 @@ replay: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
-## Benchmarks (not tests): rewrite their sections of docs/benchmarks.md. Run on a quiet machine.
+## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (a few minutes). Run on a
+## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_emulator.py
-	$(BIN)/python benchmarks/bench_wrapper.py
+	$(BIN)/python -m benchmarks.bench_emulator
+	$(BIN)/python -m benchmarks.bench_wrapper
 	$(BIN)/python benchmarks/bench_proxy.py
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,

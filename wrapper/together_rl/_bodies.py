@@ -24,7 +24,7 @@ from together_rl_client.models import (
     SamplingParams as SamplingParamsModel,
 )
 
-from ._checks import all_of_type, enum_value, integer, number
+from ._checks import all_of_type, enum_value, integer, known_keys, number
 from ._errors import InvalidRequestError
 from ._numpy import is_array, np
 from ._samples import Sample, _as_int_vector
@@ -81,13 +81,7 @@ class AdamParams:
                 f"adam_params must be an AdamParams or a dict, got {type(value).__name__}",
                 field="adam_params",
             )
-        names = {f.name for f in fields(cls)}
-        for key in value:
-            if key not in names:
-                field = f"adam_params.{key}"
-                raise InvalidRequestError(
-                    f"{field} is not an AdamParams field ({', '.join(sorted(names))})", field=field
-                )
+        known_keys("adam_params", value, (f.name for f in fields(cls)), "AdamParams")
         return cls(**dict(value))
 
 

@@ -5,9 +5,9 @@ sync and async clients share. No I/O here."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from together_rl_client.api.rl import (
     create_model_resources,
@@ -82,14 +82,28 @@ def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+M = TypeVar("M")
+
+
+def _body(parse: Callable[[Any], M], values: Mapping[str, Any], what: str) -> M:
+    """A generated request model from the caller's values, refused before sending when they do
+    not fit it."""
+    try:
+        return parse(_drop_none(values))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InvalidRequestError(f"{what}: {exc!r}") from exc
+
+
 def require_id(name: str, value: str) -> None:
     if not value:
         raise InvalidRequestError(f"{name} must not be empty", field=name)
 
 
 def create_session_request(model_resources_id: str, options: Mapping[str, Any]) -> RequestSpec:
-    body = SessionCreate.from_dict(
-        _drop_none({"model_resources_id": model_resources_id, **options})
+    body = _body(
+        SessionCreate.from_dict,
+        {"model_resources_id": model_resources_id, **options},
+        "the session options do not fit SessionCreate",
     )
     return RequestSpec.from_parts(
         start_training_session.request_parts(),
@@ -129,7 +143,11 @@ def list_sessions_request(
 
 
 def create_model_resources_request(base_model: str, options: Mapping[str, Any]) -> RequestSpec:
-    body = ModelResourcesCreate.from_dict(_drop_none({"base_model": base_model, **options}))
+    body = _body(
+        ModelResourcesCreate.from_dict,
+        {"base_model": base_model, **options},
+        "the options do not fit ModelResourcesCreate",
+    )
     return RequestSpec.from_parts(
         create_model_resources.request_parts(),
         path=create_model_resources.PATH,
@@ -147,7 +165,7 @@ def get_model_resources_request(model_resources_id: str) -> RequestSpec:
 def update_session_request(session_id: str, options: Mapping[str, Any]) -> RequestSpec:
     """PATCH: only the fields given (``""`` clears a value on the server)."""
     require_id("session_id", session_id)
-    body = SessionUpdate.from_dict(_drop_none(options))
+    body = _body(SessionUpdate.from_dict, options, "the options do not fit SessionUpdate")
     return RequestSpec.from_parts(
         update_training_session.request_parts(session_id),
         path=update_training_session.PATH,
@@ -187,7 +205,11 @@ def extend_expiry_request(model_resources_id: str, seconds: int) -> RequestSpec:
 
 
 def estimate_cost_request(base_model: str, options: Mapping[str, Any]) -> RequestSpec:
-    body = ModelResourcesCreate.from_dict(_drop_none({"base_model": base_model, **options}))
+    body = _body(
+        ModelResourcesCreate.from_dict,
+        {"base_model": base_model, **options},
+        "the options do not fit ModelResourcesCreate",
+    )
     return RequestSpec.from_parts(
         estimate_model_resources_cost.request_parts(),
         path=estimate_model_resources_cost.PATH,

@@ -4,9 +4,9 @@ offloaded output to download). No I/O here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from together_rl_client.models import (
     Checkpoint,
@@ -53,20 +53,33 @@ COMPLETED = OperationStatus.TRAINING_OPERATION_STATUS_COMPLETED.value
 FAILED = OperationStatus.TRAINING_OPERATION_STATUS_FAILED.value
 
 
+M = TypeVar("M")
+
+
+def _read(parse: Callable[[Any], M], data: Any, what: str) -> M:
+    """A generated model from a 2xx body; a body it cannot read is a malformed answer."""
+    try:
+        return parse(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise MalformedResponseError(
+            f"{what} cannot be read: {exc!r}", body=str(data)[:200]
+        ) from exc
+
+
 def parse_session(data: Any) -> Session:
-    return Session.from_dict(data)
+    return _read(Session.from_dict, data, "a session")
 
 
 def parse_sessions(data: Any) -> SessionsListResponse:
-    return SessionsListResponse.from_dict(data)
+    return _read(SessionsListResponse.from_dict, data, "a page of sessions")
 
 
 def parse_model_resources(data: Any) -> ModelResources:
-    return ModelResources.from_dict(data)
+    return _read(ModelResources.from_dict, data, "model resources")
 
 
 def parse_supported_models(data: Any) -> SupportedModels:
-    return SupportedModels.from_dict(data)
+    return _read(SupportedModels.from_dict, data, "the supported models")
 
 
 def parse_model_resources_list(data: Any) -> ModelResourcesListResponse:

@@ -25,7 +25,7 @@ from together_rl_client.models import (
     PPOLossParams,
 )
 
-from ._checks import enum_value
+from ._checks import enum_value, known_keys
 from ._errors import InvalidRequestError
 from ._schema import check_number, property_for_class, schema_of
 
@@ -254,13 +254,8 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     if not isinstance(params, Mapping):
         field = f"loss.{builder_cls.params_key}"
         raise InvalidRequestError(f"{field} must be an object", field=field)
-    names = {f.name for f in fields(builder_cls)}
-    for key in params:
-        if key not in names:
-            field = f"loss.{builder_cls.params_key}.{key}"
-            raise InvalidRequestError(
-                f"{field} is not a field of {builder_cls.params_key}", field=field
-            )
+    label = f"loss.{builder_cls.params_key}"
+    known_keys(label, params, (f.name for f in fields(builder_cls)), str(builder_cls.params_key))
     builder = builder_cls(**dict(params))
     wire: dict[str, Any] = {"type": wire_type}
     if builder_cls.params_key is not None and builder_cls.params_key in loss:
