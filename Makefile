@@ -71,7 +71,7 @@ vectors: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_emulator
 	$(BIN)/python -m benchmarks.bench_wrapper
-	$(BIN)/python benchmarks/bench_proxy.py
+	$(BIN)/python -m benchmarks.bench_proxy
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.

@@ -61,6 +61,7 @@ TABLES = (
     "wrapper.polling_warmup",
     "wrapper.large_batch",
     "wrapper.pipelining",
+    "proxy.latency",
 )
 # The packages whose version decides a measured code path (the official SDK's above all).
 PACKAGES = ("together", "httpx", "orjson", "numpy", "pydantic", "starlette", "uvicorn")
