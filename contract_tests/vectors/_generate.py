@@ -16,8 +16,10 @@ from contract_tests._emulator_process import emulator_in_thread
 from contract_tests._http import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     TargetClient,
     operation_path,
@@ -351,6 +353,57 @@ def _payload_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
     ]
 
 
+def _checkpoint_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
+    """Checkpoints of the trained session (no body, as the official SDK sends them), their
+    listing, a download of the inference one (the manifest; the safetensors bytes are binary),
+    a resume, and the model-resource endpoints (estimate, extend, list, a refused stop)."""
+    checkpoints = "/v1/rl/checkpoints"
+    saves, saved_ids = [], []
+    for kind, key in ((TRAINING_CHECKPOINT, "vec-training-ckpt"),
+                      (INFERENCE_CHECKPOINT, "vec-inference-ckpt")):  # fmt: skip
+        submit = _normalise(
+            rec.step("POST", operation_path(session_id, kind), headers={"Idempotency-Key": key}),
+            racy_status=True,
+        )
+        done = rec.wait(session_id, rec.real(submit["response"]["body"]["id"]), kind)
+        assert rec.last_response is not None
+        saved_ids.append(str(rec.last_response.json()["output"]["checkpoint"]["id"]))
+        saves.append([submit, done])
+    training_id, inference_id = saved_ids
+    listed = rec.step("GET", f"{checkpoints}?session_id={session_id}")
+    got = rec.step("GET", f"{checkpoints}/{training_id}")
+    download = rec.step(
+        "GET", f"{checkpoints}/{inference_id}/download?variant=CHECKPOINT_VARIANT_MERGED"
+    )
+    urls = [item["url"] for item in rec.last_response.json()["data"]]  # type: ignore[union-attr]
+    manifest = rec.step("GET", next(u for u in urls if "manifest.json" in u), auth=False)
+    refused = rec.step(
+        "GET", f"{checkpoints}/{training_id}/download?variant=CHECKPOINT_VARIANT_MERGED"
+    )
+    resumed = rec.step(
+        "POST", "/v1/rl/training-sessions",
+        body={"model_resources_id": resources_id, "resume_from_checkpoint_id": training_id},
+    )  # fmt: skip
+    resources = "/v1/rl/model-resources"
+    estimate = rec.step(
+        "POST", f"{resources}/estimate-cost",
+        body={"base_model": EMULATOR_BASE_MODEL, "lora_enabled": True},
+    )  # fmt: skip
+    extend = rec.step("POST", f"{resources}/{resources_id}/extend-expiry", body={"seconds": 7200})
+    listing = rec.step("GET", f"{resources}?status=MODEL_RESOURCES_STATUS_READY")
+    stop_refused = rec.step("POST", f"{resources}/{resources_id}/stop")
+    return [
+        {"name": "training_checkpoint_no_body", "steps": saves[0]},
+        {"name": "inference_checkpoint_no_body", "steps": saves[1]},
+        {"name": "list_and_get_checkpoints", "steps": [listed, got]},
+        {"name": "download_inference_checkpoint_manifest", "steps": [download, manifest]},
+        {"name": "download_training_checkpoint_refused", "steps": [refused]},
+        {"name": "resume_from_training_checkpoint", "steps": [resumed]},
+        {"name": "estimate_extend_list_model_resources", "steps": [estimate, extend, listing]},
+        {"name": "stop_with_running_sessions_refused", "steps": [stop_refused]},
+    ]
+
+
 def _real_url(rec: _Recorder, step: dict[str, Any]) -> str:
     """The presigned URL of ``step`` (the last one sent), unscrubbed."""
     assert rec.last_response is not None
@@ -393,6 +446,7 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
                 *_training_vectors(rec, training_session),
             ]
             vectors["payloads.json"] = _payload_vectors(rec, training_session)
+            vectors["checkpoints.json"] = _checkpoint_vectors(rec, training_session, resources_id)
             return vectors
 
 

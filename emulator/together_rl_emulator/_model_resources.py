@@ -269,8 +269,9 @@ class ModelResources:
 
     # ------------------------------------------------------------------ internals
     def _running_session_ids(self, owner: str, resources_id: str) -> list[str]:
+        """Oldest first (creation order: messages that name them are reproducible)."""
         rows = self.store.list_sessions(owner, None, [SESSION_RUNNING], 1_000_000, resources_id)
-        return sorted(r.id for r in rows)
+        return [r.id for r in reversed(rows)]
 
     def _push_expiry(self, resources: dict[str, Any], until: float) -> None:
         until = min(until, LATEST_TIME)
