@@ -7,9 +7,7 @@ would be stopped by the layer at interpreter exit, against an emulator that is g
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,11 +19,8 @@ __all__ = [
     "TrainingClients",
     "model_resources_by_status",
     "sessions_by_status",
-    "spec_example_datums",
-    "spec_example_loss_config",
 ]
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples" / "valid"
 BASE_MODEL = "emulator/tiny-1k"
 READY = "MODEL_RESOURCES_STATUS_READY"
 
@@ -75,32 +70,3 @@ def sessions_by_status(live: LiveEmulator) -> dict[str, str]:
     )
     response.raise_for_status()
     return {item["id"]: item["status"] for item in response.json()["data"]}
-
-
-def _example(loss_fn: str) -> dict[str, Any]:
-    """The spec's valid forward-backward example of a Tinker loss (same name as the wire's)."""
-    body: dict[str, Any] = json.loads((EXAMPLES / f"forward_backward.{loss_fn}.json").read_text())
-    return body
-
-
-def spec_example_datums(tinker: Any, loss_fn: str) -> list[Any]:
-    """The samples of the spec's example for `loss_fn`, as Tinker `Datum`s."""
-    return [
-        tinker.Datum(
-            model_input=tinker.ModelInput.from_ints(
-                [t for c in sample["model_input"]["chunks"] for t in c["encoded_text"]["tokens"]]
-            ),
-            loss_fn_inputs={
-                key: tinker.TensorData(data=tensor["data"], dtype=tensor["dtype"])
-                for key, tensor in sample["loss_fn_inputs"].items()
-            },
-        )
-        for sample in _example(loss_fn)["samples"]
-    ]
-
-
-def spec_example_loss_config(loss_fn: str) -> dict[str, float] | None:
-    """The loss parameters of the spec's example for `loss_fn` (Tinker's `loss_fn_config`)."""
-    loss = _example(loss_fn)["loss"]
-    params = [value for key, value in loss.items() if key != "type"]
-    return dict(params[0]) if params else None

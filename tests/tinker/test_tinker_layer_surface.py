@@ -15,13 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _tinker_helpers import (
-    BASE_MODEL,
-    TrainingClients,
-    spec_example_datums,
-    spec_example_loss_config,
-)
+from _tinker_helpers import BASE_MODEL, TrainingClients
 from emulator_harness import LiveEmulator
+from spec_example_datums import spec_example_datums, spec_example_loss_config
 from together import Together
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tinker.md"
