@@ -228,10 +228,11 @@ def test_forward_backward_custom(tinker: ModuleType, training_clients: TrainingC
 # ----------------------------------------------------------------------------- ignored options
 
 
-def ignored_option_warnings(training_clients: TrainingClients) -> list[str]:
+def ignored_option_warnings(tinker: ModuleType, training_clients: TrainingClients) -> list[str]:
     """Every warning the layer gives for a Tinker option it ignores, in the order called."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        tinker.ServiceClient(timeout=5, max_retries=1, http_client=None, default_headers={})
         client = training_clients.lora(train_mlp=False, train_attn=False)
         client.save_state("name", ttl_seconds=60, overwrite=True).result()
         client.save_weights_for_sampler("name", ttl_seconds=60).result()
@@ -240,17 +241,20 @@ def ignored_option_warnings(training_clients: TrainingClients) -> list[str]:
 
 
 def test_the_layer_warns_about_every_option_it_ignores(
-    training_clients: TrainingClients,
+    tinker: ModuleType, training_clients: TrainingClients
 ) -> None:
-    messages = ignored_option_warnings(training_clients)
-    assert len(messages) == 4
-    assert "['train_mlp', 'train_attn']" in messages[0]
-    assert "['ttl_seconds', 'overwrite']" in messages[1]
-    assert "ttl_seconds" in messages[2]
-    assert "['name', 'retry_config']" in messages[3]
+    messages = ignored_option_warnings(tinker, training_clients)
+    assert len(messages) == 5
+    assert "http_client, max_retries, timeout" in messages[0]
+    assert "['train_mlp', 'train_attn']" in messages[1]
+    assert "['ttl_seconds', 'overwrite']" in messages[2]
+    assert "ttl_seconds" in messages[3]
+    assert "['name', 'retry_config']" in messages[4]
 
 
-def test_docs_quote_the_layers_own_warnings(training_clients: TrainingClients) -> None:
+def test_docs_quote_the_layers_own_warnings(
+    tinker: ModuleType, training_clients: TrainingClients
+) -> None:
     docs = " ".join(DOCS.read_text().split())
-    for message in ignored_option_warnings(training_clients):
+    for message in ignored_option_warnings(tinker, training_clients):
         assert message in docs, f"docs/tinker.md does not quote: {message}"
