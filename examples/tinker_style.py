@@ -7,9 +7,9 @@ reward them, centre the rewards within each group to get advantages, build ``Dat
 ``target_tokens`` / ``logprobs`` / ``advantages``, then ``forward_backward`` with
 ``importance_sampling`` (or ``ppo``) and ``optim_step``, and ``save_state`` every few batches.
 
-The task is a toy with a reward you can check (the one of ``grpo_toy.py``): after a fixed
-prompt, output a fixed target of distinct tokens; the reward is the fraction of matching
-positions. Written against the ``tinker`` SDK, the script runs on Together by changing only its
+The task is a toy with a reward you can check: each prompt has a band of 64 token ids, and
+the reward of a completion is the fraction of its tokens inside that band (about 6% at first).
+Written against the ``tinker`` SDK, the script runs on Together by changing only its
 import line (``import tinker`` -> the one below), as the layer promises. It never calls a
 Together API: it does not even close its training client, because Tinker's has no ``close``;
 the layer stops the session and the model resources it created when the interpreter exits.
@@ -40,12 +40,12 @@ class Config:
     lora_rank: int = 32
     batches: int = 60
     batch_size: int = 2  # prompts per batch
-    group_size: int = 64  # completions per prompt
+    group_size: int = 32  # completions per prompt
     learning_rate: float = 0.1  # tuned to the emulator's small policy, not to a real model
     temperature: float = 1.5
-    target_length: int = 2
+    completion_length: int = 4
     loss_fn: str = "importance_sampling"  # or "ppo"
-    save_every: int = 10
+    save_every: int = 20
     seed: int = 0
     resume_from: str | None = None  # a path save_state returned
     start_batch: int = 0
@@ -53,26 +53,29 @@ class Config:
 
 @dataclass(frozen=True)
 class ToyTask:
-    """A prompt and the target the policy is rewarded for reproducing, position by position."""
+    """A prompt and the band of token ids its completions are rewarded for staying in."""
 
     prompt: list[int]
-    target: list[int]
+    band: range
 
     @classmethod
-    def make(cls, seed: int, target_length: int) -> ToyTask:
-        tokens = random.Random(seed).sample(range(1000), 4 + target_length)
-        return cls(prompt=tokens[:4], target=tokens[4:])
+    def make(cls, seed: int, band_width: int = 64, token_range: int = 1000) -> ToyTask:
+        """Four prompt tokens and a band, all below ``token_range`` (so they exist in every
+        supported vocabulary)."""
+        rng = random.Random(seed)
+        low = rng.randrange(token_range - band_width)
+        return cls(prompt=rng.sample(range(token_range), 4), band=range(low, low + band_width))
 
     def reward(self, completion: Sequence[int]) -> float:
-        hits = sum(1 for got, want in zip(completion, self.target, strict=False) if got == want)
-        return hits / len(self.target)
+        """The fraction of completion tokens inside the band."""
+        return sum(1 for token in completion if token in self.band) / len(completion)
 
 
 @dataclass(frozen=True)
 class BatchReport:
     batch: int
     mean_reward: float
-    loss: float
+    trained_on: int  # datums: completions of the groups whose rewards were not all equal
     state_path: str | None  # set on the batches that saved a state
 
 
@@ -127,7 +130,7 @@ def train(
                 prompt=prompt,
                 num_samples=config.group_size,
                 sampling_params=tinker.SamplingParams(  # top_k stays Tinker's default: -1
-                    max_tokens=config.target_length,
+                    max_tokens=config.completion_length,
                     temperature=config.temperature,
                     seed=config.seed * 1_000_003 + batch * len(tasks) + index,
                 ),
@@ -143,18 +146,17 @@ def train(
             if max(rewards) > min(rewards):  # a group that all scored the same teaches nothing
                 datums.extend(group_datums(prompt, response, rewards))
 
-        loss = 0.0
         if datums:
             fwd_bwd_future = training_client.forward_backward(datums, loss_fn=config.loss_fn)
             optim_future = training_client.optim_step(adam_params)
-            loss = fwd_bwd_future.result().metrics["loss:sum"]
+            fwd_bwd_future.result()
             optim_future.result()
 
         state_path = None
         if (batch + 1) % config.save_every == 0:
             state_path = training_client.save_state(name=f"{batch + 1:06d}").result().path
         reports.append(
-            BatchReport(batch + 1, sum(batch_rewards) / len(batch_rewards), loss, state_path)
+            BatchReport(batch + 1, sum(batch_rewards) / len(batch_rewards), len(datums), state_path)
         )
     return reports
 
@@ -162,18 +164,16 @@ def train(
 def main(config: Config) -> list[BatchReport]:
     service_client = tinker.ServiceClient(base_url=config.base_url)
     training_client = make_training_client(service_client, config)
-    tasks = [
-        ToyTask.make(config.seed * 1000 + i, config.target_length) for i in range(config.batch_size)
-    ]
+    tasks = [ToyTask.make(config.seed * 1000 + i) for i in range(config.batch_size)]
     for task in tasks:
-        print(f"prompt {task.prompt} -> target {task.target}", flush=True)
+        print(f"prompt {task.prompt}: rewarded for tokens in {task.band}", flush=True)
     started = time.monotonic()
     reports = train(training_client, config, tasks)
     for report in reports:
         saved = f"  saved state {report.state_path}" if report.state_path else ""
         print(
             f"batch {report.batch:4d}  mean reward {report.mean_reward:.3f}  "
-            f"loss {report.loss:+.3e}{saved}",
+            f"trained on {report.trained_on}{saved}",
             flush=True,
         )
     print(f"{len(reports)} batches in {time.monotonic() - started:.1f} s", flush=True)
@@ -221,7 +221,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Config, bool]:
     parser.add_argument("--group-size", type=int, default=defaults.group_size)
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--temperature", type=float, default=defaults.temperature)
-    parser.add_argument("--target-length", type=int, default=defaults.target_length)
+    parser.add_argument("--completion-length", type=int, default=defaults.completion_length)
     parser.add_argument(
         "--loss-fn", choices=["importance_sampling", "ppo"], default="importance_sampling"
     )

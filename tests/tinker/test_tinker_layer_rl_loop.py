@@ -12,8 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -36,17 +34,6 @@ def example() -> ModuleType:
     return module
 
 
-@dataclass(frozen=True)
-class SmallTokens:
-    """A denser reward than the example's exact target, so that a short run learns: the
-    fraction of completion tokens below 64 (about 6% of them at first)."""
-
-    prompt: list[int]
-
-    def reward(self, completion: Sequence[int]) -> float:
-        return sum(1 for token in completion if token < 64) / len(completion)
-
-
 @pytest.mark.parametrize("loss_fn", ["importance_sampling", "ppo"])
 def test_the_reward_rises(
     example: ModuleType, training_clients: TrainingClients, loss_fn: str
@@ -56,13 +43,13 @@ def test_the_reward_rises(
         batches=BATCHES,
         batch_size=1,
         group_size=32,
-        target_length=2,
+        completion_length=2,
         loss_fn=loss_fn,
         save_every=BATCHES // 2,
     )
     client = training_clients.lora(rank=config.lora_rank, seed=config.seed)
 
-    reports = example.train(client, config, [SmallTokens(prompt=[5, 50, 500])])
+    reports = example.train(client, config, [example.ToyTask.make(0)])
 
     rewards = [report.mean_reward for report in reports]
     assert sum(rewards[:3]) / 3 < 0.2
