@@ -7,8 +7,14 @@ STAMP := $(VENV)/.installed
 BASE_URL ?=
 API_KEY ?=
 CONFORMANCE_ARGS ?=
+# Extra pytest arguments, e.g. PYTEST_ARGS='-m "not slow"' for a quicker local run.
+PYTEST_ARGS ?=
+UPSTREAM ?=
+RECORD ?=
+CASSETTE ?=
+PORT ?=
 
-.PHONY: all test conformance generate lint vectors bench reliability clean venv
+.PHONY: all test conformance proxy replay generate derive lint vectors bench reliability clean venv
 
 all: test
 
@@ -28,9 +34,15 @@ generate: $(STAMP)
 	    --overwrite --fail-on-warning
 	rm -rf generated/together_rl_client/.ruff_cache
 
+## Derive the sync twins of the wrapper (_sync.py, _sync_http.py) from their async sources.
+derive: $(STAMP)
+	$(BIN)/python scripts/unasync.py
+
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
+## Prints what ran (pytest -ra: every skip with its reason; a last line with the counts and
+## the marker selection). Under CI=true (.ci/run) a missing project tool fails instead of skipping.
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The contract suite: against the embedded emulator, or BASE_URL=... API_KEY=... for another server.
 ## Exit code: 0 passed, 1 the target does not conform, 2 it could not be checked (make reports "Error N").
@@ -39,14 +51,27 @@ conformance: $(STAMP)
 	@$(if $(API_KEY),TOGETHER_API_KEY='$(API_KEY)') $(BIN)/python -m contract_tests \
 	    $(if $(BASE_URL),--base-url $(BASE_URL)) $(CONFORMANCE_ARGS)
 
+## Check live traffic: forward to UPSTREAM (root, no /v1), validate every exchange against the spec,
+## RECORD=run.jsonl writes a cassette; Ctrl-C writes reports/proxy.md (see docs/proxy.md).
+proxy: $(STAMP)
+	$(if $(UPSTREAM),,$(error give the server root: make proxy UPSTREAM=https://api.together.ai))
+	$(BIN)/python -m contract_tests proxy --upstream $(UPSTREAM) $(if $(RECORD),--record $(RECORD)) $(if $(PORT),--port $(PORT))
+
+## Serve a recorded run back offline: make replay CASSETTE=run.jsonl [PORT=8767].
+replay: $(STAMP)
+	$(if $(CASSETTE),,$(error give the cassette: make replay CASSETTE=run.jsonl))
+	$(BIN)/python -m contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
+
 ## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
-## Benchmarks (not tests): rewrite their sections of docs/benchmarks.md. Run on a quiet machine.
+## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (a few minutes). Run on a
+## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_emulator.py
-	$(BIN)/python benchmarks/bench_wrapper.py
+	$(BIN)/python -m benchmarks.bench_emulator
+	$(BIN)/python -m benchmarks.bench_wrapper
+	$(BIN)/python benchmarks/bench_proxy.py
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
@@ -54,7 +79,7 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples
+	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

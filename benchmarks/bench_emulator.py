@@ -1,43 +1,45 @@
 """Forward-backward through the emulator: submit -> COMPLETED, split into JSON decode, validation,
 math and storage, for 8 x 128 and 64 x 2048 tokens with Qwen/Qwen3-8B's vocabulary (151,936).
 
-    .venv/bin/python benchmarks/bench_emulator.py [--repeats N] [--no-write]
+    .venv/bin/python -m benchmarks.bench_emulator [--repeats N] [--no-write]
 
 Writes its table between `<!-- emulator:start -->` and `<!-- emulator:end -->` in
-docs/benchmarks.md (other sections of that file are left alone).
+docs/benchmarks.md (other sections of that file are left alone), with the checked facts (payloads,
+code path) that tests/benchmarks/test_documented_figures.py recomputes.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
+import contextlib
+import json
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import numpy as np
 import orjson
+from together_rl_emulator._body_scan import scan_body
 from together_rl_emulator._engine import run_forward_backward
-from together_rl_emulator._idempotency import body_hash
+from together_rl_emulator._idempotency import body_digest, body_hash
 from together_rl_emulator._policy_model import init_policy
 from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._store import NewOperation, Store
 from together_rl_emulator._trainer import pass_update
 
+from benchmarks._report import RunInfo, Table, digest, interleaved, write_section
+
+__all__ = ["checked_facts", "main"]
+
 MODEL = "Qwen/Qwen3-8B"
 VOCAB = 151_936
 SHAPES = [(1, 16), (8, 128), (64, 2048)]  # 1 x 16: a small op, where overhead dominates
-DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
-START, END = "<!-- emulator:start -->", "<!-- emulator:end -->"
 TERMINAL = ("TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED")
 POLL_S = 0.001  # the client polls every millisecond
 
@@ -69,20 +71,15 @@ def random_tokens(rng: np.random.Generator, length: int) -> list[int]:
     return tokens
 
 
-def median_ms(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
-
-def stage_times(body: dict[str, Any], repeats: int, state_dir: str | None) -> dict[str, float]:
+@contextlib.contextmanager
+def stages(
+    body: dict[str, Any], state_dir: str | None
+) -> Iterator[dict[str, Callable[[], object]]]:
+    """The server's stages on `body`, each callable in isolation."""
     raw = orjson.dumps(body)
     parsed = orjson.loads(raw)
-    request = validate_forward_backward(parsed, VOCAB)
+    scan = scan_body(parsed)  # as the server does: one scan for the hash and validation
+    request = validate_forward_backward(parsed, VOCAB, scan)
     params = init_policy(VOCAB, 1)
     result = run_forward_backward(params, request)
     store = Store(state_dir)
@@ -109,20 +106,25 @@ def stage_times(body: dict[str, Any], repeats: int, state_dir: str | None) -> di
         update = pass_update(store.trainer(session), result.grads)
         store.commit_operation(op.id, sid, result.output, update)
 
-    out = {
-        "body_mb": len(raw) / 1e6,
-        "decode": median_ms(lambda: orjson.loads(raw), repeats),
-        "hash": median_ms(lambda: body_hash(parsed), repeats),
-        "validation": median_ms(lambda: validate_forward_backward(parsed, VOCAB), repeats),
-        "math": median_ms(lambda: run_forward_backward(params, request), repeats),
-        "storage": median_ms(storage, repeats),
-    }
-    store.close()
-    return out
+    try:
+        yield {
+            "decode": lambda: orjson.loads(raw),
+            "scan": lambda: scan_body(parsed),
+            "hash": lambda: body_digest(parsed, scan),
+            "validation": lambda: validate_forward_backward(parsed, VOCAB, scan),
+            "math": lambda: run_forward_backward(params, request),
+            "storage": storage,
+        }
+    finally:
+        store.close()
 
 
-def end_to_end_ms(body: dict[str, Any], repeats: int, state_dir: str | None) -> float:
-    """Median submit -> COMPLETED over loopback, the server in its own process (as deployed)."""
+@contextlib.contextmanager
+def submit_to_completed(
+    body: dict[str, Any], state_dir: str | None, routes: list[str]
+) -> Iterator[Callable[[], object]]:
+    """One forward-backward submitted over loopback and polled to COMPLETED, the server in its
+    own process (as deployed); on exit the routes it served (`/_emulator/stats`) go to `routes`."""
     args = [sys.executable, "-m", "together_rl_emulator", "--port", "0", "--api-key", "bench"]
     if state_dir is not None:
         args += ["--state-dir", state_dir]
@@ -152,94 +154,159 @@ def end_to_end_ms(body: dict[str, Any], repeats: int, state_dir: str | None) -> 
                     op = client.get(f"{path}/{op['id']}").json()
                 assert op["status"] == TERMINAL[0], op
 
-            return median_ms(once, repeats)
+            yield once
+            routes += sorted(client.get("/_emulator/stats").json()["requests"])
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-    return (
-        f"{os.cpu_count()} CPUs (nproc), {cpu}, Python {platform.python_version()},"
-        f" 1-min load average {load} when the run started"
+def measure_row(
+    body: dict[str, Any], repeats: int, persistent: bool, routes: list[str]
+) -> dict[str, float]:
+    """Every stage and submit -> COMPLETED, interleaved (one of each per round), median ms."""
+    with (
+        tempfile.TemporaryDirectory() as stage_dir,
+        tempfile.TemporaryDirectory() as server_dir,
+        stages(body, stage_dir if persistent else None) as fns,
+        submit_to_completed(body, server_dir if persistent else None, routes) as e2e,
+    ):
+        timed = interleaved({**fns, "e2e": e2e}, repeats)
+    return {"body_mb": len(orjson.dumps(body)) / 1e6, **timed}
+
+
+def entry(fn: Any) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def emulator_facts(e2e_routes: list[str]) -> dict[str, Any]:
+    """Payloads and code path of the table (see benchmarks/_report.py)."""
+    payloads = {}
+    for n, length in SHAPES:
+        raw = orjson.dumps(grpo_body(n, length))
+        payloads[f"{n} x {length}"] = {"bytes": len(raw), "sha256": digest(raw)}
+    return {
+        "model": MODEL,
+        "vocab": VOCAB,
+        "loss": "LOSS_TYPE_GRPO",
+        "payloads": payloads,
+        "states": ["memory", "state dir"],
+        "stages": {
+            "decode": entry(orjson.loads),
+            "scan": entry(scan_body),
+            "hash": entry(body_digest),
+            "validation": entry(validate_forward_backward),
+            "math": entry(run_forward_backward),
+            "storage": [
+                entry(fn)
+                for fn in (
+                    Store.insert_operation,
+                    Store.mark_running,
+                    pass_update,
+                    Store.commit_operation,
+                )
+            ],
+        },
+        "end_to_end": {"server": "python -m together_rl_emulator", "requests": e2e_routes},
+    }
+
+
+def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[str, Any]) -> str:
+    table = Table(
+        key="emulator.forward_backward",
+        title="Forward-backward submit -> COMPLETED",
+        payload=f"GRPO forward-backward bodies of {', '.join(f'{n} x {k}' for n, k in SHAPES)}"
+        f" (samples x tokens, seed 0) with {MODEL}'s vocabulary ({VOCAB:,}); each stage the"
+        f" median of {repeats} rounds ({max(3, repeats // 2)} for 64 x 2048), after one untimed"
+        " round; times in ms.",
+        columns=[
+            "batch",
+            "state",
+            "body MB",
+            "decode",
+            "scan",
+            "hash",
+            "validation",
+            "math",
+            "storage",
+            "submit -> COMPLETED",
+            "server overhead",
+            "e2e / (decode + math)",
+        ],
+        align="l l r r r r r r r r r r",
+        rows=[
+            [
+                r["shape"],
+                r["state"],
+                f"{r['body_mb']:.2f}",
+                f"{r['decode']:.2f}",
+                f"{r['scan']:.2f}",
+                f"{r['hash']:.2f}",
+                f"{r['validation']:.2f}",
+                f"{r['math']:.2f}",
+                f"{r['storage']:.2f}",
+                f"{r['e2e']:.2f}",
+                f"{r['e2e'] - r['math']:.2f}",
+                f"{r['e2e'] / (r['decode'] + r['math']):.2f}",
+            ]
+            for r in rows
+        ],
+        facts=facts,
+        notes=[
+            "Stages are measured in isolation: *decode* = `orjson.loads` of the body; *scan* ="
+            " one pass that encodes the body's number lists, shared by the next two; *hash* ="
+            " the idempotency digest; *validation* = schema + semantic rules into arrays; *math* ="
+            " policy forward, loss, backward and result encoding; *storage* = PENDING row,"
+            " RUNNING, result and gradient sum (with a state dir: fsynced SQLite WAL commits and"
+            " the `.npz` gradient file). *Submit -> COMPLETED* is measured over loopback HTTP"
+            " (uvicorn subprocess, httpx, polling every millisecond); *server overhead* is that"
+            " minus the math; the goal for 64 x 2048 is *e2e / (decode + math)* <= 1.3."
+            " The stages and the HTTP figure of a row are interleaved in one run:"
+            " each round times every stage once, then one operation over HTTP."
+        ],
     )
+    return "## Emulator\n\n" + table.render(run)
 
 
-def render(rows: list[dict[str, Any]], repeats: int, machine_line: str) -> str:
-    lines = [
-        START,
-        "## Emulator: forward-backward submit -> COMPLETED",
-        "",
-        f"Machine: {machine_line}. Vocabulary {VOCAB:,} ({MODEL}), GRPO loss,"
-        f" median of {repeats} runs (ms)."
-        " Command: `.venv/bin/python benchmarks/bench_emulator.py`.",
-        "",
-        "Stages are measured in isolation: *decode* = `orjson.loads` of the body; *hash* = the"
-        " idempotency hash; *validation* = schema + semantic rules into arrays; *math* = policy"
-        " forward, loss, backward and result encoding; *storage* = PENDING row, RUNNING, result"
-        " and gradient sum (with a state dir: fsynced SQLite WAL commits and the `.npz` gradient"
-        " file). *Submit -> COMPLETED* is measured over loopback HTTP (uvicorn, httpx, polling"
-        " without sleep); *server overhead* is that minus the math.",
-        "",
-        "| batch | state | body MB | decode | hash | validation | math | storage"
-        " | submit -> COMPLETED | server overhead |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['shape']} | {r['state']} | {r['body_mb']:.2f} | {r['decode']:.2f}"
-            f" | {r['hash']:.2f} | {r['validation']:.2f} | {r['math']:.2f} | {r['storage']:.2f}"
-            f" | {r['e2e']:.2f}"
-            f" | {r['e2e'] - r['math']:.2f} |"
-        )
-    lines += ["", END]
-    return "\n".join(lines)
-
-
-def write_section(section: str) -> None:
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        _, after = rest.split(END, 1)
-        text = before + section + after
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text)
+def checked_facts(key: str) -> dict[str, Any]:
+    """The table's facts, recomputed with one end-to-end operation on the smallest shape."""
+    if key != "emulator.forward_backward":
+        raise KeyError(key)
+    routes: list[str] = []
+    for n, length in SHAPES:  # every stage and one operation on every payload, in both states
+        body = grpo_body(n, length)
+        measure_row(body, 0, persistent=False, routes=routes)
+        measure_row(body, 0, persistent=True, routes=routes)
+    return emulator_facts(sorted(set(routes)))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
+    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
     args = parser.parse_args(argv)
+    if args.facts:
+        print(json.dumps(checked_facts(args.facts)))
+        return 0
+    command = ".venv/bin/python -m benchmarks.bench_emulator"
+    run = RunInfo(command + ("" if args.repeats == 7 else f" --repeats {args.repeats}"))
     rows = []
-    started_on = machine()
+    routes: list[str] = []
     for n, length in SHAPES:
         body = grpo_body(n, length)
         repeats = args.repeats if n * length < 100_000 else max(3, args.repeats // 2)
         for state in ("memory", "state dir"):
-            with tempfile.TemporaryDirectory() as tmp:
-                state_dir = tmp if state == "state dir" else None
-                row: dict[str, Any] = {"shape": f"{n} x {length}", "state": state}
-                row.update(stage_times(body, repeats, state_dir))
-            with tempfile.TemporaryDirectory() as tmp:
-                row["e2e"] = end_to_end_ms(body, repeats, tmp if state == "state dir" else None)
+            row: dict[str, Any] = {"shape": f"{n} x {length}", "state": state}
+            row.update(measure_row(body, repeats, state == "state dir", routes))
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
-    section = render(rows, args.repeats, started_on)
+    routes = sorted(set(routes))
+    run.finish()
+    section = render(rows, args.repeats, run, emulator_facts(routes))
     print(section)
     if not args.no_write:
-        write_section(section)
+        write_section("emulator", section)
     return 0
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import orjson
@@ -52,9 +52,10 @@ GUARDED_KINDS = {
     INFERENCE_CHECKPOINT: "inference-checkpoint stores and registers a model",
 }
 MAX_RETRY_AFTER_S = 60.0
-OPERATION_COMPLETED = enum_value("OperationStatus", "COMPLETED")
+COMPLETED = enum_value("OperationStatus", "COMPLETED")
+FAILED = enum_value("OperationStatus", "FAILED")
 #: The only statuses a poll stops at (the spec's `OperationStatus` description says so).
-TERMINAL_STATUSES = frozenset({OPERATION_COMPLETED, enum_value("OperationStatus", "FAILED")})
+TERMINAL_STATUSES = frozenset({COMPLETED, FAILED})
 
 
 class SafetyViolation(RuntimeError):
@@ -189,7 +190,7 @@ class TargetClient:
     def completed_output(self, session_id: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Run an operation that must complete; its ``output``, offloaded members merged in."""
         operation = self.run_operation(session_id, kind, body)
-        if operation["status"] != OPERATION_COMPLETED:
+        if operation["status"] != COMPLETED:
             raise AssertionError(f"{kind} operation did not complete: {operation}")
         output = dict(operation.get("output") or {})
         if output.get("payload_id"):
@@ -257,16 +258,30 @@ class TargetClient:
             )
 
 
+Operation = TypeVar("Operation")
+
+
+def _status_field(operation: Any) -> Any:
+    return operation.get("status")
+
+
 def wait_until_terminal(
-    fetch: Callable[[], dict[str, Any]], *, timeout_s: float = 60.0, what: str = "operation"
-) -> dict[str, Any]:
+    fetch: Callable[[], Operation],
+    *,
+    timeout_s: float = 60.0,
+    what: str = "operation",
+    status: Callable[[Operation], Any] = _status_field,
+) -> Operation:
     """Call ``fetch`` (one GET of an operation) until the operation is COMPLETED or FAILED,
-    backing off from 5 ms to 0.5 s between calls; returns it. Raises after ``timeout_s``."""
+    backing off from 5 ms to 0.5 s between calls; returns it. Raises after ``timeout_s``.
+    ``status`` reads the status of what ``fetch`` returns (default: its ``"status"`` item).
+
+    The one polling loop of the contract suite, the reliability proofs and the tests."""
     deadline = time.monotonic() + timeout_s
     delay = 0.005
     while True:
         operation = fetch()
-        if operation.get("status") in TERMINAL_STATUSES:
+        if status(operation) in TERMINAL_STATUSES:
             return operation
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not terminal after {timeout_s} s: {operation}")

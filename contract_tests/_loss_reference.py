@@ -218,3 +218,37 @@ def candidate_losses(
 
 def matches(observed: float, expected: float, *, rtol: float = 2e-4, atol: float = 2e-5) -> bool:
     return math.isfinite(observed) and abs(observed - expected) <= atol + rtol * abs(expected)
+
+
+def sample_inputs(
+    body: dict[str, object], returned: Sequence[Sequence[float]]
+) -> list[SampleInputs]:
+    """A forward-backward request body and the log-probs its result returned, as inputs to the
+    definitions above (the mask is where ``weights``, or else ``mask``, is non-zero)."""
+    samples = body["samples"]
+    assert isinstance(samples, list)
+    out = []
+    for sample, ell in zip(samples, returned, strict=True):
+        inputs = sample["loss_fn_inputs"]
+
+        def arr(name: str, inputs: dict[str, dict[str, object]] = inputs) -> Array | None:
+            if name not in inputs:
+                return None
+            return np.asarray(inputs[name]["data"], dtype=np.float64)
+
+        weights = arr("weights")
+        mask_source = weights if weights is not None else arr("mask")
+        mask = (
+            (mask_source != 0).astype(np.float64) if mask_source is not None else np.ones(len(ell))
+        )
+        out.append(
+            SampleInputs(
+                logprobs=np.asarray(ell, dtype=np.float64),
+                mask=mask,
+                sampler=arr("logprobs"),
+                advantages=arr("advantages"),
+                reference=arr("reference_logprobs"),
+                weights=weights,
+            )
+        )
+    return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contract_tests._http import FORWARD_BACKWARD, OPERATION_COMPLETED, OPTIM_STEP, TargetClient
+from contract_tests._http import COMPLETED, FORWARD_BACKWARD, OPTIM_STEP, TargetClient
 
 #: Token sequences (prompt + response) valid for any vocabulary of at least 200 tokens.
 SEQUENCE_X = (11, 23, 37, 41, 53, 67, 79, 83)
@@ -139,7 +139,7 @@ def submit_all(
         for kind, operation_id in submitted
     ]
     for (kind, _), operation in zip(submitted, operations, strict=True):
-        assert operation["status"] == OPERATION_COMPLETED, (kind, operation)
+        assert operation["status"] == COMPLETED, (kind, operation)
     return operations
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import OPERATION_COMPLETED, TargetClient
+from contract_tests._http import COMPLETED, TargetClient
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 CONCURRENT_DUPLICATES = 8
@@ -40,7 +40,7 @@ def test_replay_returns_the_same_operation(
     client.wait_for_operation(session_id, first.json()["id"])
     late = client.submit_forward_backward(session_id, probe_body, key)
     assert late.json()["id"] == first.json()["id"]
-    assert late.json()["status"] == OPERATION_COMPLETED, (
+    assert late.json()["status"] == COMPLETED, (
         "a replay returns the operation as it is now"
     )
     after = _emulator_stats(client)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import OPERATION_COMPLETED, TERMINAL_STATUSES, TargetClient
+from contract_tests._http import COMPLETED, TERMINAL_STATUSES, TargetClient
 from contract_tests._spec_facts import enum_value
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
@@ -37,7 +37,7 @@ def test_polling_reaches_completed_with_output(
     submitted = client.submit_forward_backward(session_id, probe_body).json()
     operation = client.wait_for_operation(session_id, submitted["id"])
     assert operation["id"] == submitted["id"]
-    assert operation["status"] == OPERATION_COMPLETED, operation
+    assert operation["status"] == COMPLETED, operation
     assert isinstance(operation["output"]["loss"], float | int), operation
     assert "error" not in operation or operation["error"] in (None, {}), operation
     # A completed operation stays completed, with the same result.

@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 
 from contract_tests import _loss_reference as ref
-from contract_tests._http import OPERATION_COMPLETED, TargetClient
+from contract_tests._http import COMPLETED, TargetClient
 from contract_tests._spec_facts import enum_values
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
@@ -91,7 +90,7 @@ def current_logprobs(client: TargetClient, session_id: str) -> list[list[float]]
         "return_loss_fn_outputs": True,
     }
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == OPERATION_COMPLETED, operation
+    assert operation["status"] == COMPLETED, operation
     return [out["tensors"]["logprobs"]["data"] for out in operation["output"]["loss_fn_outputs"]]
 
 
@@ -115,32 +114,6 @@ def _request(loss: dict[str, Any], ell: list[list[float]]) -> dict[str, Any]:
     return {"samples": samples, "loss": loss, "forward_only": True, "return_loss_fn_outputs": True}
 
 
-def _reference_inputs(body: dict[str, Any], returned: list[list[float]]) -> list[ref.SampleInputs]:
-    out = []
-    for sample, ell in zip(body["samples"], returned, strict=True):
-        inputs = sample["loss_fn_inputs"]
-
-        def arr(name: str, inputs: dict[str, Any] = inputs) -> np.ndarray | None:
-            return np.asarray(inputs[name]["data"], dtype=np.float64) if name in inputs else None
-
-        weights = arr("weights")
-        mask_source = weights if weights is not None else arr("mask")
-        mask = (
-            (mask_source != 0).astype(np.float64) if mask_source is not None else np.ones(len(ell))
-        )
-        out.append(
-            ref.SampleInputs(
-                logprobs=np.asarray(ell, dtype=np.float64),
-                mask=mask,
-                sampler=arr("logprobs"),
-                advantages=arr("advantages"),
-                reference=arr("reference_logprobs"),
-                weights=weights,
-            )
-        )
-    return out
-
-
 @pytest.mark.operation(FB)
 @pytest.mark.parametrize(("name", "loss"), CASES, ids=[name for name, _ in CASES])
 def test_loss_matches_definition(
@@ -153,10 +126,10 @@ def test_loss_matches_definition(
 ) -> None:
     body = _request(loss, current_logprobs)
     operation = client.run_forward_backward(session_id, body)
-    assert operation["status"] == OPERATION_COMPLETED, operation
+    assert operation["status"] == COMPLETED, operation
     output = operation["output"]
     returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
-    samples = _reference_inputs(body, returned)
+    samples = ref.sample_inputs(body, returned)
     for sample, ell, probe in zip(samples, returned, current_logprobs, strict=True):
         for m, value, before in zip(sample.mask, ell, probe, strict=True):
             if m == 0:

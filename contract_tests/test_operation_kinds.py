@@ -11,6 +11,7 @@ import pytest
 
 from contract_tests import _training as t
 from contract_tests._http import (
+    COMPLETED,
     CUSTOM_FORWARD_BACKWARD,
     OPTIM_STEP,
     SAMPLE,
@@ -18,7 +19,6 @@ from contract_tests._http import (
     TargetClient,
     operation_path,
 )
-from contract_tests._http import OPERATION_COMPLETED as COMPLETED
 
 KINDS = (OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
 BODIES: dict[str, dict[str, Any]] = {

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import OPERATION_COMPLETED, TERMINAL_STATUSES, TargetClient
+from contract_tests._http import COMPLETED, TERMINAL_STATUSES, TargetClient
 from contract_tests._spec_facts import enum_value
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
@@ -43,7 +43,7 @@ def test_operations_complete_in_submission_order(
         assert time.monotonic() < deadline, "operations did not complete"
         time.sleep(0.01)
     statuses = [client.get_operation(session_id, i).json()["status"] for i in ids]
-    assert statuses == [OPERATION_COMPLETED] * QUEUE_LENGTH
+    assert statuses == [COMPLETED] * QUEUE_LENGTH
 
 
 @pytest.mark.operation("POST /rl/training-sessions/{session_id}/stop")
@@ -65,4 +65,4 @@ def test_stop_fails_queued_operations_or_lets_them_finish(
             assert op["error"]["code"] == enum_value("OperationErrorCode", "SESSION_NOT_ACTIVE"), op
     if FAILED in statuses:
         first_failed = statuses.index(FAILED)
-        assert OPERATION_COMPLETED not in statuses[first_failed:], statuses
+        assert COMPLETED not in statuses[first_failed:], statuses

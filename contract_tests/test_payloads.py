@@ -11,8 +11,7 @@ import orjson
 import pytest
 
 from contract_tests import _training as t
-from contract_tests._http import FORWARD_BACKWARD, SAMPLE, TargetClient
-from contract_tests._http import OPERATION_COMPLETED as COMPLETED
+from contract_tests._http import COMPLETED, FORWARD_BACKWARD, SAMPLE, TargetClient
 
 UPLOAD = "POST /rl/training-sessions/{session_id}/payloads/upload-url"
 DOWNLOAD = "POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"

@@ -78,6 +78,10 @@ def _requirements(path: Path, prefix: str) -> list[Any]:
             marks.append(pytest.mark.needs_mutations("would not be forward-only"))
     elif prefix in ("model_resources_create", "session_create"):
         marks.append(pytest.mark.needs_mutations("a create request"))
+    elif prefix == "session_update":
+        marks.append(pytest.mark.requests_fixture("own_session_id"))
+    elif prefix == "model_resources_extend_expiry":
+        marks.append(pytest.mark.requests_fixture("model_resources"))
     return marks
 
 
@@ -133,8 +137,6 @@ def test_invalid_example_is_400_naming_the_field(
         )
         response = client.post(route, json=body)
     elif kind == "session_update":
-        if not target.may_mutate:
-            pytest.skip("changes a session; needs the emulator or --allow-mutations")
         own_session_id = request.getfixturevalue("own_session_id")
         response = client.request("PATCH", f"/v1/rl/training-sessions/{own_session_id}", json=body)
     elif kind == "model_resources_extend_expiry":

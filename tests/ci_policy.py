@@ -26,9 +26,14 @@ def missing(reason: str) -> NoReturn:
     pytest.skip(reason, allow_module_level=True)
 
 
-def import_required(name: str) -> ModuleType:
-    """`importlib.import_module(name)`, or `missing(...)` if it is not installed."""
+def import_required(name: str, version: str | None = None) -> ModuleType:
+    """`importlib.import_module(name)`, or `missing(...)` if it is not installed (or is not the
+    pinned `version`)."""
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     except ImportError as error:
         missing(f"{name} is not installed ({error}); `make venv` installs it")
+    found = getattr(module, "__version__", None)
+    if version is not None and found != version:
+        missing(f"{name} {found} is installed, the tests need {version}; `make venv` installs it")
+    return module

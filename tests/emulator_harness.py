@@ -1,4 +1,6 @@
-"""Helpers to run the emulator in tests: in-process clients and a uvicorn server on loopback.
+"""Helpers to run the emulator in tests: in-process clients, a uvicorn server on loopback, and
+the one place for what every test folder shares (the test key, the terminal statuses, the polling
+loop; the last two come from the contract suite, which uses them too).
 
 Imported by tests/conftest.py (fixtures) and by test modules that need the classes themselves.
 """
@@ -15,8 +17,22 @@ with warnings.catch_warnings():  # starlette 1.10 suggests httpx2; we stay on ht
 from together_rl_emulator import EmulatorApp
 
 from contract_tests._emulator_process import ThreadServer, serve_in_thread
+from contract_tests._http import COMPLETED, FAILED, TERMINAL_STATUSES, wait_until_terminal
 
-EMULATOR_KEY = "test-key"
+__all__ = [
+    "COMPLETED",
+    "DEFAULT_KEYS",
+    "EMULATOR_KEY",
+    "FAILED",
+    "OTHER_KEY",
+    "TERMINAL_STATUSES",
+    "LiveEmulator",
+    "emulator_test_client",
+    "start_live_emulator",
+    "wait_until_terminal",
+]
+
+EMULATOR_KEY = "test-key"  # the one test key of the suite
 OTHER_KEY = "other-key"
 DEFAULT_KEYS = [EMULATOR_KEY, OTHER_KEY]
 

@@ -180,7 +180,7 @@ async def read_body(request: Request, limit: int, *, json_only: bool = True) -> 
     except ClientDisconnect:
         raise invalid(None, "the client disconnected before sending the whole body") from None
     body = b"".join(chunks)
-    if json_only and body.strip():
+    if json_only and not _blank(body):
         _require_json_media_type(request.headers.get("content-type"))
     return body
 
@@ -204,8 +204,13 @@ def _too_large(limit: int) -> ApiError:
     )
 
 
+def _blank(raw: bytes) -> bool:
+    """Empty or only whitespace (without copying a large body, as `raw.strip()` would)."""
+    return not raw or raw.isspace()
+
+
 def parse_json(raw: bytes, *, allow_empty: bool = False) -> Any:
-    if not raw.strip():
+    if _blank(raw):
         if allow_empty:
             return None
         raise invalid(None, "the request body is empty; a JSON object is required")

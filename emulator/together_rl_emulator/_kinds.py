@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._body_scan import BodyScan
 from ._checkpoints import (
     INFERENCE_CHECKPOINT,
     TRAINING_CHECKPOINT,
@@ -51,8 +52,9 @@ __all__ = [
     "validate_operation",
 ]
 
-# (body, the session's vocabulary size) -> the validated request; raises ApiError 400.
-Validator = Callable[[object, int], Any]
+# (body, the session's vocabulary size, the body's scan if made) -> the validated request;
+# raises ApiError 400.
+Validator = Callable[[object, int, BodyScan | None], Any]
 # (trainer state, validated request or None, the operation's context) -> outcome.
 Runner = Callable[[TrainerState, Any, RunContext], OperationOutcome]
 
@@ -119,12 +121,14 @@ KINDS: dict[str, OperationKind] = {
             run_forward_backward_pass,
             result_member="loss_fn_outputs",
         ),
-        OperationKind("optim-step", lambda body, vocab: validate_optim_step(body), run_optim_step),
+        OperationKind(
+            "optim-step", lambda body, vocab, scan: validate_optim_step(body), run_optim_step
+        ),
         OperationKind(
             "sample", validate_sample, run_sample, result_member="results", keep_empty=True
         ),
         OperationKind(
-            "weights-sync", lambda body, vocab: validate_weights_sync(body), run_weights_sync
+            "weights-sync", lambda body, vocab, scan: validate_weights_sync(body), run_weights_sync
         ),
         OperationKind(
             "custom-forward-backward",
@@ -148,4 +152,4 @@ def kind_named(name: str) -> OperationKind:
 def validate_operation(kind: str, body: object, vocab_size: int) -> Any:
     """The validated request of an operation of `kind` (400 `ApiError` if invalid)."""
     validator = kind_named(kind).validate
-    return None if validator is None else validator(body, vocab_size)
+    return None if validator is None else validator(body, vocab_size, None)

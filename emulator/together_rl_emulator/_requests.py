@@ -10,6 +10,7 @@ Nothing here imports the math: defaults, bounds and choices come from the spec (
 from __future__ import annotations
 
 import array
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._body_scan import FLOATS, INTS, BodyScan, scan_body
 from ._catalog import SAMPLING_DEFAULTS
 from ._errors import ApiError, invalid
 from ._facts import (
@@ -29,7 +31,7 @@ from ._facts import (
     spec_defaults,
 )
 from ._spec import enum_value, schema
-from ._validation import short_value, validate_schema
+from ._validation import short_value, valid_apart_from_bulk_items, validate_schema
 
 __all__ = [
     "MAX_SAMPLED_TOKENS",
@@ -104,7 +106,9 @@ class ForwardBackwardRequest:
     return_loss_fn_outputs: bool
 
 
-def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardRequest:
+def validate_forward_backward(
+    body: object, vocab_size: int, scan: BodyScan | None = None
+) -> ForwardBackwardRequest:
     """Validate a `ForwardBackwardBody` fully and return it as arrays ready for the math.
 
     Schema first, then: the loss type and its params object (only the one matching `loss.type`;
@@ -118,8 +122,18 @@ def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardR
     Unknown `loss_fn_inputs` keys are accepted (as the official SDK sends them) and checked like
     any tensor. `reference_logprobs` outside GRPO is treated the same way: accepted, checked as a
     float32 tensor, and ignored by the math.
+
+    `scan` is the body's `scan_body` if the caller made it (made here otherwise): when the body
+    passes the schema apart from its token and tensor lists, and the scan vouches for those
+    (ints, floats), the full schema validation is skipped; any doubt runs it (same errors).
     """
-    validate_schema("ForwardBackwardBody", body)
+    bulk = None
+    if valid_apart_from_bulk_items("ForwardBackwardBody", body):
+        assert isinstance(body, dict)
+        bulk = _bulk_arrays(body["samples"], scan_body(body) if scan is None else scan)
+    if bulk is None:
+        validate_schema("ForwardBackwardBody", body)
+        bulk = {}
     assert isinstance(body, dict)  # guaranteed by the schema
     loss: dict[str, Any] = body["loss"]
     try:
@@ -128,7 +142,7 @@ def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardR
         if loss_type == _GRPO and _grpo_beta(loss) > 0:
             required = (*required, "reference_logprobs")
         samples = [
-            _validate_sample(index, sample, loss_type, required, vocab_size)
+            _validate_sample(index, sample, loss_type, required, vocab_size, bulk)
             for index, sample in enumerate(body["samples"])
         ]
     except (OverflowError, ValueError, TypeError, RecursionError) as exc:
@@ -140,6 +154,37 @@ def validate_forward_backward(body: object, vocab_size: int) -> ForwardBackwardR
         forward_only=bool(body.get("forward_only", False)),
         return_loss_fn_outputs=bool(body.get("return_loss_fn_outputs", False)),
     )
+
+
+def _bulk_arrays(samples: list[dict[str, Any]], scan: BodyScan) -> dict[int, np.ndarray] | None:
+    """The token and tensor lists of skeleton-valid samples as arrays, by identity of the list,
+    when the scan vouches for every item (what the schema's items say: token ids JSON ints in
+    [0, 2**63), tensor data JSON numbers); None when it cannot for one of them."""
+    arrays: dict[int, np.ndarray] = {}
+    for sample in samples:
+        for chunk in sample["model_input"]["chunks"]:
+            tokens: list[Any] = chunk["encoded_text"]["tokens"]
+            numbers = scan.lists.get(id(tokens))
+            if numbers is None or numbers.kind != INTS or b"-" in numbers.encoded:
+                return None
+            try:
+                arrays[id(tokens)] = np.fromiter(tokens, dtype=np.int64, count=len(tokens))
+            except OverflowError:  # beyond int64: not a token id the schema admits
+                return None
+        for tensor in sample["loss_fn_inputs"].values():
+            data: list[Any] = tensor["data"]
+            numbers = scan.lists.get(id(data))
+            if numbers is None:
+                return None
+            if numbers.kind == FLOATS:
+                values = np.frombuffer(numbers.encoded, dtype=np.float64)
+                if not np.isfinite(values).all():  # NaN or Infinity (a lenient decoder's)
+                    return None
+                arrays[id(data)] = values
+            else:
+                with contextlib.suppress(OverflowError):  # beyond int64: a number all the same
+                    arrays[id(data)] = np.fromiter(data, dtype=np.int64, count=len(data))
+    return arrays
 
 
 def _grpo_beta(loss: dict[str, Any]) -> float:
@@ -216,7 +261,10 @@ def _validate_sample(
     loss_type: str,
     required: tuple[str, ...],
     vocab_size: int,
+    bulk: dict[int, np.ndarray] | None = None,
 ) -> ValidatedSample:
+    """One sample's rules; `bulk` holds lists already converted (`_bulk_arrays`)."""
+    bulk = bulk or {}
     base = f"samples[{index}]"
     chunks: list[dict[str, Any]] = sample["model_input"]["chunks"]
     chunk_tokens = [chunk["encoded_text"]["tokens"] for chunk in chunks]
@@ -236,9 +284,11 @@ def _validate_sample(
     for key, tensor in tensors.items():
         _check_tensor_structure(f"{base}.loss_fn_inputs.{key}", key, tensor, n_tokens)
 
-    tokens = _token_array(f"{base}.model_input", chunk_tokens, token_list, vocab_size)
+    tokens = _token_array(
+        f"{base}.model_input", chunk_tokens, token_list, vocab_size, bulk.get(id(token_list))
+    )
     inputs = {
-        key: _tensor_values(f"{base}.loss_fn_inputs.{key}", tensor)
+        key: _tensor_values(f"{base}.loss_fn_inputs.{key}", tensor, bulk.get(id(tensor["data"])))
         for key, tensor in tensors.items()
     }
     targets_path = f"{base}.loss_fn_inputs.target_tokens"
@@ -284,14 +334,21 @@ def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_token
 
 
 def _token_array(
-    input_path: str, chunk_tokens: list[list[Any]], token_list: list[Any], vocab_size: int
+    input_path: str,
+    chunk_tokens: list[list[Any]],
+    token_list: list[Any],
+    vocab_size: int,
+    converted: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The model input as int64; token ids are ints or decimal strings (checked by the schema)."""
-    try:
-        # The schema admits only ints and decimal strings here; fromiter parses both, fast.
-        tokens = np.fromiter(token_list, dtype=np.int64, count=len(token_list))
-    except (OverflowError, ValueError, TypeError):
-        tokens = None  # beyond int64: certainly outside the vocabulary, located below
+    """The model input as int64 (`converted`: already); token ids are ints or decimal strings
+    (checked by the schema)."""
+    tokens = converted
+    if tokens is None:
+        try:
+            # The schema admits only ints and decimal strings here; fromiter parses both, fast.
+            tokens = np.fromiter(token_list, dtype=np.int64, count=len(token_list))
+        except (OverflowError, ValueError, TypeError):
+            tokens = None  # beyond int64: certainly outside the vocabulary, located below
     if tokens is not None:
         in_vocab = (tokens >= 0) & (tokens < vocab_size)
         if bool(in_vocab.all()):
@@ -310,13 +367,22 @@ def _token_array(
     )
 
 
-def _tensor_values(path: str, tensor: dict[str, Any]) -> np.ndarray:
+def _tensor_values(
+    path: str, tensor: dict[str, Any], converted: np.ndarray | None = None
+) -> np.ndarray:
     """The tensor's data as float64, checked for finiteness, its dtype's range and integrality.
 
     The schema has already admitted only JSON numbers in `data`, so the fast conversions below
-    never see strings or booleans.
+    never see strings or booleans. `converted` is the data already converted exactly (int64 from
+    ints, float64 from floats), when the caller has it.
     """
     data: list[Any] = tensor["data"]
+    if converted is not None and converted.dtype == np.int64 and tensor["dtype"] == _INT64:
+        return converted.astype(np.float64)
+    if converted is not None and converted.dtype == np.float64 and tensor["dtype"] == _FLOAT32:
+        if not (converted.max() <= _FLOAT32_MAX and converted.min() >= -_FLOAT32_MAX):
+            _require_all(path, converted, np.abs(converted) <= _FLOAT32_MAX, _float32_reason)
+        return converted
     if tensor["dtype"] == _INT64:
         try:
             # array("q") takes exact ints only: a float or an int beyond int64 raises, and the
@@ -452,7 +518,7 @@ def validate_weights_sync(body: object) -> WeightsSyncRequest:
 _SAMPLE_DEFAULTS = spec_defaults("SampleBody")
 
 
-def validate_sample(body: object, vocab_size: int) -> SampleRequest:
+def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None) -> SampleRequest:
     """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` entries
     that are decimal token ids (the emulator has no tokenizer, so a stop string names a token)."""
     validate_schema("SampleBody", body)
@@ -508,7 +574,9 @@ def validate_sample(body: object, vocab_size: int) -> SampleRequest:
 _CUSTOM_FB_LABEL = "custom-forward-backward"  # names the operation in messages
 
 
-def validate_custom_forward_backward(body: object, vocab_size: int) -> CustomForwardBackwardRequest:
+def validate_custom_forward_backward(
+    body: object, vocab_size: int, scan: BodyScan | None = None
+) -> CustomForwardBackwardRequest:
     """`CustomForwardBackwardBody`: samples need `target_tokens` (+ `weights` xor `mask`), checked
     like forward-backward samples; one gradient per sample, as long as its tokens, finite."""
     validate_schema("CustomForwardBackwardBody", body)

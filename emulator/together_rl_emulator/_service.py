@@ -10,12 +10,15 @@ import hmac
 import uuid
 from typing import Any
 
+import orjson
+
+from ._body_scan import scan_body
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid
 from ._facts import SESSION_RUNNING
-from ._idempotency import IdempotencyGate, Replay, canonical_json, digest
+from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
 from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
@@ -207,14 +210,18 @@ class EmulatorService:
         None for a kind without a request body."""
         if kind.uploadable and body is not None and "payload_id" in body:
             body = self._uploaded_body(owner, session, body)
-        canonical = canonical_json(body)
-        body_digest = digest(canonical)
-        outcome = self.idempotency.begin((owner, session.id, kind.name, key), body_digest)
+        scan = scan_body(body)  # the body's number lists, encoded once for digest and validation
+        body_hash = body_digest(body, scan)
+        outcome = self.idempotency.begin(
+            (owner, session.id, kind.name, key), body_hash, lambda: digest(canonical_json(body))
+        )
         if isinstance(outcome, Replay):
             self.stats.count_replay(owner, kind.name)
             return self._operation_json(kind.name, owner, session.id, outcome.operation_id)
         try:
-            request = None if kind.validate is None else kind.validate(body, session.vocab_size)
+            request = (
+                None if kind.validate is None else kind.validate(body, session.vocab_size, scan)
+            )
             op = self._insert_operation(
                 NewOperation(
                     id=str(uuid.uuid4()),
@@ -222,10 +229,9 @@ class EmulatorService:
                     owner=owner,
                     kind=kind.name,
                     submitted_at=arrived_at,
-                    # The canonical encoding is as good a body as the original (keys sorted).
-                    request=canonical if self.store.persistent else None,
+                    request=orjson.dumps(body) if self.store.persistent else None,
                     idempotency_key=key,
-                    body_hash=body_digest,
+                    body_hash=body_hash,
                 )
             )
         finally:

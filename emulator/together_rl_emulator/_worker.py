@@ -157,7 +157,7 @@ class OperationWorker:
                 raise ApiError(400, "the stored request body is missing")
             validate = kind_named(item.kind).validate
             assert validate is not None
-            return validate(orjson.loads(raw), vocab_size)
+            return validate(orjson.loads(raw), vocab_size, None)
         except (ApiError, orjson.JSONDecodeError) as exc:
             self._store.fail_operation(
                 item.operation_id, ERR_INVALID_INPUT, f"The stored request is unusable: {exc}"

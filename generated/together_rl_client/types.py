@@ -2,9 +2,9 @@
 
 from collections.abc import Mapping, MutableMapping
 from http import HTTPStatus
-from typing import IO, BinaryIO, Generic, Literal, TypeVar
+from typing import IO, Any, BinaryIO, Generic, Literal, TypeVar
 
-from attrs import define
+from attrs import define, field, frozen
 
 
 class Unset:
@@ -51,4 +51,16 @@ class Response(Generic[T]):
     parsed: T | None
 
 
-__all__ = ["UNSET", "File", "FileTypes", "RequestFiles", "Response", "Unset"]
+@frozen
+class RequestParts:
+    """One request of an endpoint without its body (``api.<tag>.<endpoint>.request_parts``): for
+    callers that encode and send the body themselves. ``url`` is relative to the API root and
+    has its path parameters filled in; ``params`` are the query parameters that are set."""
+
+    method: str
+    url: str
+    params: dict[str, Any] = field(factory=dict)
+    headers: dict[str, str] = field(factory=dict)
+
+
+__all__ = ["UNSET", "File", "FileTypes", "RequestFiles", "RequestParts", "Response", "Unset"]

@@ -16,7 +16,7 @@ from contract_tests._provision import provision
 from contract_tests._results import SKIPPED
 from contract_tests._runner import plan_scenarios
 
-from .test_unreachable_target import KEY, http_server
+from ._stub_server import KEY, http_server
 
 SCENARIOS = ("test_lifecycle.py", "test_auth.py", "test_validation.py", "test_operation_kinds.py")
 

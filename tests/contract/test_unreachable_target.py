@@ -14,7 +14,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,36 +25,10 @@ from contract_tests._emulator_process import free_port, serve_in_thread
 from contract_tests._preflight import TargetUnavailable, preflight
 from contract_tests._results import FAILED, NO_ANSWER
 
+from ._stub_server import KEY, http_server
 from .conftest import KEYS
 
-KEY = "sk-conformance-SECRET-0123456789abcdef"
 REPO = Path(__file__).resolve().parents[2]
-
-
-@contextmanager
-def http_server(status: int, content_type: str, body: Callable[[str], bytes]) -> Iterator[str]:
-    """A loopback server answering every GET with ``status`` and ``body(authorization)``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            payload = body(self.headers.get("Authorization", ""))
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def html_page(authorization: str) -> bytes:

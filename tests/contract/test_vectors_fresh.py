@@ -1,8 +1,20 @@
-"""contract_tests/vectors/*.json are what `python -m contract_tests.vectors` generates now."""
+"""contract_tests/vectors/*.json are what `python -m contract_tests.vectors` generates now, and the
+loss values they publish to ports agree with the independent loss reference (so a wrong emulator
+loss cannot be recorded into the vectors unnoticed)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from contract_tests import _loss_reference as ref
 from contract_tests.vectors import generate_all, stale_files
+
+LOSS_VECTORS = Path(ref.__file__).parent / "vectors" / "losses.json"
 
 
 def test_vectors_are_fresh() -> None:
@@ -10,3 +22,43 @@ def test_vectors_are_fresh() -> None:
     assert not stale, (
         f"stale vectors {stale}: run `make vectors` (python -m contract_tests.vectors)"
     )
+
+
+def _loss_cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads(LOSS_VECTORS.read_text())
+    return cases
+
+
+def _reference_inputs(body: dict[str, Any], returned: list[list[float]]) -> list[ref.SampleInputs]:
+    samples = []
+    for sample, ell in zip(body["samples"], returned, strict=True):
+        inputs = sample["loss_fn_inputs"]
+
+        def arr(name: str, inputs: dict[str, Any] = inputs) -> Any:
+            return np.asarray(inputs[name]["data"], dtype=np.float64) if name in inputs else None
+
+        selector = arr("weights") if "weights" in inputs else arr("mask")
+        mask = np.ones(len(ell)) if selector is None else (selector != 0).astype(np.float64)
+        samples.append(
+            ref.SampleInputs(
+                logprobs=np.asarray(ell, dtype=np.float64),
+                mask=mask,
+                sampler=arr("logprobs"),
+                advantages=arr("advantages"),
+                reference=arr("reference_logprobs"),
+                weights=arr("weights"),
+            )
+        )
+    return samples
+
+
+@pytest.mark.parametrize("case", _loss_cases(), ids=lambda case: str(case["name"]))
+def test_published_losses_match_the_reference(case: dict[str, Any]) -> None:
+    body = case["steps"][0]["request"]["body"]
+    output = case["steps"][-1]["response"]["body"]["output"]
+    returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
+    assert len(returned) == len(body["samples"]), case["name"]
+    expected = ref.reference_loss(
+        body["loss"]["type"], _reference_inputs(body, returned), body["loss"]
+    )
+    assert ref.matches(float(output["loss"]), expected), (case["name"], output["loss"], expected)

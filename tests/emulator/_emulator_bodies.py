@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import jsonschema
 import numpy as np
 import yaml
+from emulator_harness import EMULATOR_KEY, wait_until_terminal
 from together_rl_emulator._spec import spec_bytes
 
 TINY = "emulator/tiny-1k"
-TERMINAL = ("TRAINING_OPERATION_STATUS_COMPLETED", "TRAINING_OPERATION_STATUS_FAILED")
 LOSS_TYPES = (
     "LOSS_TYPE_CROSS_ENTROPY",
     "LOSS_TYPE_GRPO",
@@ -108,25 +108,42 @@ def submit(
     )
 
 
+def get_json(client: httpx.Client, path: str) -> dict[str, Any]:
+    r = client.get(path)
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
 def wait_operation(
-    client: httpx.Client, session_id: str, operation_id: str, guard_s: float = 60.0
+    client: httpx.Client, session_id: str, operation_id: str, guard_s: float = 120.0
 ) -> dict[str, Any]:
     """Poll until terminal (the guard only stops a hung test; it is not a timing assertion)."""
-    deadline = time.monotonic() + guard_s
-    while True:
-        r = client.get(f"{FB.format(session_id)}/{operation_id}")
-        assert r.status_code == 200, r.text
-        op: dict[str, Any] = r.json()
-        if op["status"] in TERMINAL:
-            return op
-        assert time.monotonic() < deadline, f"operation {operation_id} never finished: {op}"
-        time.sleep(0.005)
+    path = f"{FB.format(session_id)}/{operation_id}"
+    return wait_until_terminal(lambda: get_json(client, path), timeout_s=guard_s, what=path)
+
+
+def wait_sdk_operation(retrieve: Callable[..., Any], session_id: str, operation_id: str) -> Any:
+    """Poll with an SDK `retrieve_*` method until terminal; returns the SDK's operation."""
+    return wait_until_terminal(
+        lambda: retrieve(operation_id, session_id=session_id),
+        status=lambda op: op.status,
+        timeout_s=120.0,
+        what=f"operation {operation_id}",
+    )
 
 
 def run_op(client: httpx.Client, session_id: str, body: dict[str, Any], key: str) -> dict[str, Any]:
     r = submit(client, session_id, body, key)
     assert r.status_code == 200, r.text
     return wait_operation(client, session_id, r.json()["id"])
+
+
+def process_client(process: Any, key: str = EMULATOR_KEY) -> httpx.Client:
+    """An authenticated client of an emulator subprocess (`contract_tests` EmulatorProcess)."""
+    return httpx.Client(
+        base_url=process.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=30
+    )
 
 
 def stats(client: httpx.Client, **headers: str) -> dict[str, Any]:

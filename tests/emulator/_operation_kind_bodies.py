@@ -3,14 +3,13 @@ forward-backward, payloads) in the emulator's HTTP tests (not a test module)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
-from _emulator_bodies import TERMINAL
+from _emulator_bodies import get_json
+from emulator_harness import COMPLETED, wait_until_terminal
 
 OPS = "/v1/rl/training-sessions/{}/operations/{}"
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 
 
 def model_input(tokens: list[int]) -> dict[str, Any]:
@@ -64,15 +63,8 @@ def submit_kind(
 
 def wait_kind(client: httpx.Client, sid: str, kind: str, op_id: str) -> dict[str, Any]:
     """Poll until terminal (the guard only stops a hung test; it is not a timing assertion)."""
-    deadline = time.monotonic() + 120
-    while True:
-        r = client.get(f"{OPS.format(sid, kind)}/{op_id}")
-        assert r.status_code == 200, r.text
-        op: dict[str, Any] = r.json()
-        if op["status"] in TERMINAL:
-            return op
-        assert time.monotonic() < deadline, f"operation {op_id} never finished: {op}"
-        time.sleep(0.005)
+    path = f"{OPS.format(sid, kind)}/{op_id}"
+    return wait_until_terminal(lambda: get_json(client, path), timeout_s=120.0, what=path)
 
 
 def run_kind(client: httpx.Client, sid: str, kind: str, body: Any, key: str) -> dict[str, Any]:

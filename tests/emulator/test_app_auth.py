@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 from _emulator_bodies import FB, TINY, assert_schema, fb_body, new_session, run_op, stats, submit
-from emulator_harness import OTHER_KEY, emulator_test_client
+from emulator_harness import EMULATOR_KEY, OTHER_KEY, emulator_test_client
 from together_rl_emulator import EmulatorApp
 
 OTHER = {"Authorization": f"Bearer {OTHER_KEY}"}
@@ -27,7 +27,7 @@ PROTECTED = [
 
 @pytest.mark.parametrize("method, path", PROTECTED)
 @pytest.mark.parametrize(
-    "authorization", [None, "Bearer wrong-key", "Basic dGVzdC1rZXk6", "Bearer ", "test-key"]
+    "authorization", [None, "Bearer wrong-key", "Basic dGVzdC1rZXk6", "Bearer ", EMULATOR_KEY]
 )
 def test_missing_or_unknown_key_is_401(
     emulator_app: EmulatorApp, method: str, path: str, authorization: str | None
@@ -84,5 +84,5 @@ def test_other_keys_resources_are_404(emulator_client: httpx.Client) -> None:
 def test_created_by_is_not_the_key(emulator_client: httpx.Client) -> None:
     sid = new_session(emulator_client)
     session = emulator_client.get(f"/v1/rl/training-sessions/{sid}").json()
-    assert "test-key" not in str(session)
+    assert EMULATOR_KEY not in str(session)
     assert session["created_by"].startswith("user-")

@@ -277,3 +277,22 @@ def test_top_k_below_one_means_no_limit(emulator_client: httpx.Client, top_k: in
                                                     top_p=1.0, temperature=1.0), "k")  # fmt: skip
     without = run_kind(c, sid, "sample", sample_body([5, 6], max_tokens=8, seed=3), "n")
     assert with_k["output"] == without["output"]
+
+
+def test_a_save_whose_answer_was_lost_is_retried_into_the_same_checkpoint(
+    emulator_client: httpx.Client,
+) -> None:
+    """The fault injection covers the checkpoint kinds like every route: a save committed but
+    never answered (`drop_after_commit`), then a 503, then retried with the same key, leaves
+    exactly one checkpoint."""
+    c = emulator_client
+    sid = new_session_on(c, new_resources(c)["id"])["id"]
+    route = "POST /v1/rl/training-sessions/{session_id}/operations/training-checkpoint"
+    for kind in ("drop_after_commit", "http_503"):
+        armed = c.post("/_emulator/faults", json={"kind": kind, "route": route})
+        assert armed.status_code == 200, armed.text
+    with pytest.raises(httpx.RemoteProtocolError):
+        submit_kind(c, sid, TRAINING, None, "lost")
+    assert submit_kind(c, sid, TRAINING, None, "lost").status_code == 503
+    save(c, sid, TRAINING, "lost")
+    assert len(c.get(CHECKPOINTS, params={"session_id": sid}).json()["data"]) == 1

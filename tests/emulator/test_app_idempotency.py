@@ -88,10 +88,10 @@ def test_same_key_while_first_in_flight_is_409(
     real_validate = fb_kind.validate
     assert real_validate is not None
 
-    def slow_validate(body: object, vocab_size: int) -> Any:
+    def slow_validate(body: object, vocab_size: int, scan: Any) -> Any:
         entered.set()
         release.wait(30)
-        return real_validate(body, vocab_size)
+        return real_validate(body, vocab_size, scan)
 
     monkeypatch.setitem(
         _kinds.KINDS, "forward-backward", dataclasses.replace(fb_kind, validate=slow_validate)

@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+from _adamw_reference import reference_adamw
 from _emulator_bodies import assert_schema, new_session, stats
 from _operation_kind_bodies import (
-    COMPLETED,
     OPS,
     ce_body,
     custom_body,
@@ -21,7 +21,7 @@ from _operation_kind_bodies import (
     submit_kind,
     wait_kind,
 )
-from emulator_harness import emulator_test_client
+from emulator_harness import COMPLETED, emulator_test_client
 
 TOKENS = [5, 17, 300, 42, 7, 999, 12]
 ADAM = {"learning_rate": 0.05, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.01,
@@ -55,14 +55,9 @@ def test_optim_step_applies_adamw_to_the_accumulated_gradients(emulator_app: Any
 
     norm = np.sqrt(sum(float((g**2).sum()) for g in grads.values()))
     assert norm > ADAM["grad_clip_norm"]  # the clipping is exercised
-    scale = ADAM["grad_clip_norm"] / (norm + 1e-6)
-    lr, b1, b2, eps, wd = (ADAM[k] for k in ("learning_rate", "beta1", "beta2", "eps",
-                                             "weight_decay"))  # fmt: skip
-    for key, p in params.items():
-        g = grads[key] * scale
-        m, v = (1 - b1) * g, (1 - b2) * g * g
-        expected = p * (1 - lr * wd) - lr * (m / (1 - b1)) / (np.sqrt(v / (1 - b2)) + eps)
-        np.testing.assert_allclose(after.params.to_arrays()[key], expected, rtol=1e-10, atol=1e-12)
+    expected = reference_adamw(params, [grads], ADAM)
+    for key, p in expected.items():
+        np.testing.assert_allclose(after.params.to_arrays()[key], p, rtol=1e-10, atol=1e-12)
     assert after.accumulated_passes == 0
     assert all(not g.any() for g in after.grads.values())
 
@@ -120,9 +115,8 @@ def test_operations_queue_in_submission_order_across_kinds(emulator_app_factory:
         app = emulator_app_factory(seed=3, op_latency_ms=latency)
         with emulator_test_client(app) as client:
             sid = new_session(client)
-            bodies = [ce_body(TOKENS[:-1], TOKENS[1:], [1.0] * 6, seed=i) for i in range(3)]
-            for b in bodies:
-                b.pop("seed")
+            # Three different bodies (their weights differ), so each pass adds its own gradient.
+            bodies = [ce_body(TOKENS[:-1], TOKENS[1:], [0.5 * (i + 1)] * 6) for i in range(3)]
             ids = []
             for i, body in enumerate(bodies):
                 r = submit_kind(client, sid, "forward-backward", body, f"fb{i}")

@@ -19,30 +19,41 @@ from _emulator_bodies import (
     submit,
     wait_operation,
 )
-from emulator_harness import emulator_test_client
+from emulator_harness import COMPLETED, FAILED, emulator_test_client
 from together_rl_emulator import _engine
 from together_rl_emulator._engine import PassResult, run_forward_backward
+from together_rl_emulator._losses import compute_loss
 from together_rl_emulator._policy_model import PolicyParams
-from together_rl_emulator._requests import ForwardBackwardRequest
-
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-FAILED = "TRAINING_OPERATION_STATUS_FAILED"
+from together_rl_emulator._requests import ForwardBackwardRequest, validate_forward_backward
 
 
 @pytest.mark.parametrize("loss_type", LOSS_TYPES)
 def test_every_loss_type_completes_with_metrics(
     emulator_client: httpx.Client, loss_type: str
 ) -> None:
+    """The loss and metrics served are those of the logprobs the policy reports for the inputs
+    sent (a forward-only pass with outputs gives the logprobs; the training pass the loss)."""
     sid = new_session(emulator_client)
-    op = run_op(emulator_client, sid, fb_body(loss_type, n_samples=2, length=6), "k")
+    body = fb_body(loss_type, n_samples=2, length=6)
+    scored = run_op(emulator_client, sid, {**body, "forward_only": True,
+                                          "return_loss_fn_outputs": True}, "scored")  # fmt: skip
+    op = run_op(emulator_client, sid, body, "k")
     assert op["status"] == COMPLETED, op
     assert_schema(op, "ForwardBackwardOperation")
+    assert op["output"]["loss_fn_outputs"] == []
+    logprobs = [
+        np.array(out["tensors"]["logprobs"]["data"], dtype=np.float64)
+        for out in scored["output"]["loss_fn_outputs"]
+    ]
+    inputs = [s.inputs for s in validate_forward_backward(body, 1024).samples]
+    expected = compute_loss(body["loss"], logprobs, inputs)
     assert np.isfinite(op["output"]["loss"])
+    assert op["output"]["loss"] == pytest.approx(expected.loss, rel=1e-5, abs=1e-6)
+    assert op["output"]["metrics"] == pytest.approx(expected.metrics, rel=1e-5, abs=1e-6)
     if loss_type != "LOSS_TYPE_CROSS_ENTROPY":
         assert "loss/ratio/mean" in op["output"]["metrics"]
     if loss_type == "LOSS_TYPE_GRPO":
         assert "loss/kl_ref/mean" in op["output"]["metrics"]
-    assert op["output"]["loss_fn_outputs"] == []
 
 
 def test_loss_fn_outputs_are_float32_and_masked_to_exact_zero(

@@ -214,6 +214,15 @@ def test_forward_backward_shapes(emulator_client: httpx.Client) -> None:
     assert_schema(op, "ForwardBackwardOperation")
     assert op["status"] == "TRAINING_OPERATION_STATUS_COMPLETED"
     assert op["id"] == r.json()["id"]
+    # One float32 logprob per token of the one sample; weight 0 at slot 0 gives exactly 0.0;
+    # the cross-entropy loss is -sum(weight * logprob) of those very values.
+    (output,) = op["output"]["loss_fn_outputs"]
+    logprobs = output["tensors"]["logprobs"]
+    assert logprobs["dtype"] == "float32" and len(logprobs["data"]) == 4
+    assert logprobs["data"][0] == 0.0 and all(x < 0 for x in logprobs["data"][1:])
+    weights = fb_body()["samples"][0]["loss_fn_inputs"]["weights"]["data"]
+    expected = -sum(w * x for w, x in zip(weights, logprobs["data"], strict=True))
+    assert op["output"]["loss"] == pytest.approx(expected, rel=1e-6)
 
 
 def test_unknown_operation_and_session_are_404(emulator_client: httpx.Client) -> None:
@@ -305,11 +314,13 @@ def test_malformed_bodies_are_400(emulator_client: httpx.Client, raw: bytes) -> 
 
 
 def test_unknown_headers_are_ignored(emulator_client: httpx.Client) -> None:
+    plain = emulator_client.get("/v1/rl/supported-models")
     r = emulator_client.get(
         "/v1/rl/supported-models",
         headers={"X-Stainless-Retry-Count": "0", "X-Whatever": "1", "Accept": "application/json"},
     )
     assert r.status_code == 200
+    assert r.json() == plain.json() and r.json()["data"]
 
 
 def test_validation_error_names_the_field(emulator_client: httpx.Client) -> None:

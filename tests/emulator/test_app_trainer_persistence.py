@@ -4,30 +4,23 @@ queued optim-steps, weights-syncs and samples run after a restart in order."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from _emulator_bodies import fb_body, new_session, stats
+from _emulator_bodies import fb_body, new_session, process_client, stats
 from _operation_kind_bodies import run_kind, sample_body, submit_kind, wait_kind
-from test_persistence import KEY, EmulatorProcess
+
+from contract_tests._emulator_process import EmulatorProcess
+
+Start = Callable[..., EmulatorProcess]
 
 SYNC = {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}
 STEP = {"adam_params": {"learning_rate": 0.05}}
 
 
-@pytest.fixture
-def started() -> Iterator[list[EmulatorProcess]]:
-    processes: list[EmulatorProcess] = []
-    yield processes
-    for p in processes:
-        p.terminate()
-
-
-def test_trainer_state_survives_kill_9(state_dir: Path, started: list[EmulatorProcess]) -> None:
-    first = EmulatorProcess(state_dir, "--seed", "7")
-    started.append(first)
-    with first.client() as c:
+def test_trainer_state_survives_kill_9(state_dir: Path, emulator_processes: Start) -> None:
+    first = emulator_processes(state_dir, seed=7)
+    with process_client(first) as c:
         sid = new_session(c)
         run_kind(c, sid, "forward-backward", fb_body(seed=1), "fb1")
         run_kind(c, sid, "forward-backward", fb_body(seed=2), "fb2")
@@ -44,9 +37,8 @@ def test_trainer_state_survives_kill_9(state_dir: Path, started: list[EmulatorPr
     assert before["accumulated_passes"] == 1 and before["step"] == 1
     first.kill9()
 
-    second = EmulatorProcess(state_dir, "--seed", "7")
-    started.append(second)
-    with second.client() as c:
+    second = emulator_processes(state_dir, seed=7)
+    with process_client(second) as c:
         assert c.get(f"/v1/rl/training-sessions/{sid}").json() == session
         after = stats(c)["sessions"][sid]
         assert after == before
@@ -58,12 +50,11 @@ def test_trainer_state_survives_kill_9(state_dir: Path, started: list[EmulatorPr
         )
         assert run_kind(c, sid, "optim-step", STEP, "step2")["output"] == {"step": "2"}
         stepped = run_kind(c, sid, "forward-backward", fb_body(forward_only=True), "fwd3")
-    second.terminate()
+    second.stop()
 
     # The same history without a kill gives the same weights after the second step.
-    reference = EmulatorProcess(state_dir.parent / "reference", "--seed", "7")
-    started.append(reference)
-    with reference.client() as c:
+    reference = emulator_processes(state_dir.parent / "reference", seed=7)
+    with process_client(reference) as c:
         rid = new_session(c)
         for key, kind, body in (
             ("fb1", "forward-backward", fb_body(seed=1)),
@@ -79,11 +70,10 @@ def test_trainer_state_survives_kill_9(state_dir: Path, started: list[EmulatorPr
 
 
 def test_queued_operations_of_every_kind_run_after_a_restart(
-    state_dir: Path, started: list[EmulatorProcess]
+    state_dir: Path, emulator_processes: Start
 ) -> None:
-    first = EmulatorProcess(state_dir, "--op-latency-ms", "600000")
-    started.append(first)
-    with first.client() as c:
+    first = emulator_processes(state_dir, "--op-latency-ms", "600000")
+    with process_client(first) as c:
         sid = new_session(c)
         queued = [
             ("forward-backward", submit_kind(c, sid, "forward-backward", fb_body(), "a")),
@@ -93,9 +83,8 @@ def test_queued_operations_of_every_kind_run_after_a_restart(
         ]
     first.kill9()
 
-    second = EmulatorProcess(state_dir)
-    started.append(second)
-    with second.client(KEY) as c:
+    second = emulator_processes(state_dir)
+    with process_client(second) as c:
         done = {kind: wait_kind(c, sid, kind, r.json()["id"]) for kind, r in queued}
         assert all(op["status"] == "TRAINING_OPERATION_STATUS_COMPLETED" for op in done.values())
         assert done["optim-step"]["output"] == {"step": "1"}

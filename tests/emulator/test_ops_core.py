@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _adamw_reference import reference_adamw
 from together_rl_emulator._facts import WEIGHT_SYNC_TYPES
 from together_rl_emulator._losses import CE, GRPO, compute_loss
 from together_rl_emulator._policy_model import (
@@ -53,27 +54,6 @@ def _peaked(vocab: int, seed: int, scale: float = 1.5) -> PolicyParams:
 # ------------------------------------------------------------------ optim-step
 
 
-def _reference_adamw(
-    params: dict[str, F64], grads_per_step: list[dict[str, F64]], hp: dict[str, float]
-) -> dict[str, F64]:
-    """torch.optim.AdamW + clip_grad_norm_(max_norm, eps 1e-6), written out independently."""
-    lr, b1, b2 = hp["learning_rate"], hp["beta1"], hp["beta2"]
-    eps, wd, clip = hp["eps"], hp["weight_decay"], hp["grad_clip_norm"]
-    p = {k: v.copy() for k, v in params.items()}
-    m = {k: np.zeros_like(v) for k, v in params.items()}
-    v2 = {k: np.zeros_like(v) for k, v in params.items()}
-    for t, grads in enumerate(grads_per_step, start=1):
-        norm = math.sqrt(sum(float((g**2).sum()) for g in grads.values()))
-        coef = min(1.0, clip / (norm + 1e-6)) if clip > 0 else 1.0
-        for k in p:
-            g = grads[k] * coef
-            p[k] = p[k] * (1 - lr * wd)
-            m[k] = b1 * m[k] + (1 - b1) * g
-            v2[k] = b2 * v2[k] + (1 - b2) * g**2
-            p[k] = p[k] - lr * (m[k] / (1 - b1**t)) / (np.sqrt(v2[k] / (1 - b2**t)) + eps)
-    return p
-
-
 @pytest.mark.parametrize(
     "hp",
     [
@@ -100,7 +80,7 @@ def test_optim_step_matches_reference_adamw(hp: dict[str, float]) -> None:
         per_step.append(total)
         assert state.accumulated_passes == passes
         assert optim_step(state, hp) == step
-    expected = _reference_adamw(start, per_step, hp)
+    expected = reference_adamw(start, per_step, hp)
     for k, a in state.params.to_arrays().items():
         np.testing.assert_allclose(a, expected[k], rtol=1e-10, atol=1e-12)
     assert state.step == state.adam.step == 4
@@ -115,7 +95,7 @@ def test_unset_fields_take_the_defaults_and_clip_defaults_to_one() -> None:
         grads = _random_grads(state, np.random.default_rng(2), 10.0)  # norm >> 1: clipped
         accumulate(state, grads)
         optim_step(state, given)
-        expected = _reference_adamw(start, [grads], defaults)
+        expected = reference_adamw(start, [grads], defaults)
         for k, a in state.params.to_arrays().items():
             np.testing.assert_allclose(a, expected[k], rtol=1e-10, atol=1e-12)
 

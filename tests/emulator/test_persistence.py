@@ -3,78 +3,30 @@ idempotency records, policy weights, accumulated gradients); unfinished operatio
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import numpy as np
 import pytest
-from _emulator_bodies import fb_body, new_session, run_op, stats, submit, wait_operation
+from _emulator_bodies import (
+    fb_body,
+    new_session,
+    process_client,
+    run_op,
+    stats,
+    submit,
+    wait_operation,
+)
 
-KEY = "persist-key"
+from contract_tests._emulator_process import EmulatorProcess
 
-
-class EmulatorProcess:
-    def __init__(self, state_dir: Path, *extra: str, api_key: str | None = KEY) -> None:
-        args = [sys.executable, "-m", "together_rl_emulator", "--port", "0", "--state-dir",
-                str(state_dir), *extra]  # fmt: skip
-        if api_key is not None:
-            args += ["--api-key", api_key]
-        env = {k: v for k, v in os.environ.items() if k != "TOGETHER_RL_EMULATOR_API_KEYS"}
-        self.proc = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-            cwd=str(state_dir.parent),
-        )  # fmt: skip
-        self.lines: list[str] = []
-        deadline = time.monotonic() + 30
-        assert self.proc.stdout is not None
-        while True:
-            line = self.proc.stdout.readline()
-            assert line or self.proc.poll() is None, "emulator exited:\n" + "".join(self.lines)
-            self.lines.append(line)
-            found = re.search(r"listening on (http://\S+)", line)
-            if found:
-                self.base_url = found.group(1)
-                break
-            assert time.monotonic() < deadline, "".join(self.lines)
-
-    def client(self, key: str = KEY) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=30
-        )
-
-    def kill9(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def terminate(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+Start = Callable[..., EmulatorProcess]
 
 
-@pytest.fixture
-def processes() -> Iterator[list[EmulatorProcess]]:
-    started: list[EmulatorProcess] = []
-    yield started
-    for p in started:
-        p.terminate()
-
-
-def test_kill_9_and_restart_lose_nothing(state_dir: Path, processes: list[EmulatorProcess]) -> None:
-    first = EmulatorProcess(state_dir, "--seed", "7")
-    processes.append(first)
-    with first.client() as c:
+def test_kill_9_and_restart_lose_nothing(state_dir: Path, emulator_processes: Start) -> None:
+    first = emulator_processes(state_dir, seed=7)
+    with process_client(first) as c:
         mr = c.post("/v1/rl/model-resources", json={"base_model": "emulator/tiny-1k"}).json()
         sid = new_session(c)
         stopped_sid = new_session(c)
@@ -91,9 +43,8 @@ def test_kill_9_and_restart_lose_nothing(state_dir: Path, processes: list[Emulat
         saved_grads = {k: g[k].copy() for k in g.files}
     first.kill9()
 
-    second = EmulatorProcess(state_dir, "--seed", "7")
-    processes.append(second)
-    with second.client() as c:
+    second = emulator_processes(state_dir, seed=7)
+    with process_client(second) as c:
         assert c.get(f"/v1/rl/model-resources/{mr['id']}").json() == mr
         assert c.get(f"/v1/rl/training-sessions/{sid}").json() == session
         status = c.get(f"/v1/rl/training-sessions/{stopped_sid}").json()["status"]
@@ -121,18 +72,16 @@ def test_kill_9_and_restart_lose_nothing(state_dir: Path, processes: list[Emulat
 
 
 def test_unfinished_operations_run_after_a_restart(
-    state_dir: Path, processes: list[EmulatorProcess]
+    state_dir: Path, emulator_processes: Start
 ) -> None:
-    first = EmulatorProcess(state_dir, "--op-latency-ms", "600000")
-    processes.append(first)
-    with first.client() as c:
+    first = emulator_processes(state_dir, "--op-latency-ms", "600000")
+    with process_client(first) as c:
         sid = new_session(c)
         ops = [submit(c, sid, fb_body(seed=i), f"k{i}").json()["id"] for i in range(3)]
     first.kill9()
 
-    second = EmulatorProcess(state_dir)  # no latency now: the queued operations complete
-    processes.append(second)
-    with second.client() as c:
+    second = emulator_processes(state_dir)  # no latency now: the queued operations complete
+    with process_client(second) as c:
         results = [wait_operation(c, sid, op_id) for op_id in ops]
         assert [r["status"] for r in results] == ["TRAINING_OPERATION_STATUS_COMPLETED"] * 3
         assert stats(c)["sessions"][sid]["accumulated_passes"] == 3
@@ -140,24 +89,22 @@ def test_unfinished_operations_run_after_a_restart(
 
 
 def test_generated_key_is_printed_once_and_reused(
-    state_dir: Path, processes: list[EmulatorProcess]
+    state_dir: Path, emulator_processes: Start
 ) -> None:
-    first = EmulatorProcess(state_dir, api_key=None)
-    processes.append(first)
-    printed = "".join(first.lines)
+    first = emulator_processes(state_dir, api_key=None)
+    printed = "".join(first.output)
     key = re.search(r"generated API key.*: (\S+)", printed)
     assert key is not None
     stored = (state_dir / "api_key").read_text().strip()
     assert stored == key.group(1)
     assert (state_dir / "api_key").stat().st_mode & 0o077 == 0
-    with first.client(stored) as c:
+    with process_client(first, stored) as c:
         sid = new_session(c)
-    first.terminate()
+    first.stop()
 
-    second = EmulatorProcess(state_dir, api_key=None)
-    processes.append(second)
-    assert stored not in "".join(second.lines)  # not printed again
-    with second.client(stored) as c:
+    second = emulator_processes(state_dir, api_key=None)
+    assert stored not in "".join(second.output)  # not printed again
+    with process_client(second, stored) as c:
         assert c.get(f"/v1/rl/training-sessions/{sid}").status_code == 200
 
 

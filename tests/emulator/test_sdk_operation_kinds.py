@@ -6,43 +6,31 @@ over 0.5 MiB (upload + offloaded result download)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import numpy as np
 import orjson
 import pytest
-from _emulator_bodies import TINY, fb_body, stats
+from _emulator_bodies import TINY, fb_body, stats, wait_sdk_operation
 from _operation_kind_bodies import custom_body, model_input
-from emulator_harness import LiveEmulator
+from ci_policy import import_required
+from emulator_harness import COMPLETED, LiveEmulator
 
-together = pytest.importorskip("together")
+together = import_required("together", "3.1.1")
 from together import BadRequestError, Together  # noqa: E402
 from together.post_training import ModelResourcesClient  # noqa: E402
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-TERMINAL = (COMPLETED, "TRAINING_OPERATION_STATUS_FAILED")
 PAYLOAD_ROUTES = (
     "POST /v1/rl/training-sessions/{session_id}/payloads/upload-url",
     "POST /v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url",
 )
 
 
-@pytest.fixture
-def sdk(live_emulator: LiveEmulator) -> Iterator[Together]:
-    client = Together(api_key=live_emulator.api_key, base_url=live_emulator.base_url, max_retries=2)
-    yield client
-    client.close()
-
-
-def _wait(retrieve: Callable[..., Any], session_id: str, operation_id: str) -> Any:
-    for _ in range(100_000):
-        op = retrieve(operation_id, session_id=session_id)
-        if op.status in TERMINAL:
-            assert op.status == COMPLETED, op
-            return op
-    raise AssertionError("operation never finished")
+def _wait(retrieve: Any, session_id: str, operation_id: str) -> Any:
+    op = wait_sdk_operation(retrieve, session_id, operation_id)
+    assert op.status == COMPLETED, op
+    return op
 
 
 def _key() -> str:
@@ -92,8 +80,13 @@ def test_raw_methods_of_every_new_operation(sdk: Together) -> None:
     custom = custom_body([1, 2, 3], [2, 3, 4], [-1.0, -1.0, -1.0])
     cfb = ops.custom_forward_backward(sid, idempotency_key=_key(), samples=custom["samples"],
                                       gradients=custom["gradients"])  # fmt: skip
-    _wait(ops.retrieve_custom_forward_backward, sid, cfb.id)
-    assert pt.sessions.retrieve(sid).step in ("1", 1)
+    done_custom = _wait(ops.retrieve_custom_forward_backward, sid, cfb.id)
+    assert done_custom.id == cfb.id
+    with httpx.Client(base_url=sdk.base_url.copy_with(path="/")) as http:
+        counters = stats(http, Authorization=f"Bearer {sdk.api_key}")
+    assert counters["sessions"][sid]["accumulated_passes"] == 1  # the custom gradient is pending
+    assert counters["sessions"][sid]["accumulated_grad_norm"] > 0
+    assert str(pt.sessions.retrieve(sid).step) == "1"  # one optim-step so far
 
 
 def _big_ce_batch(n_samples: int, length: int, vocab: int = 1024) -> list[dict[str, Any]]:

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reliability._workload import FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC
 from reliability.crash import run_crash_loop
 
 
+@pytest.mark.slow
 def test_kill9_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     report = run_crash_loop(n_submissions=150, n_sessions=2, kills=3, seed=11, state_dir=tmp_path)
     assert report.errors == []

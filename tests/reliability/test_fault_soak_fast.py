@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 import together_rl
 
 from contract_tests._emulator_process import start_emulator_thread
@@ -37,6 +38,7 @@ def test_stream_interleaves_optimizer_steps_and_syncs() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_fault_soak_loses_and_duplicates_nothing() -> None:
     report = run_soak(n_submissions=100, n_sessions=4, fault_rate=0.3, seed=7)
     assert report.errors == []

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from reliability.load import PIPELINE, Exchange, order_violations, run_load
 
 
+@pytest.mark.slow
 def test_load_smoke_has_no_error_and_keeps_order() -> None:
     report = run_load(clients=32, sessions=8, seconds=5.0)
     assert report.errors == []

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from _spec_schema import operation_by_id, resolve
+from emulator_harness import EMULATOR_KEY
 
-API_KEY = "test-key"
+API_KEY = EMULATOR_KEY
 BASE_URL = "http://testserver"
 SESSION_ID = "sess-1"
 MODEL_RESOURCES_ID = "mr-1"

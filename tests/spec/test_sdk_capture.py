@@ -25,7 +25,6 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-import together
 from _sdk_responses import (
     ALTERNATIVE_RESPONSES,
     API_KEY,
@@ -61,7 +60,10 @@ from _spec_schema import (
     valid_examples,
     validator_for,
 )
-from together.post_training import SessionClient
+from ci_policy import import_required
+
+together = import_required("together", "3.1.1")
+from together.post_training import SessionClient  # noqa: E402
 
 # ----------------------------------------------------------------------------- capture + check
 
@@ -549,8 +551,15 @@ def test_model_resources_parsed_values(client: together.Together, server: SpecSe
 
 
 def test_list_filters_the_sdk_offers() -> None:
-    with _sync_client(SpecServer()) as client:
-        client.post_training.sessions.list(created_by="me", model_resources_id=MODEL_RESOURCES_ID)
+    server = SpecServer()
+    with _sync_client(server) as client:
+        page = client.post_training.sessions.list(
+            created_by="me", model_resources_id=MODEL_RESOURCES_ID
+        )
+    sent = server.only("listTrainingSessions").request.url.params
+    assert sent.get("created_by") == "me"
+    assert sent.get("model_resources_id") == MODEL_RESOURCES_ID
+    assert [s.id for s in page.data] == [s["id"] for s in RESPONSES["listTrainingSessions"]["data"]]
 
 
 def test_a_field_the_spec_lacks_fails_the_check() -> None:

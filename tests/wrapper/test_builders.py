@@ -10,7 +10,8 @@ import httpx
 import numpy as np
 import orjson
 import pytest
-from together_rl import InvalidRequestError, Sample, build_forward_backward, encode_body, losses
+from together_rl import InvalidRequestError, Sample, losses
+from together_rl._wire import build_forward_backward, encode_body
 
 
 @pytest.mark.parametrize(

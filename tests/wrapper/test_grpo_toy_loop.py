@@ -13,12 +13,12 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from emulator_harness import EMULATOR_KEY as KEY
 from starlette.testclient import TestClient
 from together_rl import Client
 from together_rl_emulator import create_app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grpo_toy.py"
-KEY = "test-key"
 
 
 def load_example() -> ModuleType:

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import orjson
 import pytest
+from emulator_harness import COMPLETED
 from together_rl import (
     AdamParams,
     InvalidRequestError,
@@ -23,7 +24,6 @@ from together_rl import (
 )
 from wrapper_helpers import Api, make_api, mocked
 
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
 OP_ROUTE = re.compile(r"^/v1/rl/training-sessions/s1/operations/([a-z-]+)(?:/([^/]+))?$")
 SAMPLE_OUTPUT = {
     "results": [
@@ -242,7 +242,7 @@ def test_sample_single_prompt_and_defaults(api: Api, server: FakeServer) -> None
 @pytest.mark.parametrize(
     ("args", "kwargs", "field"),
     [
-        (([1],), {"num_samples": 65}, "num_samples"),
+        (([1],), {"num_samples": -1}, "num_samples"),
         (([1],), {"num_samples": 0}, "num_samples"),
         (([1],), {"max_tokens": 0}, "sampling_params.max_tokens"),
         (([1],), {"top_p": 0.0}, "sampling_params.top_p"),

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from emulator_harness import EMULATOR_KEY as KEY
 from starlette.testclient import TestClient
 from together_rl import AsyncClient, Client, PollPolicy, RetryPolicy
 from together_rl_emulator import create_app
 
-KEY = "test-key"
 FAST_RETRY = RetryPolicy(initial_backoff=0.001, max_backoff=0.01, max_retry_after=60.0)
 
 

@@ -12,7 +12,14 @@ session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # 
 """
 
 from . import losses
-from ._async import AsyncClient, AsyncForwardBackwardFuture, AsyncOperationFuture, AsyncSession
+from ._async import (
+    AsyncCheckpoints,
+    AsyncClient,
+    AsyncForwardBackwardFuture,
+    AsyncModelResource,
+    AsyncOperationFuture,
+    AsyncSession,
+)
 from ._bodies import AdamParams, SamplingParams
 from ._errors import (
     APIConnectionError,
@@ -23,7 +30,9 @@ from ._errors import (
     ConflictError,
     InternalServerError,
     InvalidRequestError,
+    MalformedResponseError,
     NotFoundError,
+    NotReadyError,
     OperationFailedError,
     OperationTimeoutError,
     PayloadTooLargeError,
@@ -33,9 +42,10 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
-from ._payloads import UPLOAD_THRESHOLD
-from ._policy import PollPolicy, RetryPolicy
+from ._keep_alive import AsyncKeepAlive, KeepAlive
+from ._polling import PollPolicy
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
@@ -45,22 +55,33 @@ from ._results import (
     SampleResult,
     WeightsSyncResult,
 )
+from ._retry import RetryPolicy
 from ._samples import Sample
-from ._sync import Client, ForwardBackwardFuture, OperationFuture, Session
-from ._wire import build_forward_backward, encode_body
+from ._sync import (
+    Checkpoints,
+    Client,
+    ForwardBackwardFuture,
+    ModelResource,
+    OperationFuture,
+    Session,
+)
 
 __all__ = [
-    "UPLOAD_THRESHOLD",
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
     "AdamParams",
+    "AsyncCheckpoints",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncKeepAlive",
+    "AsyncModelResource",
     "AsyncOperationFuture",
     "AsyncSession",
     "AuthenticationError",
     "BadRequestError",
+    "CheckpointResult",
+    "Checkpoints",
     "Client",
     "ConflictError",
     "CustomForwardBackwardResult",
@@ -68,7 +89,11 @@ __all__ = [
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
+    "KeepAlive",
+    "MalformedResponseError",
+    "ModelResource",
     "NotFoundError",
+    "NotReadyError",
     "OperationFailedError",
     "OperationFuture",
     "OperationTimeoutError",
@@ -89,7 +114,5 @@ __all__ = [
     "TogetherRLError",
     "UnprocessableEntityError",
     "WeightsSyncResult",
-    "build_forward_backward",
-    "encode_body",
     "losses",
 ]

@@ -1,5 +1,9 @@
-"""The asynchronous client: a line-for-line mirror of :mod:`._sync` (same decisions from
-:mod:`._policy` and :mod:`._core`; only the I/O differs)."""
+"""The asynchronous client. Its decisions come from :mod:`._requests`, :mod:`._responses` and
+:mod:`._polling`; only the I/O is here."""
+
+# unasync: async only
+# scripts/unasync.py derives _sync.py from this file (make derive): edit here, not there.
+# unasync: end
 
 from __future__ import annotations
 
@@ -7,13 +11,24 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
-from together_rl_client.models import ModelResources, SessionsListResponse, SupportedModels
+from together_rl_client.models import (
+    Checkpoint,
+    CheckpointsListResponse,
+    ModelResources,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
+    SessionsListResponse,
+    SupportedModels,
+    WeightSyncType,
+)
 from together_rl_client.models import Session as SessionInfo
 
-from . import _core, _payloads
+from . import _payloads, _requests, _responses
+from ._async_http import AsyncHTTP
 from ._bodies import (
     AdamParams,
     SamplingParams,
@@ -22,36 +37,54 @@ from ._bodies import (
     build_sample,
     build_weights_sync,
 )
-from ._errors import APIStatusError, OperationTimeoutError
-from ._http import AsyncHTTP, RequestSpec, parse_json, resolve_config
-from ._operations import (
+from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
+from ._http import RequestSpec, parse_json, resolve_config
+from ._keep_alive import AsyncKeepAlive
+from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     OperationKind,
 )
-from ._policy import (
+from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
+    PollHistory,
     PollPlanner,
     PollPolicy,
-    RetryPolicy,
     poll_wait,
     readiness_interval,
 )
+from ._progress import terminal_progress
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
 )
+from ._retry import RetryPolicy
 from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
 
+__all__ = [
+    "AsyncCheckpoints",
+    "AsyncClient",
+    "AsyncForwardBackwardFuture",
+    "AsyncModelResource",
+    "AsyncModelResourcesAPI",
+    "AsyncOperationFuture",
+    "AsyncSession",
+    "AsyncSessions",
+]
+
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class AsyncClient:
@@ -59,10 +92,10 @@ class AsyncClient:
 
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
     ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
-    as an async context manager or await :meth:`close`. ``transport`` (an httpx transport) and
-    ``sleep`` are for tests and instrumentation. Operation bodies larger than
-    ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go through the upload protocol;
-    ``None`` always sends them inline.
+    as a context manager (``async with``) or close it with :meth:`close`.
+    ``transport`` (an httpx transport) and ``sleep`` are for tests and instrumentation.
+    Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go
+    through the upload protocol; ``None`` always sends them inline.
     """
 
     def __init__(
@@ -91,17 +124,22 @@ class AsyncClient:
             sleep=sleep,
             clock=clock,
         )
+        # What one session learns of operation durations, the client's next sessions start from.
+        self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
         self._planners_lock = threading.Lock()
         self.sessions = AsyncSessions(self)
         self.model_resources = AsyncModelResourcesAPI(self)
+        self.checkpoints = AsyncCheckpoints(self)
 
     def session(self, session_id: str) -> AsyncSession:
         """A handle on an existing session (no request is sent)."""
         return AsyncSession(self, session_id)
 
     async def supported_models(self) -> SupportedModels:
-        return _core.parse_supported_models(await self._json(_core.supported_models_request()))
+        return _responses.parse_supported_models(
+            await self._json(_requests.supported_models_request())
+        )
 
     async def close(self) -> None:
         await self._http.close()
@@ -120,22 +158,23 @@ class AsyncClient:
         with self._planners_lock:
             planner = self._planners.get(session_id)
             if planner is None:
-                planner = self._planners[session_id] = PollPlanner(self.poll_policy)
+                planner = PollPlanner(self.poll_policy, self._poll_history)
+                self._planners[session_id] = planner
             return planner
 
     async def _wait_ready(
         self,
-        fetch: Callable[[], Awaitable[Any]],
-        ready: Callable[[Any], bool],
+        fetch: Callable[[], Awaitable[T]],
+        ready: Callable[[T], bool],
         timeout: float | None,
         what: str,
-        initial: Any,
-    ) -> Any:
+        initial: T,
+    ) -> T:
         clock, current, attempt = self._http.clock, initial, 0
         deadline = None if timeout is None else clock() + timeout
         while not ready(current):
             if deadline is not None and clock() >= deadline:
-                raise TimeoutError(f"{what} not ready after {timeout} s")
+                raise NotReadyError(f"{what} not ready after {timeout} s")
             await self._http.sleep(readiness_interval(attempt))
             attempt += 1
             current = await fetch()
@@ -158,21 +197,100 @@ class AsyncModelResourcesAPI:
     ) -> ModelResources:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
-        spec = _core.create_model_resources_request(base_model, options)
-        resources = _core.parse_model_resources(await self._client._json(spec))
+        spec = _requests.create_model_resources_request(base_model, options)
+        resources = _responses.parse_model_resources(await self._client._json(spec))
         if not wait:
             return resources
         return await self._client._wait_ready(
             lambda: self.get(resources.id),
-            _core.resources_readiness,
+            _responses.resources_readiness,
             timeout,
             f"model resources {resources.id}",
             resources,
         )
 
     async def get(self, model_resources_id: str) -> ModelResources:
-        spec = _core.get_model_resources_request(model_resources_id)
-        return _core.parse_model_resources(await self._client._json(spec))
+        spec = _requests.get_model_resources_request(model_resources_id)
+        return _responses.parse_model_resources(await self._client._json(spec))
+
+    async def open(
+        self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
+    ) -> AsyncModelResource:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``async with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = await self.create(base_model, timeout=timeout, **options)
+        return AsyncModelResource(self._client, info.id, info)
+
+    async def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        spec = _requests.list_model_resources_request(
+            after=after, limit=limit, status=list(status) if status else None, created_by=created_by
+        )
+        return _responses.parse_model_resources_list(await self._client._json(spec))
+
+    async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResources:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        spec = _requests.stop_model_resources_request(model_resources_id, force)
+        return _responses.parse_model_resources(await self._client._json(spec))
+
+    async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResources:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        spec = _requests.extend_expiry_request(model_resources_id, seconds)
+        return _responses.parse_model_resources(await self._client._json(spec))
+
+    async def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        spec = _requests.estimate_cost_request(base_model, options)
+        return _responses.parse_cost_estimate(await self._client._json(spec))
+
+
+class AsyncModelResource:
+    """A handle on model resources that bill until stopped: ``async with`` stops them (with
+    their sessions) on exit, exceptions included."""
+
+    def __init__(self, client: AsyncClient, model_resources_id: str, info: ModelResources) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    async def refresh(self) -> ModelResources:
+        self.info = await self._client.model_resources.get(self.id)
+        return self.info
+
+    async def stop(self, *, force: bool = True) -> ModelResources:
+        self.info = await self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    async def extend_expiry(self, seconds: int) -> ModelResources:
+        self.info = await self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> AsyncKeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return AsyncKeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    async def create_session(self, **options: Any) -> AsyncSession:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return await self._client.sessions.create(self.id, **options)
+
+    async def __aenter__(self) -> AsyncModelResource:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
 
 
 class AsyncSessions:
@@ -201,12 +319,12 @@ class AsyncSessions:
             "resume_from_checkpoint_id": resume_from_checkpoint_id,
             "load_optimizer": load_optimizer,
         }
-        spec = _core.create_session_request(model_resources_id, options)
-        info = _core.parse_session(await self._client._json(spec))
+        spec = _requests.create_session_request(model_resources_id, options)
+        info = _responses.parse_session(await self._client._json(spec))
         if wait:
             info = await self._client._wait_ready(
                 lambda: self._info(info.id),
-                _core.session_readiness,
+                _responses.session_readiness,
                 timeout,
                 f"session {info.id}",
                 info,
@@ -224,16 +342,33 @@ class AsyncSessions:
         after: str | None = None,
     ) -> SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        spec = _core.list_sessions_request(
+        spec = _requests.list_sessions_request(
             after=after, limit=limit, status=list(status) if status else None
         )
-        return _core.parse_sessions(await self._client._json(spec))
+        return _responses.parse_sessions(await self._client._json(spec))
 
     async def stop(self, session_id: str) -> SessionInfo:
-        return _core.parse_session(await self._client._json(_core.stop_session_request(session_id)))
+        return _responses.parse_session(
+            await self._client._json(_requests.stop_session_request(session_id))
+        )
+
+    async def update(
+        self,
+        session_id: str,
+        *,
+        display_name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
+        unchanged, ``""`` clears it."""
+        options = {"display_name": display_name, "metadata": metadata}
+        spec = _requests.update_session_request(session_id, options)
+        return _responses.parse_session(await self._client._json(spec))
 
     async def _info(self, session_id: str) -> SessionInfo:
-        return _core.parse_session(await self._client._json(_core.get_session_request(session_id)))
+        return _responses.parse_session(
+            await self._client._json(_requests.get_session_request(session_id))
+        )
 
 
 class AsyncSession:
@@ -256,6 +391,38 @@ class AsyncSession:
         self.info = await self._client.sessions.stop(self.id)
         return self.info
 
+    async def update(
+        self, *, display_name: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
+        self.info = await self._client.sessions.update(
+            self.id, display_name=display_name, metadata=metadata
+        )
+        return self.info
+
+    async def save_checkpoint(
+        self, kind: str = "training", *, idempotency_key: str | None = None
+    ) -> AsyncOperationFuture[CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
+        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
+        weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
+        retry, so a retried save makes one checkpoint."""
+        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        if kind not in kinds:
+            raise InvalidRequestError(
+                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
+            )
+        return await self._submit(kinds[kind], None, idempotency_key)
+
+    async def __aenter__(self) -> AsyncSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped on exit of with)"
+
     async def forward_backward(
         self,
         samples: Sequence[Any],
@@ -273,7 +440,7 @@ class AsyncSession:
         body = build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        poll_kind = _core.forward_backward_poll_kind(forward_only)
+        poll_kind = _requests.forward_backward_poll_kind(forward_only)
         future = await self._submit(FORWARD_BACKWARD, body, idempotency_key, poll_kind=poll_kind)
         assert isinstance(future, AsyncForwardBackwardFuture)
         return future
@@ -315,7 +482,7 @@ class AsyncSession:
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
         body = build_optim_step(
-            _core.adam_params_from(
+            _requests.adam_params_from(
                 adam_params,
                 learning_rate=learning_rate,
                 beta1=beta1,
@@ -348,7 +515,7 @@ class AsyncSession:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = _core.sampling_params_from(
+        params = _requests.sampling_params_from(
             sampling_params,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -368,7 +535,7 @@ class AsyncSession:
 
     async def sync_weights(
         self,
-        weight_sync_type: str = "WEIGHT_SYNC_TYPE_SYNCHRONOUS",
+        weight_sync_type: str = WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
     ) -> AsyncOperationFuture[WeightsSyncResult]:
@@ -398,8 +565,8 @@ class AsyncSession:
 
     async def get_operation(self, kind: str, operation_id: str) -> AsyncOperationFuture[Any]:
         """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
-        operation_kind = _core.operation_kind(kind)
-        state = _core.OperationState(operation_id, "")
+        operation_kind = _requests.operation_kind(kind)
+        state = _responses.OperationState(operation_id, "")
         poll = self._planner.attached(operation_kind.name, self._client._http.clock())
         future = _future_class(operation_kind)(
             self, state, poll, idempotency_key=None, kind=operation_kind
@@ -411,14 +578,16 @@ class AsyncSession:
     async def _submit(
         self,
         kind: OperationKind[R],
-        body: dict[str, Any],
+        body: dict[str, Any] | None,
         idempotency_key: str | None,
         *,
         poll_kind: str | None = None,
     ) -> AsyncOperationFuture[R]:
-        key = idempotency_key or _core.new_idempotency_key()
-        spec = kind.post_request(self.id, await self._post_content(body), key)
-        state = _core.interpret_operation(await self._client._json(spec), kind)
+        """POST an operation (``body`` None: a kind without a request body)."""
+        key = idempotency_key or _requests.new_idempotency_key()
+        content = None if body is None else await self._post_content(body)
+        spec = kind.post_request(self.id, content, key)
+        state = _responses.interpret_operation(await self._client._json(spec), kind)
         poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
         future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
         if state.offloaded is not None:
@@ -447,11 +616,11 @@ class AsyncSession:
 
     async def _get_operation(
         self, operation_id: str, kind: OperationKind[Any]
-    ) -> _core.OperationState:
+    ) -> _responses.OperationState:
         spec = kind.get_request(self.id, operation_id)
-        return _core.interpret_operation(await self._client._json(spec), kind)
+        return _responses.interpret_operation(await self._client._json(spec), kind)
 
-    async def _download_output(self, state: _core.OperationState) -> dict[str, Any]:
+    async def _download_output(self, state: _responses.OperationState) -> dict[str, Any]:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
         url = _payloads.parse_download_url(
@@ -459,6 +628,57 @@ class AsyncSession:
         )
         downloaded = await client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
+
+
+class AsyncCheckpoints:
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        spec = _requests.list_checkpoints_request(
+            after=after, limit=limit, session_id=session_id, base_model=base_model, type=type
+        )
+        return _responses.parse_checkpoints(await self._client._json(spec))
+
+    async def get(self, checkpoint_id: str) -> Checkpoint:
+        spec = _requests.get_checkpoint_request(checkpoint_id)
+        return _responses.parse_checkpoint(await self._client._json(spec))
+
+    async def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Download an inference checkpoint's files into the directory ``to`` (created if
+        needed), each streamed to disk; returns their paths. ``variant``: ``..._MERGED`` (the
+        full model), ``..._ADAPTER`` (LoRA only) or ``..._UNSPECIFIED`` (the checkpoint's own
+        form). A progress bar is drawn on stderr when it is a terminal (``progress`` forces it
+        off with False)."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        spec = _requests.checkpoint_download_request(checkpoint_id, variant)
+        listing = _responses.parse_checkpoint_download(await self._client._json(spec))
+        paths = []
+        for item in listing.data:
+            path = _requests.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else terminal_progress(item.filename)
+            await self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)
 
 
 class AsyncOperationFuture(Generic[R]):
@@ -475,7 +695,7 @@ class AsyncOperationFuture(Generic[R]):
     def __init__(
         self,
         session: AsyncSession,
-        state: _core.OperationState,
+        state: _responses.OperationState,
         poll: OperationPoll,
         *,
         idempotency_key: str | None,
@@ -532,7 +752,9 @@ class AsyncOperationFuture(Generic[R]):
     async def _download(self) -> None:
         state = self._state
         output = await self.session._download_output(state)
-        self._state = _core.complete_operation(self.kind, state.operation_id, state.status, output)
+        self._state = _responses.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
 
     def _outcome(self) -> R:
         if self._state.failure is not None:
@@ -541,8 +763,11 @@ class AsyncOperationFuture(Generic[R]):
         result: R = self._state.result
         return result
 
+    # unasync: async only
     def __await__(self) -> Generator[Any, None, R]:
         return self.result().__await__()
+
+    # unasync: end
 
     def __repr__(self) -> str:
         name = type(self).__name__

@@ -1,7 +1,8 @@
 """Typed builders and checked wire bodies of the operations beyond forward-backward:
 optim-step (:class:`AdamParams`), sample (:class:`SamplingParams`), weights-sync and
-custom-forward-backward. Bounds are those of the spec; a bad value raises
-:class:`InvalidRequestError` naming the wire field before anything is sent."""
+custom-forward-backward. Bounds and limits are read from the spec (through the generated
+models); a bad value raises :class:`InvalidRequestError` naming the wire field before anything
+is sent."""
 
 from __future__ import annotations
 
@@ -11,20 +12,36 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from together_rl_client.models.weight_sync_type import WeightSyncType
+from together_rl_client.models import (
+    AdamParams as AdamParamsModel,
+)
+from together_rl_client.models import (
+    GradientDType,
+    SampleBody,
+    WeightSyncType,
+)
+from together_rl_client.models import (
+    SamplingParams as SamplingParamsModel,
+)
 
-from ._checks import all_of_type, bounded, enum_value, integer, number
+from ._checks import all_of_type, enum_value, integer, known_keys, number
 from ._errors import InvalidRequestError
 from ._numpy import is_array, np
 from ._samples import Sample, _as_int_vector
+from ._schema import INT64_MAX, check_integer, check_number
 from ._wire import _wire_array, normalize_sample, sample_list
 from .losses import Loss
 
+__all__ = [
+    "AdamParams",
+    "SamplingParams",
+    "build_custom_forward_backward",
+    "build_optim_step",
+    "build_sample",
+    "build_weights_sync",
+]
+
 WEIGHT_SYNC_TYPES = tuple(member.value for member in WeightSyncType)
-MAX_NUM_SAMPLES = 64
-MAX_TOPK_PROMPT_LOGPROBS = 20
-MAX_SAMPLE_TOKENS = 8192
-INT64_MAX = 2**63 - 1
 
 
 # ----------------------------------------------------------------------------- optim-step
@@ -32,9 +49,9 @@ INT64_MAX = 2**63 - 1
 
 @dataclass(frozen=True)
 class AdamParams:
-    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults
-    (learning_rate 1e-4, beta1 0.9, beta2 0.95, eps 1e-8, weight_decay 0, grad_clip_norm 1.0;
-    ``grad_clip_norm=0`` disables clipping). Only set fields are sent."""
+    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults (the
+    spec's ``AdamParams`` states them; ``grad_clip_norm=0`` disables clipping). Only set fields
+    are sent."""
 
     learning_rate: float | None = None
     beta1: float | None = None
@@ -43,20 +60,12 @@ class AdamParams:
     weight_decay: float | None = None
     grad_clip_norm: float | None = None
 
-    _BOUNDS: ClassVar[dict[str, dict[str, Any]]] = {
-        "learning_rate": {"low": 0.0},
-        "beta1": {"low": 0.0, "high": 1.0, "high_open": True},
-        "beta2": {"low": 0.0, "high": 1.0, "high_open": True},
-        "eps": {"low": 0.0, "low_open": True},
-        "weight_decay": {"low": 0.0},
-        "grad_clip_norm": {"low": 0.0},
-    }
-
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if value is not None:
-                checked = bounded(f"adam_params.{f.name}", value, **self._BOUNDS[f.name])
+                label = f"adam_params.{f.name}"
+                checked = check_number(label, value, AdamParamsModel, f.name)
                 object.__setattr__(self, f.name, checked)
 
     def to_wire(self) -> dict[str, float]:
@@ -72,13 +81,7 @@ class AdamParams:
                 f"adam_params must be an AdamParams or a dict, got {type(value).__name__}",
                 field="adam_params",
             )
-        names = {f.name for f in fields(cls)}
-        for key in value:
-            if key not in names:
-                field = f"adam_params.{key}"
-                raise InvalidRequestError(
-                    f"{field} is not an AdamParams field ({', '.join(sorted(names))})", field=field
-                )
+        known_keys("adam_params", value, (f.name for f in fields(cls)), "AdamParams")
         return cls(**dict(value))
 
 
@@ -114,15 +117,16 @@ class SamplingParams:
 
     def __post_init__(self) -> None:
         p = "sampling_params"
+        model = SamplingParamsModel
         if self.max_tokens is not None:
-            integer(f"{p}.max_tokens", self.max_tokens, 1, MAX_SAMPLE_TOKENS)
+            check_integer(f"{p}.max_tokens", self.max_tokens, model, "max_tokens")
         if self.temperature is not None:
-            bounded(f"{p}.temperature", self.temperature, low=0.0)
+            check_number(f"{p}.temperature", self.temperature, model, "temperature")
         if self.top_p is not None:
-            bounded(f"{p}.top_p", self.top_p, low=0.0, low_open=True, high=1.0)
+            check_number(f"{p}.top_p", self.top_p, model, "top_p")
         if self.top_k is not None:
-            integer(f"{p}.top_k", self.top_k, 0, INT64_MAX)
-        if self.seed is not None:
+            check_integer(f"{p}.top_k", self.top_k, model, "top_k")
+        if self.seed is not None:  # an Int64Value: any int64
             integer(f"{p}.seed", self.seed, -(2**63), INT64_MAX)
         if self.stop is not None:
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
@@ -203,7 +207,7 @@ def build_sample(
         raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": integer("num_samples", num_samples, 1, MAX_NUM_SAMPLES),
+        "num_samples": check_integer("num_samples", num_samples, SampleBody, "num_samples"),
     }
     if sampling_params is not None:
         if isinstance(sampling_params, Mapping):
@@ -220,7 +224,9 @@ def build_sample(
         raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
     if prompt_logprobs:
         body["prompt_logprobs"] = True
-    topk = integer("topk_prompt_logprobs", topk_prompt_logprobs, 0, MAX_TOPK_PROMPT_LOGPROBS)
+    topk = check_integer(
+        "topk_prompt_logprobs", topk_prompt_logprobs, SampleBody, "topk_prompt_logprobs"
+    )
     if topk:
         body["topk_prompt_logprobs"] = topk
     return body
@@ -248,7 +254,7 @@ class _CustomGradients(Loss):
 
 def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
     field = f"gradients[{index}].data"
-    dtype = "D_TYPE_FLOAT32"
+    dtype = GradientDType.D_TYPE_FLOAT32.value
     if isinstance(value, Mapping):
         dtype = str(value.get("dtype", dtype))
         value = value.get("data")

@@ -4,6 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConflictError",
+    "InternalServerError",
+    "InvalidRequestError",
+    "MalformedResponseError",
+    "NotFoundError",
+    "NotReadyError",
+    "OperationFailedError",
+    "OperationTimeoutError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ResourceStateError",
+    "TogetherRLError",
+    "UnprocessableEntityError",
+    "status_error_class",
+]
+
 
 class TogetherRLError(Exception):
     """Base class of every error the wrapper raises."""
@@ -141,3 +164,20 @@ class OperationTimeoutError(TogetherRLError, TimeoutError):
 
 class ResourceStateError(TogetherRLError):
     """A session or model resource reached a state from which it cannot become usable."""
+
+
+class NotReadyError(TogetherRLError, TimeoutError):
+    """A session or model resources did not become ready within the wait's ``timeout``; they
+    may still: fetch them again later."""
+
+
+class MalformedResponseError(TogetherRLError):
+    """A 2xx answer the wrapper cannot read: not JSON, or not the shape the spec gives it (an
+    operation without ``id``/``status``, a completed operation whose output is missing or
+    unreadable, a payload URL answer without its URL). ``operation`` names the request when it
+    is known; ``body`` holds (the start of) what was received."""
+
+    def __init__(self, message: str, *, operation: str | None = None, body: Any = None) -> None:
+        super().__init__(f"{operation}: {message}" if operation else message)
+        self.operation = operation
+        self.body = body

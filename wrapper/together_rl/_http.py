@@ -1,28 +1,44 @@
-"""HTTP: one pooled httpx client per wrapper client, the retry loop (sync and async twins that
-differ only in I/O; the decisions come from :class:`RetryState`), and error bodies."""
+"""HTTP without I/O: configuration, the request of each call (:class:`RequestSpec`), what the
+retry loops of :mod:`._async_http` and :mod:`._sync_http` decide after each attempt (through
+:class:`RetryState`), and typed errors from error bodies."""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import orjson
+from together_rl_client.types import RequestParts
 
 from ._errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
+    MalformedResponseError,
     TogetherRLError,
     status_error_class,
 )
-from ._policy import RetryPolicy, RetryState
+from ._retry import RetryPolicy, RetryState
+
+__all__ = [
+    "API_PREFIX",
+    "DEFAULT_BASE_URL",
+    "RequestSpec",
+    "build_request",
+    "client_options",
+    "delay_after_status",
+    "delay_after_transport_error",
+    "parse_json",
+    "resolve_config",
+    "status_error",
+]
 
 DEFAULT_BASE_URL = "https://api.together.ai"
+#: the path of the API root under the base URL (the spec's server URL ends with it)
+API_PREFIX = "/v1"
 USER_AGENT = "together-rl/0.1.0"
 
 
@@ -33,9 +49,9 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
         raise TogetherRLError("no API key: pass api_key= or set TOGETHER_API_KEY")
     root = base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL
     root = root.rstrip("/")
-    if root.endswith("/v1"):  # tolerated, although TOGETHER_BASE_URL is documented without it
-        root = root[: -len("/v1")]
-    return key, root + "/v1"
+    if root.endswith(API_PREFIX):  # tolerated, although TOGETHER_BASE_URL is documented without it
+        root = root[: -len(API_PREFIX)]
+    return key, root + API_PREFIX
 
 
 def default_headers(api_key: str) -> dict[str, str]:
@@ -52,7 +68,8 @@ def make_timeout(policy: RetryPolicy) -> httpx.Timeout:
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """One HTTP request, as built by a generated ``_get_kwargs`` (body encoded by us)."""
+    """One HTTP request: the generated client's :class:`RequestParts` and the body we encoded.
+    ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
 
     method: str
     url: str
@@ -64,26 +81,22 @@ class RequestSpec:
     authenticated: bool = True
 
     @classmethod
-    def from_kwargs(
-        cls, kwargs: Mapping[str, Any], *, operation: str, content: bytes | None = None
+    def from_parts(
+        cls, parts: RequestParts, *, path: str, content: bytes | None = None
     ) -> RequestSpec:
-        """From a generated ``_get_kwargs(...)`` result; its ``json=`` body is replaced by
-        ``content`` (orjson-encoded by the caller)."""
-        headers = dict(kwargs.get("headers") or {})
-        if content is not None:
-            headers["Content-Type"] = "application/json"
-        params = kwargs.get("params") or None
+        """From an endpoint's ``request_parts(...)`` and its ``PATH`` (for the label)."""
+        params = parts.params or None
         if params:
             # Arrays go comma-separated, as the spec (style form, explode false) says.
             params = {
                 k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in params.items()
             }
         return cls(
-            method=str(kwargs["method"]).upper(),
-            url=str(kwargs["url"]),
-            operation=operation,
+            method=parts.method,
+            url=parts.url,
+            operation=f"{parts.method} {API_PREFIX}{path}",
             params=params,
-            headers=headers,
+            headers=parts.headers,
             content=content,
         )
 
@@ -130,7 +143,7 @@ def _transport_error(exc: httpx.TransportError, operation: str, attempts: int) -
     return APIConnectionError(text, operation=operation)
 
 
-def _client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, Any]:
+def client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, Any]:
     """The options of the pooled httpx client, sync or async."""
     return {
         "base_url": root,
@@ -140,7 +153,7 @@ def _client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, A
     }
 
 
-def _build(
+def build_request(
     client: httpx.Client | httpx.AsyncClient, spec: RequestSpec, state: RetryState
 ) -> httpx.Request:
     request = client.build_request(
@@ -156,7 +169,7 @@ def _build(
     return request
 
 
-def _delay_after_status(state: RetryState, response: httpx.Response, operation: str) -> float:
+def delay_after_status(state: RetryState, response: httpx.Response, operation: str) -> float:
     """The wait before retrying a non-2xx answer; raises the typed error when the status is
     not retried or the retries are spent."""
     delay = state.after_status(response.status_code, response.headers)
@@ -165,7 +178,7 @@ def _delay_after_status(state: RetryState, response: httpx.Response, operation: 
     return delay
 
 
-def _delay_after_transport_error(
+def delay_after_transport_error(
     state: RetryState, exc: httpx.TransportError, operation: str
 ) -> float:
     """The wait before the next attempt; raises the typed error when the retries are spent."""
@@ -175,86 +188,14 @@ def _delay_after_transport_error(
     return delay
 
 
-class SyncHTTP:
-    """Sends requests with retries on a pooled ``httpx.Client``."""
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        root: str,
-        policy: RetryPolicy,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.policy = policy
-        self.sleep = sleep
-        self.clock = clock
-        self.client = httpx.Client(transport=transport, **_client_options(api_key, root, policy))
-
-    def send(self, spec: RequestSpec) -> httpx.Response:
-        state = RetryState(self.policy, clock=self.clock)
-        while True:
-            try:
-                response = self.client.send(_build(self.client, spec, state))
-            except httpx.TransportError as exc:
-                delay = _delay_after_transport_error(state, exc, spec.operation)
-            else:
-                if response.is_success:
-                    return response
-                delay = _delay_after_status(state, response, spec.operation)
-            self.sleep(delay)
-
-    def close(self) -> None:
-        self.client.close()
-
-
-class AsyncHTTP:
-    """The async twin of :class:`SyncHTTP`."""
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        root: str,
-        policy: RetryPolicy,
-        transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.policy = policy
-        self.sleep = sleep
-        self.clock = clock
-        self.client = httpx.AsyncClient(
-            transport=transport, **_client_options(api_key, root, policy)
-        )
-
-    async def send(self, spec: RequestSpec) -> httpx.Response:
-        state = RetryState(self.policy, clock=self.clock)
-        while True:
-            try:
-                response = await self.client.send(_build(self.client, spec, state))
-            except httpx.TransportError as exc:
-                delay = _delay_after_transport_error(state, exc, spec.operation)
-            else:
-                if response.is_success:
-                    return response
-                delay = _delay_after_status(state, response, spec.operation)
-            await self.sleep(delay)
-
-    async def close(self) -> None:
-        await self.client.aclose()
-
-
 def parse_json(response: httpx.Response, operation: str) -> Any:
-    """orjson-parse a 2xx body; a 2xx that is not JSON is an error."""
+    """orjson-parse a 2xx body; a 2xx that is not JSON is a :class:`MalformedResponseError`."""
     try:
         return orjson.loads(response.content)
     except orjson.JSONDecodeError as exc:
-        raise APIStatusError(
-            response.status_code,
+        raise MalformedResponseError(
+            f"HTTP {response.status_code} with a body that is not JSON "
+            f"(content-type {response.headers.get('content-type', 'none')})",
             operation=operation,
-            message=f"expected a JSON body, got {response.headers.get('content-type', 'none')}",
             body=response.text[:200],
         ) from exc

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["HAVE_NUMPY", "is_array", "np"]
+
 try:
     import numpy
 

@@ -1,4 +1,4 @@
-"""The large-payload protocol of the official SDK's hand-written layer (wire-format §2.6),
+"""The large-payload protocol of the official SDK's hand-written layer,
 without I/O: when to offload a request body, the shrunk stand-in body, and how an offloaded
 result is merged back.
 
@@ -15,15 +15,31 @@ object there (no Authorization) and merges it over the inline output (:func:`mer
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
 
 from ._checks import all_of_type
-from ._errors import APIStatusError, InvalidRequestError
+from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
 from ._http import RequestSpec
 from ._numpy import is_array
+
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "UPLOAD_THRESHOLD",
+    "download_request",
+    "download_url_request",
+    "merge_offloaded",
+    "needs_upload",
+    "parse_download_url",
+    "parse_upload_url",
+    "shrink_body",
+    "upload_request",
+    "upload_unsupported",
+    "upload_url_request",
+]
 
 #: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit)
 UPLOAD_THRESHOLD = 512 * 1024
@@ -31,9 +47,8 @@ UPLOAD_THRESHOLD = 512 * 1024
 MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
 STAND_IN_LENGTH = 8
 _DROPPED_KEYS = frozenset({"shape", "sparse_crow_indices", "sparse_col_indices"})
-
-UPLOAD_URL_ROUTE = "POST /v1/rl/training-sessions/{session_id}/payloads/upload-url"
-DOWNLOAD_URL_ROUTE = "POST /v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
+#: the official SDK sends a Content-Type on these bodiless POSTs (with an empty body)
+_BODILESS_POST_HEADERS = {"Content-Type": "application/json"}
 
 
 def needs_upload(size: int, threshold: int | None) -> bool:
@@ -101,18 +116,22 @@ def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
 def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any]:
     """The full output: the downloaded object over the inline fields, without ``payload_id``."""
     if not isinstance(downloaded, Mapping):
-        raise InvalidRequestError(
-            f"the offloaded result is not a JSON object: {str(downloaded)[:200]}"
+        raise MalformedResponseError(
+            "the offloaded result is not a JSON object", body=str(downloaded)[:200]
         )
     merged = {k: v for k, v in output.items() if k != "payload_id"}
     merged.update({k: v for k, v in downloaded.items() if k != "payload_id"})
     return merged
 
 
+def _bodiless_post(spec: RequestSpec) -> RequestSpec:
+    headers = {**(spec.headers or {}), **_BODILESS_POST_HEADERS}
+    return dataclasses.replace(spec, headers=headers, content=b"")
+
+
 def upload_url_request(session_id: str) -> RequestSpec:
-    kwargs = create_payload_upload_url._get_kwargs(session_id)
-    # The official SDK sends Content-Type on bodiless POSTs; an empty body is fine.
-    return RequestSpec.from_kwargs(kwargs, operation=UPLOAD_URL_ROUTE, content=b"")
+    parts = create_payload_upload_url.request_parts(session_id)
+    return _bodiless_post(RequestSpec.from_parts(parts, path=create_payload_upload_url.PATH))
 
 
 def upload_request(upload_url: str, content: bytes) -> RequestSpec:
@@ -127,8 +146,8 @@ def upload_request(upload_url: str, content: bytes) -> RequestSpec:
 
 
 def download_url_request(session_id: str, payload_id: str) -> RequestSpec:
-    kwargs = create_payload_download_url._get_kwargs(session_id, payload_id)
-    return RequestSpec.from_kwargs(kwargs, operation=DOWNLOAD_URL_ROUTE, content=b"")
+    parts = create_payload_download_url.request_parts(session_id, payload_id)
+    return _bodiless_post(RequestSpec.from_parts(parts, path=create_payload_download_url.PATH))
 
 
 def download_request(download_url: str) -> RequestSpec:
@@ -143,11 +162,15 @@ def parse_upload_url(data: Any) -> tuple[str, str]:
         or not isinstance(data.get("payload_id"), str)
         or not isinstance(data.get("upload_url"), str)
     ):
-        raise InvalidRequestError(f"unexpected upload-url answer: {str(data)[:200]}")
+        raise MalformedResponseError(
+            "an upload-url answer needs 'payload_id' and 'upload_url'", body=str(data)[:200]
+        )
     return data["payload_id"], data["upload_url"]
 
 
 def parse_download_url(data: Any) -> str:
     if not isinstance(data, Mapping) or not isinstance(data.get("download_url"), str):
-        raise InvalidRequestError(f"unexpected download-url answer: {str(data)[:200]}")
+        raise MalformedResponseError(
+            "a download-url answer needs 'download_url'", body=str(data)[:200]
+        )
     return str(data["download_url"])

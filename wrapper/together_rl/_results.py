@@ -1,10 +1,30 @@
-"""Result types returned by the wrapper, one per operation kind."""
+"""Result types returned by the wrapper, one per operation kind, and how a completed
+operation's ``output`` becomes one (numpy arrays when numpy is installed)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from ._errors import MalformedResponseError
+from ._numpy import HAVE_NUMPY, np
+
+__all__ = [
+    "CustomForwardBackwardResult",
+    "ForwardBackwardResult",
+    "OptimStepResult",
+    "PolicySegment",
+    "PromptSamples",
+    "SampleResult",
+    "SampledSequence",
+    "WeightsSyncResult",
+    "parse_custom_forward_backward",
+    "parse_forward_backward",
+    "parse_optim_step",
+    "parse_sample",
+    "parse_weights_sync",
+]
 
 
 @dataclass(frozen=True)
@@ -106,3 +126,130 @@ class SampleResult:
 
     def __len__(self) -> int:
         return len(self.results)
+
+
+# ----------------------------------------------------------------------------- output parsers
+
+
+def _int64(field: str, value: Any) -> int:
+    """An ``Int64Value``: a JSON integer or a decimal string."""
+    try:
+        return int(value)
+    except (TypeError, ValueError) as exc:
+        raise MalformedResponseError(f"output.{field} is not an int64: {value!r}") from exc
+
+
+def parse_optim_step(operation_id: str, output: Mapping[str, Any]) -> OptimStepResult:
+    return OptimStepResult(operation_id=operation_id, step=_int64("step", output["step"]))
+
+
+def parse_weights_sync(operation_id: str, output: Mapping[str, Any]) -> WeightsSyncResult:
+    return WeightsSyncResult(
+        operation_id=operation_id,
+        weights_version=_int64("weights_version", output["weights_version"]),
+    )
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """A saved checkpoint: ``id`` (resume a session from it with
+    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
+    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
+    ``registration`` in the model registry when the server gives one."""
+
+    operation_id: str
+    id: str
+    step: int
+    created_at: str
+    registration: dict[str, Any] | None = None
+
+
+def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> CheckpointResult:
+    checkpoint = output["checkpoint"]
+    if not isinstance(checkpoint, Mapping) or not isinstance(checkpoint.get("id"), str):
+        raise MalformedResponseError(f"output.checkpoint is not a checkpoint: {checkpoint!r}")
+    registration = checkpoint.get("registration")
+    return CheckpointResult(
+        operation_id=operation_id,
+        id=checkpoint["id"],
+        step=_int64("checkpoint.step", checkpoint["step"]),
+        created_at=str(checkpoint.get("created_at", "")),
+        registration=dict(registration) if isinstance(registration, Mapping) else None,
+    )
+
+
+def parse_custom_forward_backward(
+    operation_id: str, output: Mapping[str, Any]
+) -> CustomForwardBackwardResult:
+    return CustomForwardBackwardResult(operation_id=operation_id, output=dict(output))
+
+
+def _tokens(values: Any) -> Any:
+    # TokenId: integer or decimal string (numpy parses both, without a Python loop)
+    return np.array(values, dtype=np.int64) if HAVE_NUMPY else [int(t) for t in values]
+
+
+def _floats(values: Any) -> Any:
+    if values is None:
+        return None
+    return np.array(values, dtype=np.float64) if HAVE_NUMPY else [float(v) for v in values]
+
+
+def _sequence(raw: Mapping[str, Any]) -> SampledSequence:
+    return SampledSequence(
+        tokens=_tokens(raw.get("tokens") or ()),
+        logprobs=_floats(raw.get("logprobs")),
+        stop_reason=str(raw.get("stop_reason", "")),
+        prompt_cache_hit_tokens=int(raw.get("prompt_cache_hit_tokens") or 0),
+        routed_experts_key=raw.get("routed_experts_key"),
+    )
+
+
+def _prompt_samples(raw: Mapping[str, Any]) -> PromptSamples:
+    return PromptSamples(
+        sequences=[_sequence(s) for s in raw.get("sequences") or ()],
+        policy_segments=[
+            PolicySegment(start_token=int(s["start_token"]), version=int(s["version"]))
+            for s in raw.get("policy_segments") or ()
+        ],
+        prompt_logprobs=_floats(raw.get("prompt_logprobs")),
+        topk_prompt_logprobs=(
+            None
+            if raw.get("topk_prompt_logprobs") is None
+            else [dict(entry) for entry in raw["topk_prompt_logprobs"]]
+        ),
+    )
+
+
+def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
+    return SampleResult(
+        operation_id=operation_id,
+        results=[_prompt_samples(r) for r in output.get("results") or ()],
+    )
+
+
+def _output_array(tensor: Mapping[str, Any]) -> Any:
+    data = tensor.get("data", [])
+    if not HAVE_NUMPY:
+        return data
+    dtype = np.int64 if tensor.get("dtype") == "int64" else np.float32
+    if isinstance(data, list):  # the usual case: fromiter skips array()'s shape discovery
+        try:
+            return np.fromiter(data, dtype=dtype, count=len(data))
+        except (TypeError, ValueError):
+            pass  # nested or odd data: let np.array report or handle it
+    return np.array(data, dtype=dtype)
+
+
+def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> ForwardBackwardResult:
+    """Turn a completed operation's ``output`` into a :class:`ForwardBackwardResult`."""
+    outputs = [
+        {name: _output_array(tensor) for name, tensor in item.get("tensors", {}).items()}
+        for item in output.get("loss_fn_outputs") or ()
+    ]
+    return ForwardBackwardResult(
+        operation_id=operation_id,
+        loss=float(output["loss"]),
+        metrics=dict(output.get("metrics") or {}),
+        loss_fn_outputs=outputs,
+    )

@@ -6,18 +6,24 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from together_rl_client.models import DType
+
 from ._checks import all_of_type
 from ._errors import InvalidRequestError
 from ._numpy import HAVE_NUMPY, is_array, np
 
-#: dtype of each known loss input key (weights and mask may also be int64).
-INPUT_DTYPES: dict[str, str] = {
-    "target_tokens": "int64",
-    "logprobs": "float32",
-    "advantages": "float32",
-    "reference_logprobs": "float32",
-    "weights": "float32",
-    "mask": "int64",
+__all__ = ["INPUT_DTYPES", "Sample"]
+
+_INT64, _FLOAT32 = DType.INT64.value, DType.FLOAT32.value
+#: The dtypes each known loss input key may have (the spec's ``LossFnInputs`` description, a
+#: rule its schema cannot state), the first being the one sent for a bare array or list.
+INPUT_DTYPES: dict[str, tuple[str, ...]] = {
+    "target_tokens": (_INT64,),
+    "logprobs": (_FLOAT32,),
+    "advantages": (_FLOAT32,),
+    "reference_logprobs": (_FLOAT32,),
+    "weights": (_FLOAT32, _INT64),
+    "mask": (_INT64, _FLOAT32),
 }
 
 
@@ -101,7 +107,7 @@ class Sample:
         weights: float | Sequence[float] | Any | None = None,
         routed_experts_key: str | None = None,
     ) -> Sample:
-        """Align a sampled completion with the wire format (wire-format §2.1).
+        """Align a sampled completion with the wire format (the spec's ``Sample``).
 
         ``model_input`` is ``(prompt + completion)[:-1]`` and ``target_tokens`` is
         ``(prompt + completion)[1:]``: slot ``t`` predicts token ``t + 1``. The per-completion-
@@ -145,7 +151,8 @@ class Sample:
             if isinstance(value, Mapping):
                 tensors[key] = value
             else:
-                tensors[key] = {"data": value, "dtype": INPUT_DTYPES.get(key, "float32")}
+                dtype = INPUT_DTYPES.get(key, (_FLOAT32,))[0]
+                tensors[key] = {"data": value, "dtype": dtype}
         wire: dict[str, Any] = {
             "model_input": {"chunks": [{"encoded_text": {"tokens": self.tokens}}]},
             "loss_fn_inputs": tensors,

@@ -1,18 +1,29 @@
-"""The synchronous client. :mod:`._async` mirrors it line for line; both take their decisions
-from :mod:`._policy` and :mod:`._core`, so only the I/O differs."""
+# Derived from _async.py by scripts/unasync.py (make derive): edit the source, not this.
+"""The synchronous client. Its decisions come from :mod:`._requests`, :mod:`._responses` and
+:mod:`._polling`; only the I/O is here."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
-from together_rl_client.models import ModelResources, SessionsListResponse, SupportedModels
+from together_rl_client.models import (
+    Checkpoint,
+    CheckpointsListResponse,
+    ModelResources,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
+    SessionsListResponse,
+    SupportedModels,
+    WeightSyncType,
+)
 from together_rl_client.models import Session as SessionInfo
 
-from . import _core, _payloads
+from . import _payloads, _requests, _responses
 from ._bodies import (
     AdamParams,
     SamplingParams,
@@ -21,36 +32,55 @@ from ._bodies import (
     build_sample,
     build_weights_sync,
 )
-from ._errors import APIStatusError, OperationTimeoutError
-from ._http import RequestSpec, SyncHTTP, parse_json, resolve_config
-from ._operations import (
+from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
+from ._http import RequestSpec, parse_json, resolve_config
+from ._keep_alive import KeepAlive
+from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     OperationKind,
 )
-from ._policy import (
+from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
+    PollHistory,
     PollPlanner,
     PollPolicy,
-    RetryPolicy,
     poll_wait,
     readiness_interval,
 )
+from ._progress import terminal_progress
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
 )
+from ._retry import RetryPolicy
+from ._sync_http import SyncHTTP
 from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
 
+__all__ = [
+    "Checkpoints",
+    "Client",
+    "ForwardBackwardFuture",
+    "ModelResource",
+    "ModelResourcesAPI",
+    "OperationFuture",
+    "Session",
+    "Sessions",
+]
+
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class Client:
@@ -58,10 +88,10 @@ class Client:
 
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
     ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
-    as a context manager or call :meth:`close`. ``transport`` (an httpx transport) and
-    ``sleep`` are for tests and instrumentation. Operation bodies larger than
-    ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go through the upload protocol;
-    ``None`` always sends them inline.
+    as a context manager (``with``) or close it with :meth:`close`.
+    ``transport`` (an httpx transport) and ``sleep`` are for tests and instrumentation.
+    Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go
+    through the upload protocol; ``None`` always sends them inline.
     """
 
     def __init__(
@@ -90,17 +120,20 @@ class Client:
             sleep=sleep,
             clock=clock,
         )
+        # What one session learns of operation durations, the client's next sessions start from.
+        self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
         self._planners_lock = threading.Lock()
         self.sessions = Sessions(self)
         self.model_resources = ModelResourcesAPI(self)
+        self.checkpoints = Checkpoints(self)
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session (no request is sent)."""
         return Session(self, session_id)
 
     def supported_models(self) -> SupportedModels:
-        return _core.parse_supported_models(self._json(_core.supported_models_request()))
+        return _responses.parse_supported_models(self._json(_requests.supported_models_request()))
 
     def close(self) -> None:
         self._http.close()
@@ -119,22 +152,23 @@ class Client:
         with self._planners_lock:
             planner = self._planners.get(session_id)
             if planner is None:
-                planner = self._planners[session_id] = PollPlanner(self.poll_policy)
+                planner = PollPlanner(self.poll_policy, self._poll_history)
+                self._planners[session_id] = planner
             return planner
 
     def _wait_ready(
         self,
-        fetch: Callable[[], Any],
-        ready: Callable[[Any], bool],
+        fetch: Callable[[], T],
+        ready: Callable[[T], bool],
         timeout: float | None,
         what: str,
-        initial: Any,
-    ) -> Any:
+        initial: T,
+    ) -> T:
         clock, current, attempt = self._http.clock, initial, 0
         deadline = None if timeout is None else clock() + timeout
         while not ready(current):
             if deadline is not None and clock() >= deadline:
-                raise TimeoutError(f"{what} not ready after {timeout} s")
+                raise NotReadyError(f"{what} not ready after {timeout} s")
             self._http.sleep(readiness_interval(attempt))
             attempt += 1
             current = fetch()
@@ -157,21 +191,100 @@ class ModelResourcesAPI:
     ) -> ModelResources:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
-        spec = _core.create_model_resources_request(base_model, options)
-        resources = _core.parse_model_resources(self._client._json(spec))
+        spec = _requests.create_model_resources_request(base_model, options)
+        resources = _responses.parse_model_resources(self._client._json(spec))
         if not wait:
             return resources
         return self._client._wait_ready(
             lambda: self.get(resources.id),
-            _core.resources_readiness,
+            _responses.resources_readiness,
             timeout,
             f"model resources {resources.id}",
             resources,
         )
 
     def get(self, model_resources_id: str) -> ModelResources:
-        spec = _core.get_model_resources_request(model_resources_id)
-        return _core.parse_model_resources(self._client._json(spec))
+        spec = _requests.get_model_resources_request(model_resources_id)
+        return _responses.parse_model_resources(self._client._json(spec))
+
+    def open(
+        self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
+    ) -> ModelResource:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = self.create(base_model, timeout=timeout, **options)
+        return ModelResource(self._client, info.id, info)
+
+    def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        spec = _requests.list_model_resources_request(
+            after=after, limit=limit, status=list(status) if status else None, created_by=created_by
+        )
+        return _responses.parse_model_resources_list(self._client._json(spec))
+
+    def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResources:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        spec = _requests.stop_model_resources_request(model_resources_id, force)
+        return _responses.parse_model_resources(self._client._json(spec))
+
+    def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResources:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        spec = _requests.extend_expiry_request(model_resources_id, seconds)
+        return _responses.parse_model_resources(self._client._json(spec))
+
+    def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        spec = _requests.estimate_cost_request(base_model, options)
+        return _responses.parse_cost_estimate(self._client._json(spec))
+
+
+class ModelResource:
+    """A handle on model resources that bill until stopped: ``with`` stops them (with
+    their sessions) on exit, exceptions included."""
+
+    def __init__(self, client: Client, model_resources_id: str, info: ModelResources) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    def refresh(self) -> ModelResources:
+        self.info = self._client.model_resources.get(self.id)
+        return self.info
+
+    def stop(self, *, force: bool = True) -> ModelResources:
+        self.info = self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    def extend_expiry(self, seconds: int) -> ModelResources:
+        self.info = self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return KeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    def create_session(self, **options: Any) -> Session:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return self._client.sessions.create(self.id, **options)
+
+    def __enter__(self) -> ModelResource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
 
 
 class Sessions:
@@ -200,12 +313,12 @@ class Sessions:
             "resume_from_checkpoint_id": resume_from_checkpoint_id,
             "load_optimizer": load_optimizer,
         }
-        spec = _core.create_session_request(model_resources_id, options)
-        info = _core.parse_session(self._client._json(spec))
+        spec = _requests.create_session_request(model_resources_id, options)
+        info = _responses.parse_session(self._client._json(spec))
         if wait:
             info = self._client._wait_ready(
                 lambda: self._info(info.id),
-                _core.session_readiness,
+                _responses.session_readiness,
                 timeout,
                 f"session {info.id}",
                 info,
@@ -223,16 +336,33 @@ class Sessions:
         after: str | None = None,
     ) -> SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        spec = _core.list_sessions_request(
+        spec = _requests.list_sessions_request(
             after=after, limit=limit, status=list(status) if status else None
         )
-        return _core.parse_sessions(self._client._json(spec))
+        return _responses.parse_sessions(self._client._json(spec))
 
     def stop(self, session_id: str) -> SessionInfo:
-        return _core.parse_session(self._client._json(_core.stop_session_request(session_id)))
+        return _responses.parse_session(
+            self._client._json(_requests.stop_session_request(session_id))
+        )
+
+    def update(
+        self,
+        session_id: str,
+        *,
+        display_name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
+        unchanged, ``""`` clears it."""
+        options = {"display_name": display_name, "metadata": metadata}
+        spec = _requests.update_session_request(session_id, options)
+        return _responses.parse_session(self._client._json(spec))
 
     def _info(self, session_id: str) -> SessionInfo:
-        return _core.parse_session(self._client._json(_core.get_session_request(session_id)))
+        return _responses.parse_session(
+            self._client._json(_requests.get_session_request(session_id))
+        )
 
 
 class Session:
@@ -253,6 +383,38 @@ class Session:
         self.info = self._client.sessions.stop(self.id)
         return self.info
 
+    def update(
+        self, *, display_name: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
+        self.info = self._client.sessions.update(
+            self.id, display_name=display_name, metadata=metadata
+        )
+        return self.info
+
+    def save_checkpoint(
+        self, kind: str = "training", *, idempotency_key: str | None = None
+    ) -> OperationFuture[CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
+        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
+        weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
+        retry, so a retried save makes one checkpoint."""
+        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        if kind not in kinds:
+            raise InvalidRequestError(
+                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
+            )
+        return self._submit(kinds[kind], None, idempotency_key)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped on exit of with)"
+
     def forward_backward(
         self,
         samples: Sequence[Any],
@@ -270,7 +432,7 @@ class Session:
         body = build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        poll_kind = _core.forward_backward_poll_kind(forward_only)
+        poll_kind = _requests.forward_backward_poll_kind(forward_only)
         future = self._submit(FORWARD_BACKWARD, body, idempotency_key, poll_kind=poll_kind)
         assert isinstance(future, ForwardBackwardFuture)
         return future
@@ -312,7 +474,7 @@ class Session:
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
         body = build_optim_step(
-            _core.adam_params_from(
+            _requests.adam_params_from(
                 adam_params,
                 learning_rate=learning_rate,
                 beta1=beta1,
@@ -345,7 +507,7 @@ class Session:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = _core.sampling_params_from(
+        params = _requests.sampling_params_from(
             sampling_params,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -365,7 +527,7 @@ class Session:
 
     def sync_weights(
         self,
-        weight_sync_type: str = "WEIGHT_SYNC_TYPE_SYNCHRONOUS",
+        weight_sync_type: str = WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
     ) -> OperationFuture[WeightsSyncResult]:
@@ -393,8 +555,8 @@ class Session:
 
     def get_operation(self, kind: str, operation_id: str) -> OperationFuture[Any]:
         """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
-        operation_kind = _core.operation_kind(kind)
-        state = _core.OperationState(operation_id, "")
+        operation_kind = _requests.operation_kind(kind)
+        state = _responses.OperationState(operation_id, "")
         poll = self._planner.attached(operation_kind.name, self._client._http.clock())
         future = _future_class(operation_kind)(
             self, state, poll, idempotency_key=None, kind=operation_kind
@@ -406,14 +568,16 @@ class Session:
     def _submit(
         self,
         kind: OperationKind[R],
-        body: dict[str, Any],
+        body: dict[str, Any] | None,
         idempotency_key: str | None,
         *,
         poll_kind: str | None = None,
     ) -> OperationFuture[R]:
-        key = idempotency_key or _core.new_idempotency_key()
-        spec = kind.post_request(self.id, self._post_content(body), key)
-        state = _core.interpret_operation(self._client._json(spec), kind)
+        """POST an operation (``body`` None: a kind without a request body)."""
+        key = idempotency_key or _requests.new_idempotency_key()
+        content = None if body is None else self._post_content(body)
+        spec = kind.post_request(self.id, content, key)
+        state = _responses.interpret_operation(self._client._json(spec), kind)
         poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
         future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
         if state.offloaded is not None:
@@ -440,11 +604,13 @@ class Session:
         client._http.send(_payloads.upload_request(upload_url, content))
         return encode_json(_payloads.shrink_body(body, payload_id))
 
-    def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> _core.OperationState:
+    def _get_operation(
+        self, operation_id: str, kind: OperationKind[Any]
+    ) -> _responses.OperationState:
         spec = kind.get_request(self.id, operation_id)
-        return _core.interpret_operation(self._client._json(spec), kind)
+        return _responses.interpret_operation(self._client._json(spec), kind)
 
-    def _download_output(self, state: _core.OperationState) -> dict[str, Any]:
+    def _download_output(self, state: _responses.OperationState) -> dict[str, Any]:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
         url = _payloads.parse_download_url(
@@ -452,6 +618,57 @@ class Session:
         )
         downloaded = client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
+
+
+class Checkpoints:
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        spec = _requests.list_checkpoints_request(
+            after=after, limit=limit, session_id=session_id, base_model=base_model, type=type
+        )
+        return _responses.parse_checkpoints(self._client._json(spec))
+
+    def get(self, checkpoint_id: str) -> Checkpoint:
+        spec = _requests.get_checkpoint_request(checkpoint_id)
+        return _responses.parse_checkpoint(self._client._json(spec))
+
+    def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Download an inference checkpoint's files into the directory ``to`` (created if
+        needed), each streamed to disk; returns their paths. ``variant``: ``..._MERGED`` (the
+        full model), ``..._ADAPTER`` (LoRA only) or ``..._UNSPECIFIED`` (the checkpoint's own
+        form). A progress bar is drawn on stderr when it is a terminal (``progress`` forces it
+        off with False)."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        spec = _requests.checkpoint_download_request(checkpoint_id, variant)
+        listing = _responses.parse_checkpoint_download(self._client._json(spec))
+        paths = []
+        for item in listing.data:
+            path = _requests.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else terminal_progress(item.filename)
+            self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)
 
 
 class OperationFuture(Generic[R]):
@@ -468,7 +685,7 @@ class OperationFuture(Generic[R]):
     def __init__(
         self,
         session: Session,
-        state: _core.OperationState,
+        state: _responses.OperationState,
         poll: OperationPoll,
         *,
         idempotency_key: str | None,
@@ -525,7 +742,9 @@ class OperationFuture(Generic[R]):
     def _download(self) -> None:
         state = self._state
         output = self.session._download_output(state)
-        self._state = _core.complete_operation(self.kind, state.operation_id, state.status, output)
+        self._state = _responses.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
 
     def _outcome(self) -> R:
         if self._state.failure is not None:

@@ -1,9 +1,8 @@
-"""Request bodies and responses of forward-backward, on the hot path.
+"""Request bodies of forward-backward and their encoding, on the hot path.
 
 Bodies are built as plain dicts straight from the builders (numpy arrays stay arrays and orjson
 serialises them natively), not through the generated attrs models, whose per-element loops cost
-on 64 x 2048 batches. Responses are parsed with orjson and the per-sample output tensors go
-straight into numpy arrays.
+on 64 x 2048 batches (``docs/benchmarks.md`` measures both paths side by side).
 """
 
 from __future__ import annotations
@@ -14,21 +13,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
+from together_rl_client.models import DType
 
 from ._errors import InvalidRequestError
-from ._numpy import HAVE_NUMPY, is_array, np
-from ._results import ForwardBackwardResult
+from ._numpy import is_array, np
 from ._samples import INPUT_DTYPES, Sample
 from .losses import Loss, normalize_loss
 
-ALLOWED_DTYPES: dict[str, frozenset[str]] = {
-    "target_tokens": frozenset({"int64"}),
-    "logprobs": frozenset({"float32"}),
-    "advantages": frozenset({"float32"}),
-    "reference_logprobs": frozenset({"float32"}),
-    "weights": frozenset({"int64", "float32"}),
-    "mask": frozenset({"int64", "float32"}),
-}
+__all__ = [
+    "build_forward_backward",
+    "encode_body",
+    "encode_json",
+    "find_non_finite",
+    "normalize_sample",
+    "sample_list",
+]
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 _NULL = re.compile(rb"null")
 
@@ -61,14 +60,19 @@ def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
     elif is_array(value):
         if value.ndim != 1:
             raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
-        dtype = INPUT_DTYPES.get(key)
-        if dtype is None:
-            dtype = "float32" if value.dtype.kind == "f" else "int64"
+        known = INPUT_DTYPES.get(key)
+        if known is None:
+            dtype = DType.FLOAT32.value if value.dtype.kind == "f" else DType.INT64.value
+        else:
+            dtype = known[0]
         tensor = {"data": _wire_array(value), "dtype": dtype}
     elif isinstance(value, list | tuple):
-        dtype = INPUT_DTYPES.get(key)
-        if dtype is None:
-            dtype = "float32" if any(isinstance(v, float) for v in value) else "int64"
+        known = INPUT_DTYPES.get(key)
+        if known is None:
+            floats = any(isinstance(v, float) for v in value)
+            dtype = DType.FLOAT32.value if floats else DType.INT64.value
+        else:
+            dtype = known[0]
         tensor = {"data": value, "dtype": dtype}
     else:
         raise InvalidRequestError(
@@ -76,7 +80,7 @@ def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
             f"{type(value).__name__}",
             field=label,
         )
-    allowed = ALLOWED_DTYPES.get(key)
+    allowed = INPUT_DTYPES.get(key)
     if allowed is not None and tensor["dtype"] not in allowed:
         raise InvalidRequestError(
             f"{label}.dtype must be one of {sorted(allowed)}, got {tensor['dtype']!r}",
@@ -232,30 +236,3 @@ def encode_body(body: Mapping[str, Any]) -> bytes:
 def encode_json(value: Any) -> bytes:
     """orjson-encode a small body (sessions, model resources)."""
     return orjson.dumps(value, option=_JSON_OPTIONS)
-
-
-def _output_array(tensor: Mapping[str, Any]) -> Any:
-    data = tensor.get("data", [])
-    if not HAVE_NUMPY:
-        return data
-    dtype = np.int64 if tensor.get("dtype") == "int64" else np.float32
-    if isinstance(data, list):  # the usual case: fromiter skips array()'s shape discovery
-        try:
-            return np.fromiter(data, dtype=dtype, count=len(data))
-        except (TypeError, ValueError):
-            pass  # nested or odd data: let np.array report or handle it
-    return np.array(data, dtype=dtype)
-
-
-def result_from_output(operation_id: str, output: Mapping[str, Any]) -> ForwardBackwardResult:
-    """Turn a completed operation's ``output`` into a :class:`ForwardBackwardResult`."""
-    outputs = [
-        {name: _output_array(tensor) for name, tensor in item.get("tensors", {}).items()}
-        for item in output.get("loss_fn_outputs") or ()
-    ]
-    return ForwardBackwardResult(
-        operation_id=operation_id,
-        loss=float(output["loss"]),
-        metrics=dict(output.get("metrics") or {}),
-        loss_fn_outputs=outputs,
-    )

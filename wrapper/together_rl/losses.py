@@ -1,21 +1,33 @@
 """Typed loss builders. Each checks its bounds on construction, naming the bad field, and turns
 into the wire ``LossConfig`` with :meth:`Loss.to_wire`. Plain wire dicts are accepted wherever a
-loss is, and are checked by the same rules (:func:`normalize_loss`)."""
+loss is, and are checked by the same rules (:func:`normalize_loss`).
+
+The bounds, the required parameters and the ``LossConfig`` key of each params object come from
+the spec (through the generated models); what the schema cannot say (which sample inputs a loss
+needs, CISPO's low <= high) is stated here once, as in the spec's descriptions."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from together_rl_client.models.grpo_loss_aggregation_type import GRPOLossAggregationType
-from together_rl_client.models.grpo_loss_ratio_type import GRPOLossRatioType
+from together_rl_client.models import (
+    CISPOLossParams,
+    CrossEntropyLossParams,
+    DPPOLossParams,
+    DROLossParams,
+    GRPOLossAggregationType,
+    GRPOLossParams,
+    GRPOLossRatioType,
+    LossConfig,
+    LossType,
+    PPOLossParams,
+)
 
-from ._checks import bounded, enum_value
+from ._checks import enum_value, known_keys
 from ._errors import InvalidRequestError
-
-POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
+from ._schema import check_number, property_for_class, schema_of
 
 __all__ = [
     "CISPO",
@@ -29,12 +41,8 @@ __all__ = [
     "normalize_loss",
 ]
 
-
-def _check_range(
-    field: str, value: float | None, low: float | None = None, high: float | None = None
-) -> None:
-    if value is not None:
-        bounded(field, value, low=low, high=high)
+#: the sample inputs every policy-gradient loss needs (the spec's ``LossType`` description)
+POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
 
 
 def _enum_value(field: str, value: object, enum: Any, prefix: str) -> str | None:
@@ -45,11 +53,35 @@ def _enum_value(field: str, value: object, enum: Any, prefix: str) -> str | None
 
 @dataclass(frozen=True)
 class Loss:
-    """Base class of the loss builders."""
+    """Base class of the loss builders: ``wire_type`` is the ``LossType``, ``params_model`` the
+    generated params class (its key in ``LossConfig`` and its bounds come from the spec)."""
 
     wire_type: ClassVar[str]
+    params_model: ClassVar[type | None] = None
     params_key: ClassVar[str | None] = None
     required_inputs: ClassVar[frozenset[str]] = POLICY_INPUTS
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.params_model is not None:
+            cls.params_key = property_for_class(LossConfig, cls.params_model)
+
+    def __post_init__(self) -> None:
+        model = self.params_model
+        if model is None:
+            return
+        schema = schema_of(model)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            label = f"loss.{self.params_key}.{f.name}"
+            if value is None:
+                if f.name in schema["required"]:
+                    raise InvalidRequestError(
+                        f"{label} is required for {self.wire_type} (there is no default)",
+                        field=label,
+                    )
+            elif "class" not in schema["properties"][f.name]:  # enums are checked by the builder
+                object.__setattr__(self, f.name, check_number(label, value, model, f.name))
 
     def params(self) -> dict[str, Any]:
         """The params object's fields that are set."""
@@ -73,8 +105,8 @@ class Loss:
 class CrossEntropy(Loss):
     """Supervised cross-entropy; needs ``target_tokens`` and ``weights``."""
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_CROSS_ENTROPY"
-    params_key: ClassVar[str | None] = "cross_entropy_params"
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_CROSS_ENTROPY.value
+    params_model: ClassVar[type | None] = CrossEntropyLossParams
     required_inputs: ClassVar[frozenset[str]] = frozenset({"target_tokens", "weights"})
 
 
@@ -89,13 +121,11 @@ class GRPO(Loss):
     agg_type: str | None = None
     ratio_type: str | None = None
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_GRPO"
-    params_key: ClassVar[str | None] = "grpo_params"
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_GRPO.value
+    params_model: ClassVar[type | None] = GRPOLossParams
 
     def __post_init__(self) -> None:
-        _check_range("loss.grpo_params.clip_low_threshold", self.clip_low_threshold, 0.0, 1.0)
-        _check_range("loss.grpo_params.clip_high_threshold", self.clip_high_threshold, 1.0)
-        _check_range("loss.grpo_params.beta", self.beta, 0.0)
+        super().__post_init__()
         object.__setattr__(
             self,
             "agg_type",
@@ -127,7 +157,7 @@ class GRPO(Loss):
 class ImportanceSampling(Loss):
     """Importance-sampling policy gradient; no parameters."""
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_IMPORTANCE_SAMPLING"
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_IMPORTANCE_SAMPLING.value
 
 
 @dataclass(frozen=True)
@@ -137,12 +167,8 @@ class PPO(Loss):
     clip_low_threshold: float | None = None
     clip_high_threshold: float | None = None
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_PPO"
-    params_key: ClassVar[str | None] = "ppo_params"
-
-    def __post_init__(self) -> None:
-        _check_range("loss.ppo_params.clip_low_threshold", self.clip_low_threshold, 0.0, 1.0)
-        _check_range("loss.ppo_params.clip_high_threshold", self.clip_high_threshold, 1.0)
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_PPO.value
+    params_model: ClassVar[type | None] = PPOLossParams
 
 
 @dataclass(frozen=True)
@@ -152,12 +178,11 @@ class CISPO(Loss):
     clip_low_threshold: float | None = None
     clip_high_threshold: float | None = None
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_CISPO"
-    params_key: ClassVar[str | None] = "cispo_params"
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_CISPO.value
+    params_model: ClassVar[type | None] = CISPOLossParams
 
     def __post_init__(self) -> None:
-        _check_range("loss.cispo_params.clip_low_threshold", self.clip_low_threshold, 0.0)
-        _check_range("loss.cispo_params.clip_high_threshold", self.clip_high_threshold, 0.0)
+        super().__post_init__()
         low, high = self.clip_low_threshold, self.clip_high_threshold
         if low is not None and high is not None and low > high:
             raise InvalidRequestError(
@@ -169,35 +194,23 @@ class CISPO(Loss):
 
 @dataclass(frozen=True)
 class DRO(Loss):
-    """DRO; ``beta`` (>= 0) is required."""
+    """DRO; ``beta`` is required (the spec gives it no default)."""
 
-    beta: float = math.nan
+    beta: float | None = None
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_DRO"
-    params_key: ClassVar[str | None] = "dro_params"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.beta, float) and math.isnan(self.beta):
-            raise InvalidRequestError(
-                "loss.dro_params.beta is required for DRO (there is no default)",
-                field="loss.dro_params.beta",
-            )
-        _check_range("loss.dro_params.beta", self.beta, 0.0)
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_DRO.value
+    params_model: ClassVar[type | None] = DROLossParams
 
 
 @dataclass(frozen=True)
 class DPPO(Loss):
-    """DPPO; probability-change limits in [0, 1] (server default 0.15)."""
+    """DPPO; probability-change limits (unset ones take the server default)."""
 
     delta_low: float | None = None
     delta_high: float | None = None
 
-    wire_type: ClassVar[str] = "LOSS_TYPE_DPPO"
-    params_key: ClassVar[str | None] = "dppo_params"
-
-    def __post_init__(self) -> None:
-        _check_range("loss.dppo_params.delta_low", self.delta_low, 0.0, 1.0)
-        _check_range("loss.dppo_params.delta_high", self.delta_high, 0.0, 1.0)
+    wire_type: ClassVar[str] = LossType.LOSS_TYPE_DPPO.value
+    params_model: ClassVar[type | None] = DPPOLossParams
 
 
 _BUILDERS: dict[str, type[Loss]] = {
@@ -241,13 +254,8 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     if not isinstance(params, Mapping):
         field = f"loss.{builder_cls.params_key}"
         raise InvalidRequestError(f"{field} must be an object", field=field)
-    names = {f.name for f in fields(builder_cls)}
-    for key in params:
-        if key not in names:
-            field = f"loss.{builder_cls.params_key}.{key}"
-            raise InvalidRequestError(
-                f"{field} is not a field of {builder_cls.params_key}", field=field
-            )
+    label = f"loss.{builder_cls.params_key}"
+    known_keys(label, params, (f.name for f in fields(builder_cls)), str(builder_cls.params_key))
     builder = builder_cls(**dict(params))
     wire: dict[str, Any] = {"type": wire_type}
     if builder_cls.params_key is not None and builder_cls.params_key in loss:

@@ -85,3 +85,33 @@ class AdamParams:
         )
 
         return adam_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "learning_rate": {
+            "minimum": 0.0,
+        },
+        "beta1": {
+            "minimum": 0.0,
+            "exclusiveMaximum": 1.0,
+        },
+        "beta2": {
+            "minimum": 0.0,
+            "exclusiveMaximum": 1.0,
+        },
+        "eps": {
+            "exclusiveMinimum": 0.0,
+        },
+        "weight_decay": {
+            "minimum": 0.0,
+        },
+        "grad_clip_norm": {
+            "minimum": 0.0,
+        },
+    },
+}

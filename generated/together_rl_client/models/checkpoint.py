@@ -160,3 +160,35 @@ class Checkpoint:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "id",
+        "base_model",
+        "created_at",
+        "session_id",
+        "step",
+        "type",
+    ],
+    "properties": {
+        "id": {},
+        "base_model": {},
+        "created_at": {},
+        "session_id": {},
+        "step": {},
+        "type": {
+            "class": "CheckpointType",
+        },
+        "inference_registration": {
+            "class": "InferenceRegistration",
+        },
+        "lora_rank": {},
+        "training_registration": {
+            "class": "CheckpointRegistration",
+        },
+    },
+}

@@ -52,3 +52,19 @@ class CISPOLossParams:
         )
 
         return cispo_loss_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "clip_low_threshold": {
+            "minimum": 0.0,
+        },
+        "clip_high_threshold": {
+            "minimum": 0.0,
+        },
+    },
+}

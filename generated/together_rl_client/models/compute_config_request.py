@@ -57,3 +57,17 @@ class ComputeConfigRequest:
         )
 
         return compute_config_request
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "gpu_type": {},
+        "num_generator_replicas": {
+            "minimum": 0.0,
+        },
+    },
+}

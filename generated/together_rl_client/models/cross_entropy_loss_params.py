@@ -23,3 +23,12 @@ class CrossEntropyLossParams:
         cross_entropy_loss_params = cls()
 
         return cross_entropy_loss_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {},
+}

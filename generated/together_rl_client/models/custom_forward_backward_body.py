@@ -83,3 +83,25 @@ class CustomForwardBackwardBody:
         )
 
         return custom_forward_backward_body
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "samples",
+        "gradients",
+    ],
+    "properties": {
+        "samples": {
+            "minItems": 1,
+        },
+        "gradients": {
+            "minItems": 1,
+        },
+        "payload_id": {
+            "minLength": 1,
+        },
+    },
+}

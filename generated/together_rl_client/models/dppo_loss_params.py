@@ -50,3 +50,23 @@ class DPPOLossParams:
         )
 
         return dppo_loss_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "delta_low": {
+            "minimum": 0.0,
+            "maximum": 1.0,
+            "default": 0.15,
+        },
+        "delta_high": {
+            "minimum": 0.0,
+            "maximum": 1.0,
+            "default": 0.15,
+        },
+    },
+}

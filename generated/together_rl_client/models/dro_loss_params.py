@@ -41,3 +41,18 @@ class DROLossParams:
         )
 
         return dro_loss_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "beta",
+    ],
+    "properties": {
+        "beta": {
+            "minimum": 0.0,
+        },
+    },
+}

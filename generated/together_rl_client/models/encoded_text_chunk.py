@@ -54,3 +54,18 @@ class EncodedTextChunk:
         )
 
         return encoded_text_chunk
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "tokens",
+    ],
+    "properties": {
+        "tokens": {
+            "minItems": 1,
+        },
+    },
+}

@@ -108,3 +108,31 @@ class ForwardBackwardBody:
         )
 
         return forward_backward_body
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "samples",
+        "loss",
+    ],
+    "properties": {
+        "samples": {
+            "minItems": 1,
+        },
+        "loss": {
+            "class": "LossConfig",
+        },
+        "forward_only": {
+            "default": False,
+        },
+        "return_loss_fn_outputs": {
+            "default": False,
+        },
+        "payload_id": {
+            "minLength": 1,
+        },
+    },
+}

@@ -60,3 +60,21 @@ class Gradient:
         )
 
         return gradient
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "data",
+    ],
+    "properties": {
+        "data": {
+            "minItems": 1,
+        },
+        "dtype": {
+            "class": "GradientDType",
+        },
+    },
+}

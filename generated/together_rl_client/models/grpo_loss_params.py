@@ -102,3 +102,29 @@ class GRPOLossParams:
         )
 
         return grpo_loss_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "clip_low_threshold": {
+            "minimum": 0.0,
+            "maximum": 1.0,
+        },
+        "clip_high_threshold": {
+            "minimum": 1.0,
+        },
+        "beta": {
+            "minimum": 0.0,
+        },
+        "agg_type": {
+            "class": "GRPOLossAggregationType",
+        },
+        "ratio_type": {
+            "class": "GRPOLossRatioType",
+        },
+    },
+}

@@ -87,3 +87,27 @@ class LoraConfig:
         )
 
         return lora_config
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "rank": {
+            "minimum": 1.0,
+        },
+        "alpha": {
+            "minimum": 1.0,
+        },
+        "dropout": {
+            "minimum": 0.0,
+            "maximum": 1.0,
+        },
+        "seed": {},
+        "train_unembed": {
+            "default": True,
+        },
+    },
+}

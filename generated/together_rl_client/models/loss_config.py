@@ -183,3 +183,36 @@ class LossConfig:
         )
 
         return loss_config
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "type",
+    ],
+    "properties": {
+        "type": {
+            "class": "LossType",
+        },
+        "cross_entropy_params": {
+            "class": "CrossEntropyLossParams",
+        },
+        "grpo_params": {
+            "class": "GRPOLossParams",
+        },
+        "ppo_params": {
+            "class": "PPOLossParams",
+        },
+        "cispo_params": {
+            "class": "CISPOLossParams",
+        },
+        "dro_params": {
+            "class": "DROLossParams",
+        },
+        "dppo_params": {
+            "class": "DPPOLossParams",
+        },
+    },
+}

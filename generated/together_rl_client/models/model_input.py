@@ -55,3 +55,18 @@ class ModelInput:
         )
 
         return model_input
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "chunks",
+    ],
+    "properties": {
+        "chunks": {
+            "minItems": 1,
+        },
+    },
+}

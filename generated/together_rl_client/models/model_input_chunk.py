@@ -47,3 +47,18 @@ class ModelInputChunk:
         )
 
         return model_input_chunk
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "encoded_text",
+    ],
+    "properties": {
+        "encoded_text": {
+            "class": "EncodedTextChunk",
+        },
+    },
+}

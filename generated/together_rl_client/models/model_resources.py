@@ -199,3 +199,49 @@ class ModelResources:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "id",
+        "base_model",
+        "compute_config",
+        "created_at",
+        "created_by",
+        "inactive_timeout",
+        "lora_enabled",
+        "optimizer_config",
+        "status",
+        "status_details",
+        "updated_at",
+    ],
+    "properties": {
+        "id": {},
+        "base_model": {},
+        "compute_config": {
+            "class": "ComputeConfig",
+        },
+        "created_at": {},
+        "created_by": {},
+        "inactive_timeout": {},
+        "lora_enabled": {},
+        "optimizer_config": {
+            "class": "OptimizerConfig",
+        },
+        "status": {
+            "class": "ModelResourcesStatus",
+        },
+        "status_details": {
+            "class": "StatusDetails",
+        },
+        "updated_at": {},
+        "base_weights_ref": {},
+        "error": {
+            "class": "ModelResourcesError",
+        },
+        "expires_at": {},
+    },
+}

@@ -113,3 +113,29 @@ class ModelResourcesCreate:
         )
 
         return model_resources_create
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "base_model",
+    ],
+    "properties": {
+        "base_model": {
+            "minLength": 1,
+        },
+        "base_weights_ref": {},
+        "compute_config": {
+            "class": "ComputeConfigRequest",
+        },
+        "inactive_timeout": {
+            "minimum": 0.0,
+        },
+        "lora_enabled": {},
+        "optimizer_config": {
+            "class": "OptimizerConfig",
+        },
+    },
+}

@@ -40,3 +40,16 @@ class ModelResourcesExtendExpiry:
         )
 
         return model_resources_extend_expiry
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "seconds",
+    ],
+    "properties": {
+        "seconds": {},
+    },
+}

@@ -99,3 +99,31 @@ class MuonParams:
         )
 
         return muon_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "adam": {
+            "class": "AdamParams",
+        },
+        "grad_clip_norm": {
+            "minimum": 0.0,
+        },
+        "learning_rate": {
+            "minimum": 0.0,
+        },
+        "momentum": {
+            "minimum": 0.0,
+        },
+        "newton_schulz_steps": {
+            "minimum": 1.0,
+        },
+        "weight_decay": {
+            "minimum": 0.0,
+        },
+    },
+}

@@ -79,3 +79,17 @@ class OperationError:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "code": {
+            "class": "OperationErrorCode",
+        },
+        "message": {},
+    },
+}

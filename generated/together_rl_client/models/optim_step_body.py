@@ -72,3 +72,19 @@ class OptimStepBody:
         )
 
         return optim_step_body
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "adam_params": {
+            "class": "AdamParams",
+        },
+        "muon_params": {
+            "class": "MuonParams",
+        },
+    },
+}

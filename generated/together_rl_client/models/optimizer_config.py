@@ -71,3 +71,15 @@ class OptimizerConfig:
         )
 
         return optimizer_config
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "adam": {},
+        "muon": {},
+    },
+}

@@ -21,3 +21,12 @@ class OptimizerConfigAdam:
         optimizer_config_adam = cls()
 
         return optimizer_config_adam
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {},
+}

@@ -48,3 +48,16 @@ class OptimizerConfigMuon:
         )
 
         return optimizer_config_muon
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "scaling_strategy": {
+            "class": "MuonScalingStrategy",
+        },
+    },
+}

@@ -79,3 +79,23 @@ class Sample:
         )
 
         return sample
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "model_input",
+        "loss_fn_inputs",
+    ],
+    "properties": {
+        "model_input": {
+            "class": "ModelInput",
+        },
+        "loss_fn_inputs": {
+            "class": "LossFnInputs",
+        },
+        "routed_experts_key": {},
+    },
+}

@@ -119,3 +119,34 @@ class SampleBody:
         )
 
         return sample_body
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "model_inputs",
+    ],
+    "properties": {
+        "model_inputs": {
+            "minItems": 1,
+        },
+        "num_samples": {
+            "minimum": 1.0,
+            "default": 1,
+        },
+        "prompt_logprobs": {},
+        "return_routed_experts": {},
+        "sampling_params": {
+            "class": "SamplingParams",
+        },
+        "topk_prompt_logprobs": {
+            "minimum": 0.0,
+            "maximum": 20.0,
+        },
+        "payload_id": {
+            "minLength": 1,
+        },
+    },
+}

@@ -99,3 +99,26 @@ class SamplingParams:
         )
 
         return sampling_params
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "max_tokens": {
+            "minimum": 1.0,
+        },
+        "seed": {},
+        "stop": {},
+        "temperature": {
+            "minimum": 0.0,
+        },
+        "top_k": {},
+        "top_p": {
+            "maximum": 1.0,
+            "exclusiveMinimum": 0.0,
+        },
+    },
+}

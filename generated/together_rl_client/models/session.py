@@ -240,3 +240,52 @@ class Session:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "id",
+        "base_model",
+        "created_at",
+        "created_by",
+        "inference_checkpoints",
+        "training_checkpoints",
+        "metadata",
+        "model_resources_id",
+        "policy_state",
+        "status",
+        "step",
+        "updated_at",
+    ],
+    "properties": {
+        "id": {},
+        "base_model": {},
+        "created_at": {},
+        "created_by": {},
+        "inference_checkpoints": {},
+        "training_checkpoints": {},
+        "metadata": {
+            "class": "SessionMetadata",
+        },
+        "model_resources_id": {},
+        "policy_state": {
+            "class": "PolicyState",
+        },
+        "status": {
+            "class": "SessionStatus",
+        },
+        "step": {},
+        "updated_at": {},
+        "display_name": {},
+        "error": {
+            "class": "SessionError",
+        },
+        "lora_config": {
+            "class": "LoraConfig",
+        },
+        "resume_from_checkpoint_id": {},
+    },
+}

@@ -114,3 +114,29 @@ class SessionCreate:
         )
 
         return session_create
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "model_resources_id",
+    ],
+    "properties": {
+        "model_resources_id": {
+            "minLength": 1,
+        },
+        "display_name": {},
+        "load_optimizer": {},
+        "lora_config": {
+            "class": "LoraConfig",
+        },
+        "metadata": {
+            "class": "SessionMetadata",
+        },
+        "resume_from_checkpoint_id": {
+            "minLength": 1,
+        },
+    },
+}

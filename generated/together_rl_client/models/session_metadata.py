@@ -53,3 +53,16 @@ class SessionMetadata:
         )
 
         return session_metadata
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "wandb": {
+            "class": "WandbMetadata",
+        },
+    },
+}

@@ -63,3 +63,17 @@ class SessionUpdate:
         )
 
         return session_update
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "display_name": {},
+        "metadata": {
+            "class": "SessionMetadata",
+        },
+    },
+}

@@ -97,3 +97,21 @@ class SupportedModel:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "base_model",
+        "default_gpu_type",
+    ],
+    "properties": {
+        "base_model": {},
+        "default_gpu_type": {
+            "class": "GpuType",
+        },
+        "compute_configs": {},
+    },
+}

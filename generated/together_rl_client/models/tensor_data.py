@@ -86,3 +86,23 @@ class TensorData:
         )
 
         return tensor_data
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "data",
+        "dtype",
+    ],
+    "properties": {
+        "data": {},
+        "dtype": {
+            "class": "DType",
+        },
+        "shape": {},
+        "sparse_crow_indices": {},
+        "sparse_col_indices": {},
+    },
+}

@@ -85,3 +85,19 @@ class WandbMetadata:
         )
 
         return wandb_metadata
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [],
+    "properties": {
+        "entity": {},
+        "group": {},
+        "project": {},
+        "run_id": {},
+        "run_name": {},
+        "url": {},
+    },
+}

@@ -42,3 +42,18 @@ class WeightsSyncBody:
         )
 
         return weights_sync_body
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "weight_sync_type",
+    ],
+    "properties": {
+        "weight_sync_type": {
+            "class": "WeightSyncType",
+        },
+    },
+}

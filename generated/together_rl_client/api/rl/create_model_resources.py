@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
 from ...models.model_resources_create import ModelResourcesCreate
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -205,3 +205,21 @@ async def asyncio(
             body=body,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/model-resources"
+
+
+def request_parts() -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/model-resources`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+
+    headers["Content-Type"] = "application/json"
+    return RequestParts(
+        method=METHOD,
+        url=PATH,
+        headers=headers,
+    )

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.payload_download_url import PayloadDownloadUrl
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -208,3 +208,24 @@ async def asyncio(
             client=client,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
+
+
+def request_parts(
+    session_id: str,
+    payload_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+            payload_id=quote(str(payload_id), safe=""),
+        ),
+    )

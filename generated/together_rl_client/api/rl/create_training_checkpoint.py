@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.training_checkpoint_operation import TrainingCheckpointOperation
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -252,3 +252,27 @@ async def asyncio(
             idempotency_key=idempotency_key,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/training-sessions/{session_id}/operations/training-checkpoint"
+
+
+def request_parts(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/training-sessions/{session_id}/operations/training-checkpoint`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

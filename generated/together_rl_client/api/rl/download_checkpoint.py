@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.checkpoint_download_response import CheckpointDownloadResponse
 from ...models.checkpoint_variant import CheckpointVariant
 from ...models.error_data import ErrorData
-from ...types import UNSET, Response
+from ...types import UNSET, RequestParts, Response
 
 
 def _get_kwargs(
@@ -266,3 +266,32 @@ async def asyncio(
             variant=variant,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/checkpoints/{checkpoint_id}/download"
+
+
+def request_parts(
+    checkpoint_id: str,
+    *,
+    variant: CheckpointVariant,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/checkpoints/{checkpoint_id}/download`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    params: dict[str, Any] = {}
+
+    json_variant = variant.value
+    params["variant"] = json_variant
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            checkpoint_id=quote(str(checkpoint_id), safe=""),
+        ),
+        params=params,
+    )

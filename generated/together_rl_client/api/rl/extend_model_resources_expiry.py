@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
 from ...models.model_resources_extend_expiry import ModelResourcesExtendExpiry
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -234,3 +234,25 @@ async def asyncio(
             body=body,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/model-resources/{model_resources_id}/extend-expiry"
+
+
+def request_parts(
+    model_resources_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/model-resources/{model_resources_id}/extend-expiry`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+
+    headers["Content-Type"] = "application/json"
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            model_resources_id=quote(str(model_resources_id), safe=""),
+        ),
+        headers=headers,
+    )

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.checkpoint import Checkpoint
 from ...models.error_data import ErrorData
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -174,3 +174,22 @@ async def asyncio(
             client=client,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/checkpoints/{checkpoint_id}"
+
+
+def request_parts(
+    checkpoint_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/checkpoints/{checkpoint_id}`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            checkpoint_id=quote(str(checkpoint_id), safe=""),
+        ),
+    )

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.inference_checkpoint_operation import InferenceCheckpointOperation
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -188,3 +188,24 @@ async def asyncio(
             client=client,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/training-sessions/{session_id}/operations/inference-checkpoint/{operation_id}"
+
+
+def request_parts(
+    session_id: str,
+    operation_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/training-sessions/{session_id}/operations/inference-checkpoint/{operation_id}`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+            operation_id=quote(str(operation_id), safe=""),
+        ),
+    )

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -174,3 +174,22 @@ async def asyncio(
             client=client,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/model-resources/{model_resources_id}"
+
+
+def request_parts(
+    model_resources_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/model-resources/{model_resources_id}`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            model_resources_id=quote(str(model_resources_id), safe=""),
+        ),
+    )

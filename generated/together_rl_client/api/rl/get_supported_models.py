@@ -7,7 +7,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.supported_models import SupportedModels
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs() -> dict[str, Any]:
@@ -142,3 +142,18 @@ async def asyncio(
             client=client,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/supported-models"
+
+
+def request_parts() -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/supported-models`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH,
+    )

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.checkpoint_type import CheckpointType
 from ...models.checkpoints_list_response import CheckpointsListResponse
 from ...models.error_data import ErrorData
-from ...types import UNSET, Response, Unset
+from ...types import UNSET, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -264,3 +264,44 @@ async def asyncio(
             type_=type_,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/checkpoints"
+
+
+def request_parts(
+    *,
+    after: str | Unset = UNSET,
+    base_model: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    session_id: str | Unset = UNSET,
+    type_: CheckpointType | Unset = UNSET,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/checkpoints`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    params: dict[str, Any] = {}
+
+    params["after"] = after
+
+    params["base_model"] = base_model
+
+    params["limit"] = limit
+
+    params["session_id"] = session_id
+
+    json_type_: str | Unset = UNSET
+    if not isinstance(type_, Unset):
+        json_type_ = type_.value
+
+    params["type"] = json_type_
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH,
+        params=params,
+    )

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.session_status import SessionStatus
 from ...models.sessions_list_response import SessionsListResponse
-from ...types import UNSET, Response, Unset
+from ...types import UNSET, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -255,3 +255,47 @@ async def asyncio(
             status=status,
         )
     ).parsed
+
+
+METHOD = "GET"
+PATH = "/rl/training-sessions"
+
+
+def request_parts(
+    *,
+    after: str | Unset = UNSET,
+    limit: int | Unset = 20,
+    created_by: str | Unset = UNSET,
+    model_resources_id: str | Unset = UNSET,
+    status: list[SessionStatus] | Unset = UNSET,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `GET /rl/training-sessions`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    params: dict[str, Any] = {}
+
+    params["after"] = after
+
+    params["limit"] = limit
+
+    params["created_by"] = created_by
+
+    params["model_resources_id"] = model_resources_id
+
+    json_status: list[str] | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = []
+        for status_item_data in status:
+            status_item = status_item_data.value
+            json_status.append(status_item)
+
+    params["status"] = json_status
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH,
+        params=params,
+    )

@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.sample_body import SampleBody
 from ...models.sample_operation import SampleOperation
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -250,3 +250,28 @@ async def asyncio(
             idempotency_key=idempotency_key,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/training-sessions/{session_id}/operations/sample"
+
+
+def request_parts(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/training-sessions/{session_id}/operations/sample`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    headers["Content-Type"] = "application/json"
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

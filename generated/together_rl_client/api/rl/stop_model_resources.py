@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
-from ...types import UNSET, Response, Unset
+from ...types import UNSET, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -247,3 +247,31 @@ async def asyncio(
             force=force,
         )
     ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/model-resources/{model_resources_id}/stop"
+
+
+def request_parts(
+    model_resources_id: str,
+    *,
+    force: bool | Unset = UNSET,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/model-resources/{model_resources_id}/stop`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+
+    params: dict[str, Any] = {}
+
+    params["force"] = force
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            model_resources_id=quote(str(model_resources_id), safe=""),
+        ),
+        params=params,
+    )

@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.session import Session
 from ...models.session_update import SessionUpdate
-from ...types import Response
+from ...types import RequestParts, Response
 
 
 def _get_kwargs(
@@ -230,3 +230,25 @@ async def asyncio(
             body=body,
         )
     ).parsed
+
+
+METHOD = "PATCH"
+PATH = "/rl/training-sessions/{session_id}"
+
+
+def request_parts(
+    session_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `PATCH /rl/training-sessions/{session_id}`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+
+    headers["Content-Type"] = "application/json"
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

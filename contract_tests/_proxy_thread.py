@@ -1,0 +1,50 @@
+"""The proxy and the replay server served in a thread of this process (tests, benchmarks)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from contract_tests._cassette import CassetteWriter, read_cassette
+from contract_tests._emulator_process import serve_in_thread
+from contract_tests._proxy import ValidatingProxy
+from contract_tests._replay import ReplayServer
+from contract_tests._traffic_monitor import TrafficMonitor
+
+__all__ = ["RunningProxy", "proxy_in_thread", "replay_in_thread"]
+
+
+@dataclasses.dataclass
+class RunningProxy:
+    base_url: str  # what TOGETHER_BASE_URL is set to (no /v1)
+    monitor: TrafficMonitor
+    log: list[str]  # every line the proxy printed (violations)
+
+
+@contextlib.contextmanager
+def proxy_in_thread(upstream: str, record: Path | None = None) -> Iterator[RunningProxy]:
+    """A proxy to ``upstream`` on a free loopback port. On exit the server stops and every
+    exchange has been checked (and recorded), so ``monitor`` holds the whole run."""
+    log: list[str] = []
+    monitor = TrafficMonitor(CassetteWriter(record) if record else None, log=log.append)
+    server = serve_in_thread(ValidatingProxy(upstream, monitor))
+    try:
+        yield RunningProxy(server.base_url, monitor, log)
+    finally:
+        server.stop()
+        monitor.close()
+
+
+@contextlib.contextmanager
+def replay_in_thread(
+    cassette: Path, log: Callable[[str], None] | None = None
+) -> Iterator[tuple[str, ReplayServer]]:
+    """A replay of ``cassette`` on a free loopback port: ``(base_url, server)``."""
+    replay = ReplayServer(read_cassette(cassette), log=log)
+    server = serve_in_thread(replay)
+    try:
+        yield server.base_url, replay
+    finally:
+        server.stop()

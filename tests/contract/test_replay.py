@@ -1,0 +1,105 @@
+"""Replay: matching by method, path, query and body; Idempotency-Key values mapped one to one;
+polling answered in recorded order; a miss names the nearest recorded request and what differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import orjson
+
+from contract_tests._cassette import CassetteWriter, read_cassette
+from contract_tests._exchange import Exchange
+from contract_tests._proxy_thread import replay_in_thread
+from contract_tests._replay import ReplayServer
+
+FB = "/v1/rl/training-sessions/sess-1/operations/forward-backward"
+
+
+def _exchange(
+    seq: int, method: str, path: str, body: object = None, response: object = None,
+    key: str | None = None, status: int = 200,
+) -> Exchange:  # fmt: skip
+    return Exchange(
+        seq=seq,
+        method=method,
+        path=path,
+        query="",
+        request_headers=[("idempotency-key", key)] if key else [],
+        request_body=b"" if body is None else orjson.dumps(body),
+        status=status,
+        response_headers=[("content-type", "application/json")],
+        response_body=orjson.dumps(response),
+        started=0.0,
+        finished=0.0,
+    )
+
+
+BODY = {"samples": [{"advantages": [1.0, -1.0]}], "loss": {"type": "LOSS_TYPE_GRPO"}}
+RECORDED = [
+    _exchange(1, "POST", FB, BODY, {"id": "op-a", "status": "PENDING"}, key="rec-key-1"),
+    _exchange(2, "POST", FB, BODY, {"id": "op-b", "status": "PENDING"}, key="rec-key-2"),
+    _exchange(3, "GET", f"{FB}/op-a", None, {"id": "op-a", "status": "PENDING"}),
+    _exchange(4, "GET", f"{FB}/op-a", None, {"id": "op-a", "status": "COMPLETED"}),
+]
+
+
+def _id(exchange: Exchange | None) -> str:
+    assert exchange is not None
+    return str(json.loads(exchange.response_body)["id"])
+
+
+def test_idempotency_keys_are_mapped_one_to_one() -> None:
+    replay = ReplayServer(RECORDED)
+    reordered = {"loss": {"type": "LOSS_TYPE_GRPO"}, "samples": [{"advantages": [1.0, -1.0]}]}
+    body = orjson.dumps(reordered)  # key order does not matter
+    assert _id(replay.answer("POST", FB, "", body, "new-key-x")) == "op-a"
+    assert _id(replay.answer("POST", FB, "", body, "new-key-x")) == "op-a"  # a retry
+    assert _id(replay.answer("POST", FB, "", body, "new-key-y")) == "op-b"
+    assert replay.answer("POST", FB, "", body, "new-key-z") is None  # both recorded keys bound
+
+
+def test_polling_gets_the_recorded_answers_in_order_then_the_last_again() -> None:
+    replay = ReplayServer(RECORDED)
+    statuses = [
+        json.loads(answer.response_body)["status"]
+        for answer in (replay.answer("GET", f"{FB}/op-a", "", b"", None) for _ in range(4))
+        if answer is not None
+    ]
+    assert statuses == ["PENDING", "COMPLETED", "COMPLETED", "COMPLETED"]
+
+
+def test_a_miss_names_the_nearest_request_and_the_field_that_differs() -> None:
+    replay = ReplayServer(RECORDED)
+    changed = {"samples": [{"advantages": [1.0, -0.5]}], "loss": {"type": "LOSS_TYPE_GRPO"}}
+    body = orjson.dumps(changed)
+    assert replay.answer("POST", FB, "", body, "new-key") is None
+    message = replay.explain_miss("POST", FB, "", body)
+    assert f"nearest recorded: POST {FB} (#1)" in message
+    assert "body samples[0].advantages[1]: recorded -1.0, got -0.5" in message
+    other = replay.explain_miss("GET", f"{FB}/op-zzz", "", b"")
+    assert f"nearest recorded: GET {FB}/op-a (#3)" in other
+    assert f"path: recorded {FB}/op-a, got {FB}/op-zzz" in other
+
+
+def test_a_miss_over_http_is_a_404_with_the_explanation(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    writer = CassetteWriter(cassette)
+    for exchange in RECORDED:
+        writer.write(exchange)
+    writer.close()
+    assert [e.seq for e in read_cassette(cassette)] == [1, 2, 3, 4]
+    logged: list[str] = []
+    with (
+        replay_in_thread(cassette, log=logged.append) as (base_url, _),
+        httpx.Client(base_url=base_url) as client,
+    ):
+        hit = client.get(f"{FB}/op-a")
+        miss = client.post(FB, json={"samples": []}, headers={"Idempotency-Key": "k"})
+    assert hit.status_code == 200 and hit.json()["status"] == "PENDING"
+    assert miss.status_code == 404
+    error = miss.json()["error"]
+    assert error["code"] == "replay_miss"
+    assert "body samples: 1 items recorded, 0 now" in error["message"]
+    assert logged == [f"REPLAY MISS {error['message']}"]

@@ -1,0 +1,246 @@
+"""The fast paths for large bodies keep the guarantees of the plain ones: the idempotency digest
+gives the same digest for the same JSON value and another for any change, and validation with
+the bulk checks accepts and refuses exactly what the full JSON Schema validation does, with the
+same errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+from together_rl_emulator import _requests
+from together_rl_emulator._body_scan import MIN_LENGTH, scan_body
+from together_rl_emulator._errors import ApiError
+from together_rl_emulator._idempotency import (
+    DIGEST_SCHEME,
+    IdempotencyGate,
+    Replay,
+    body_digest,
+    canonical_json,
+    digest,
+)
+from together_rl_emulator._requests import validate_forward_backward
+from together_rl_emulator._spec import load_spec, resolve_ref
+from together_rl_emulator._store import NewOperation, Store
+
+VOCAB = 1_024
+N = MIN_LENGTH * 2  # tokens per sample: long enough for the bulk paths
+
+
+def large_body(n_samples: int = 3, length: int = N) -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    samples = [
+        {
+            "model_input": {
+                "chunks": [{"encoded_text": {"tokens": rng.integers(0, VOCAB, length).tolist()}}]
+            },
+            "loss_fn_inputs": {
+                "target_tokens": {
+                    "data": rng.integers(0, VOCAB, length).tolist(),
+                    "dtype": "int64",
+                },
+                "logprobs": {"data": (-3 + rng.normal(0, 1, length)).tolist(), "dtype": "float32"},
+                "advantages": {"data": rng.normal(0, 1, length).tolist(), "dtype": "float32"},
+                "mask": {"data": [0] * 5 + [1] * (length - 5), "dtype": "int64"},
+            },
+        }
+        for _ in range(n_samples)
+    ]
+    return {"samples": samples, "loss": {"type": "LOSS_TYPE_GRPO"}, "forward_only": False}
+
+
+def parsed(body: dict[str, Any]) -> dict[str, Any]:
+    value: dict[str, Any] = orjson.loads(orjson.dumps(body))
+    return value
+
+
+def tensor_data(body: dict[str, Any], key: str, sample: int = 1) -> list[Any]:
+    data: list[Any] = body["samples"][sample]["loss_fn_inputs"][key]["data"]
+    return data
+
+
+def tokens_of(body: dict[str, Any], sample: int = 1) -> list[Any]:
+    tokens: list[Any] = body["samples"][sample]["model_input"]["chunks"][0]["encoded_text"][
+        "tokens"
+    ]
+    return tokens
+
+
+# ------------------------------------------------------------------ the digest
+def test_same_value_same_digest_whatever_the_key_order_and_whitespace() -> None:
+    body = parsed(large_body())
+    reordered = json.loads(json.dumps(dict(reversed(list(body.items()))), indent=2))
+    assert body_digest(reordered) == body_digest(body) == body_digest(body, scan_body(body))
+    assert body_digest(body).startswith(DIGEST_SCHEME)
+
+
+CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "a float by one ulp": lambda b: tensor_data(b, "logprobs").__setitem__(
+        7, float(np.nextafter(tensor_data(b, "logprobs")[7], 0))
+    ),
+    "a float made an int": lambda b: tensor_data(b, "advantages").__setitem__(3, 1),
+    "an int made a float": lambda b: tensor_data(b, "mask").__setitem__(9, 1.0),
+    "an int made a bool": lambda b: tensor_data(b, "mask").__setitem__(9, True),
+    "a token made a string": lambda b: tokens_of(b).__setitem__(0, str(tokens_of(b)[0])),
+    "a token changed": lambda b: tokens_of(b).__setitem__(4, tokens_of(b)[4] + 1),
+    "an item appended": lambda b: tensor_data(b, "logprobs").append(-1.0),
+    "two items swapped": lambda b: tensor_data(b, "logprobs").reverse(),
+    "a list moved to another key": lambda b: b["samples"][0]["loss_fn_inputs"].update(
+        weights=b["samples"][0]["loss_fn_inputs"].pop("mask")
+    ),
+    "a flag flipped": lambda b: b.update(forward_only=True),
+    "a sample dropped": lambda b: b["samples"].pop(),
+    "a short list changed": lambda b: b["loss"].update(extra=[1.5, 2.5]),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_any_change_changes_the_digest(change: str) -> None:
+    body = parsed(large_body())
+    changed = copy.deepcopy(body)
+    CHANGES[change](changed)
+    assert body_digest(changed) != body_digest(body)
+
+
+def test_a_record_stored_with_the_older_digest_still_replays(tmp_path: Any) -> None:
+    store = Store(tmp_path)
+    body = parsed(large_body())
+    session_body = {"id": "sess-1", "status": "TRAINING_SESSION_STATUS_RUNNING"}
+    store.create_session("owner", 1, VOCAB, 0, session_body)
+    legacy = digest(canonical_json(body))
+    store.insert_operation(
+        NewOperation("op-1", "sess-1", "owner", "forward-backward", 0.0, None, "key", legacy)
+    )
+    gate = IdempotencyGate(store)
+    scope = ("owner", "sess-1", "forward-backward", "key")
+    outcome = gate.begin(scope, body_digest(body), lambda: digest(canonical_json(body)))
+    assert outcome == Replay("op-1")
+    changed = copy.deepcopy(body)
+    changed["forward_only"] = True
+    with pytest.raises(ApiError) as refused:
+        gate.begin(scope, body_digest(changed), lambda: digest(canonical_json(changed)))
+    assert refused.value.status == 422
+    store.close()
+
+
+# ------------------------------------------------------------------ validation
+def full_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_requests, "valid_apart_from_bulk_items", lambda name, body: False)
+
+
+def outcome(body: object) -> tuple[str, Any]:
+    try:
+        request = validate_forward_backward(body, VOCAB)
+    except ApiError as error:
+        return "refused", (error.status, error.param, error.message, error.code)
+    return "accepted", [
+        (s.tokens.tolist(), s.targets.tolist(), {k: v.tolist() for k, v in s.inputs.items()})
+        for s in request.samples
+    ]
+
+
+MUTATIONS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "none": lambda b: None,
+    "a bool in float data": lambda b: tensor_data(b, "logprobs").__setitem__(50, True),
+    "a bool in int data": lambda b: tensor_data(b, "mask").__setitem__(0, False),
+    "a string in float data": lambda b: tensor_data(b, "advantages").__setitem__(2, "1.5"),
+    "a null in int data": lambda b: tensor_data(b, "target_tokens").__setitem__(9, None),
+    "a list in float data": lambda b: tensor_data(b, "logprobs").__setitem__(0, [1.0]),
+    "an int in float data": lambda b: tensor_data(b, "logprobs").__setitem__(3, -2),
+    "a float in int64 data": lambda b: tensor_data(b, "target_tokens").__setitem__(3, 2.5),
+    "an integral float in int64 data": lambda b: tensor_data(b, "mask").__setitem__(30, 1.0),
+    "an int beyond int64 in data": lambda b: tensor_data(b, "mask").__setitem__(30, 2**64),
+    "a float beyond float32": lambda b: tensor_data(b, "advantages").__setitem__(5, 1e300),
+    "a negative token": lambda b: tokens_of(b).__setitem__(8, -1),
+    "a string token": lambda b: tokens_of(b).__setitem__(8, "17"),
+    "a bad string token": lambda b: tokens_of(b).__setitem__(8, "1x"),
+    "a bool token": lambda b: tokens_of(b).__setitem__(8, True),
+    "a token beyond int64": lambda b: tokens_of(b).__setitem__(8, 2**63),
+    "a token outside the vocabulary": lambda b: tokens_of(b).__setitem__(8, VOCAB),
+    "a short tensor": lambda b: tensor_data(b, "mask").pop(),
+    "an empty tensor": lambda b: tensor_data(b, "mask").clear(),
+    "an unknown key with strings": lambda b: b["samples"][1]["loss_fn_inputs"].update(
+        notes={"data": ["a"] * N, "dtype": "float32"}
+    ),
+    "a skeleton error after a bulk error": lambda b: (
+        tensor_data(b, "logprobs", 0).__setitem__(1, True),
+        b["samples"][2].update(extra=1),
+    ),
+    "a bulk error after a skeleton error": lambda b: (
+        b["samples"][0]["loss_fn_inputs"]["logprobs"].update(dtype="float64"),
+        tensor_data(b, "logprobs", 2).__setitem__(1, True),
+    ),
+}
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_bulk_checks_decide_exactly_as_the_full_schema(
+    mutation: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = parsed(large_body())
+    MUTATIONS[mutation](body)
+    fast = outcome(copy.deepcopy(body))
+    full_only(monkeypatch)
+    assert fast == outcome(copy.deepcopy(body))
+
+
+def test_nan_from_a_lenient_decoder_takes_the_full_path() -> None:
+    text = orjson.dumps(large_body()).replace(b"[-", b"[NaN,-", 1)
+    body = json.loads(text)  # the standard library accepts NaN
+    assert outcome(body)[0] == "refused"
+
+
+def test_the_bulk_checks_cover_every_place_their_items_appear() -> None:
+    """`_bulk_arrays` checks tokens at samples[].model_input.chunks[].encoded_text and tensors
+    at samples[].loss_fn_inputs.*: if the spec puts a TensorData or EncodedTextChunk anywhere
+    else in ForwardBackwardBody, the fast path would skip its items, so this test fails."""
+    schemas = load_spec()["components"]["schemas"]
+    found: list[str] = []
+
+    def walk(node: Any, path: str, seen: frozenset[str]) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                name = ref.rsplit("/", 1)[-1]
+                if name in ("TensorData", "EncodedTextChunk"):
+                    found.append(f"{path}:{name}")
+                    return
+                if name not in seen:
+                    walk(resolve_ref(node), path, seen | {name})
+                return
+            for key, value in node.items():
+                step = {"properties": "", "items": "[]", "additionalProperties": ".*"}.get(key)
+                if step is None and key in ("oneOf", "anyOf", "allOf"):
+                    step = ""
+                if step is None:
+                    continue
+                if key == "properties":
+                    for name, sub in value.items():
+                        walk(sub, f"{path}.{name}", seen)
+                elif isinstance(value, list):
+                    for sub in value:
+                        walk(sub, path, seen)
+                else:
+                    walk(value, path + step, seen)
+
+    walk(schemas["ForwardBackwardBody"], "", frozenset({"ForwardBackwardBody"}))
+    assert sorted(found) == [
+        ".samples[].loss_fn_inputs.*:TensorData",
+        ".samples[].model_input.chunks[].encoded_text:EncodedTextChunk",
+    ]
+
+
+def test_a_well_formed_large_body_skips_the_full_schema_validation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def full(name: str, body: object) -> None:
+        raise AssertionError("the full schema validation ran")
+
+    monkeypatch.setattr(_requests, "validate_schema", full)
+    request = validate_forward_backward(parsed(large_body()), VOCAB)
+    assert len(request.samples) == 3

@@ -1,0 +1,103 @@
+"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry
+loop (the decisions come from :class:`RetryState` through :mod:`._http`; only the I/O is here)."""
+
+# unasync: async only
+# scripts/unasync.py derives _sync_http.py from this file (make derive): edit here, not there.
+# unasync: end
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+
+from ._http import (
+    RequestSpec,
+    build_request,
+    client_options,
+    delay_after_status,
+    delay_after_transport_error,
+)
+from ._retry import RetryPolicy, RetryState
+
+__all__ = ["AsyncHTTP"]
+
+
+class AsyncHTTP:
+    """Sends requests with retries on a pooled ``httpx.AsyncClient``."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        root: str,
+        policy: RetryPolicy,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.policy = policy
+        self.sleep = sleep
+        self.clock = clock
+        self.client = httpx.AsyncClient(
+            transport=transport, **client_options(api_key, root, policy)
+        )
+
+    async def send(self, spec: RequestSpec) -> httpx.Response:
+        state = RetryState(self.policy, clock=self.clock)
+        while True:
+            try:
+                response = await self.client.send(build_request(self.client, spec, state))
+            except httpx.TransportError as exc:
+                delay = delay_after_transport_error(state, exc, spec.operation)
+            else:
+                if response.is_success:
+                    return response
+                delay = delay_after_status(state, response, spec.operation)
+            await self.sleep(delay)
+
+    async def download(
+        self,
+        spec: RequestSpec,
+        path: Path,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
+        """GET ``spec`` streamed into ``path`` (written again from the start on a retry);
+        ``progress(bytes so far, total or None)`` after each chunk. Returns the size."""
+        state = RetryState(self.policy, clock=self.clock)
+        while True:
+            try:
+                response = await self.client.send(
+                    build_request(self.client, spec, state), stream=True
+                )
+                try:
+                    if response.is_success:
+                        return await _stream_to(response, path, progress)
+                    await response.aread()
+                    delay = delay_after_status(state, response, spec.operation)
+                finally:
+                    await response.aclose()
+            except httpx.TransportError as exc:
+                delay = delay_after_transport_error(state, exc, spec.operation)
+            await self.sleep(delay)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+async def _stream_to(
+    response: httpx.Response, path: Path, progress: Callable[[int, int | None], None] | None
+) -> int:
+    declared = response.headers.get("content-length")
+    total = int(declared) if declared and declared.isdigit() else None
+    written = 0
+    with path.open("wb") as file:
+        async for chunk in response.aiter_bytes():
+            file.write(chunk)
+            written += len(chunk)
+            if progress is not None:
+                progress(written, total)
+    return written

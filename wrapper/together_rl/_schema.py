@@ -1,0 +1,75 @@
+"""The spec's facts as the generated client carries them (``make generate`` emits a ``SCHEMA``
+beside every model: required names, bounds, lengths, defaults). The wrapper checks values with
+these, so a bound or a limit changed in ``spec/openapi.yaml`` is followed after regenerating,
+with no edit here."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from ._checks import bounded, integer
+
+__all__ = [
+    "INT64_MAX",
+    "check_integer",
+    "check_number",
+    "field_names",
+    "int_range",
+    "property_for_class",
+    "schema_of",
+]
+
+#: the largest int64, the bound of the spec's ``format: int64`` integers
+INT64_MAX = 2**63 - 1
+
+
+def schema_of(model: type) -> Mapping[str, Any]:
+    """The ``SCHEMA`` emitted beside a generated model class."""
+    schema: Mapping[str, Any] = importlib.import_module(model.__module__).SCHEMA
+    return schema
+
+
+def _property(model: type, name: str) -> Mapping[str, Any]:
+    prop: Mapping[str, Any] = schema_of(model)["properties"][name]
+    return prop
+
+
+def field_names(model: type) -> frozenset[str]:
+    """The wire names of a model's properties."""
+    return frozenset(schema_of(model)["properties"])
+
+
+def check_number(label: str, value: object, model: type, name: str) -> float:
+    """A finite number within the bounds the spec gives ``model``'s property ``name``."""
+    prop = _property(model, name)
+    low, low_open = prop.get("minimum"), False
+    if prop.get("exclusiveMinimum") is not None:
+        low, low_open = prop["exclusiveMinimum"], True
+    high, high_open = prop.get("maximum"), False
+    if prop.get("exclusiveMaximum") is not None:
+        high, high_open = prop["exclusiveMaximum"], True
+    return bounded(label, value, low=low, low_open=low_open, high=high, high_open=high_open)
+
+
+def int_range(model: type, name: str) -> tuple[int, int]:
+    """The inclusive range of an integer property (int64 where the spec gives no bound)."""
+    prop = _property(model, name)
+    low = prop.get("minimum", -INT64_MAX - 1)
+    high = prop.get("maximum", INT64_MAX)
+    return int(low), int(high)
+
+
+def check_integer(label: str, value: object, model: type, name: str) -> int:
+    """An integer within the range the spec gives ``model``'s property ``name``."""
+    return integer(label, value, *int_range(model, name))
+
+
+def property_for_class(model: type, cls: type) -> str:
+    """The property of ``model`` whose schema is the generated class ``cls`` (for instance the
+    ``LossConfig`` key that holds ``GRPOLossParams``)."""
+    for name, prop in schema_of(model)["properties"].items():
+        if prop.get("class") == cls.__name__:
+            return str(name)
+    raise LookupError(f"{model.__name__} has no property of type {cls.__name__}")
