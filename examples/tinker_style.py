@@ -10,8 +10,8 @@ reward them, centre the rewards within each group to get advantages, build ``Dat
 The task is a toy with a reward you can check: each prompt has a band of 64 token ids, and
 the reward of a completion is the fraction of its tokens inside that band (about 6% at first).
 Written against the ``tinker`` SDK, the script runs on Together by changing only its
-import line (``import tinker`` -> the one below), as the layer promises. It never calls a
-Together API: it does not even close its training client, because Tinker's has no ``close``;
+import line (``import tinker`` -> the one below), as the layer promises. It uses nothing but
+Tinker's API: it does not even close its training client, because Tinker's has no ``close``;
 the layer stops the session and the model resources it created when the interpreter exits.
 
     python examples/tinker_style.py --embedded              # offline: an emulator in-process
@@ -27,7 +27,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import together.post_training.tinker as tinker  # with Tinker itself: `import tinker`
@@ -115,9 +115,12 @@ def group_datums(
 
 
 def train(
-    training_client: tinker.TrainingClient, config: Config, tasks: Sequence[ToyTask]
+    training_client: tinker.TrainingClient,
+    config: Config,
+    tasks: Sequence[ToyTask],
+    on_batch: Callable[[BatchReport], None] | None = None,
 ) -> list[BatchReport]:
-    """The loop itself; returns one report per batch."""
+    """The loop itself; returns one report per batch (and gives each to ``on_batch``)."""
     adam_params = tinker.AdamParams(
         learning_rate=config.learning_rate, beta1=0.9, beta2=0.95, eps=1e-8
     )
@@ -155,9 +158,12 @@ def train(
         state_path = None
         if (batch + 1) % config.save_every == 0:
             state_path = training_client.save_state(name=f"{batch + 1:06d}").result().path
-        reports.append(
-            BatchReport(batch + 1, sum(batch_rewards) / len(batch_rewards), len(datums), state_path)
+        report = BatchReport(
+            batch + 1, sum(batch_rewards) / len(batch_rewards), len(datums), state_path
         )
+        reports.append(report)
+        if on_batch is not None:
+            on_batch(report)
     return reports
 
 
@@ -167,15 +173,17 @@ def main(config: Config) -> list[BatchReport]:
     tasks = [ToyTask.make(config.seed * 1000 + i) for i in range(config.batch_size)]
     for task in tasks:
         print(f"prompt {task.prompt}: rewarded for tokens in {task.band}", flush=True)
-    started = time.monotonic()
-    reports = train(training_client, config, tasks)
-    for report in reports:
+
+    def show(report: BatchReport) -> None:
         saved = f"  saved state {report.state_path}" if report.state_path else ""
         print(
             f"batch {report.batch:4d}  mean reward {report.mean_reward:.3f}  "
             f"trained on {report.trained_on}{saved}",
             flush=True,
         )
+
+    started = time.monotonic()
+    reports = train(training_client, config, tasks, on_batch=show)
     print(f"{len(reports)} batches in {time.monotonic() - started:.1f} s", flush=True)
     return reports
 

@@ -2,11 +2,11 @@
 
 `together.post_training.tinker` (together 3.1.1, tinker 0.23.1) opens its own HTTP clients, so
 its traffic is captured on the server side instead of through a MockTransport: the emulator is
-wrapped in an ASGI recorder that checks every request with `check_request` (the same check as
-`test_sdk_capture.py`: route, bearer auth, headers, query, and the body against the spec's
-schemas, which refuse unknown fields) and keeps every response status. The layer's whole
-public surface is then driven against it. A request the spec does not describe, and a request
-the emulator refuses, both fail, so that the spec accepts whatever the layer can send.
+wrapped in an ASGI recorder that checks every request with `_spec_request_check.check_request`
+(the check of `test_sdk_capture.py`: route, bearer auth, headers, query, and the body against
+the spec's schemas, which refuse unknown fields) and keeps every response status. The layer's
+whole public surface is then driven against it. A request the spec does not describe, and a
+request the emulator refuses, both fail, so that the spec accepts whatever the layer can send.
 
 The one part not driven here is `forward_backward_custom`, which needs torch (not a dependency
 of this project); its wire call, `customForwardBackward`, is the SDK's `Trainer` call that
@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 import pytest
 from _sdk_responses import API_KEY
+from _spec_request_check import check_request
 from ci_policy import import_required
 from spec_example_datums import spec_example_datums, spec_example_loss_config
-from test_sdk_capture import check_request
 from together_rl_emulator import create_app
 
 from contract_tests._emulator_process import ThreadServer, serve_in_thread
