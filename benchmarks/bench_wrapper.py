@@ -175,7 +175,8 @@ def polling(d_ms: int, ops: int) -> dict[str, Any]:
     d = d_ms / 1000.0
     with emulator(d_ms) as base_url:
         client = Client(KEY, base_url)
-        resources = client.model_resources.create("emulator/tiny-1k")
+        # LoRA resources: they run both sessions at once (a full-weight one runs one).
+        resources = client.model_resources.create("emulator/tiny-1k", lora_enabled=True)
         session = client.sessions.create(model_resources_id=resources.id)
         with contextlib.redirect_stdout(open(os.devnull, "w")):
             sdk = SessionClient.create(
@@ -229,9 +230,10 @@ def polling_warmup(d_ms: int, ops: int = 4, sessions: int = 3) -> dict[str, Any]
     rows: list[dict[str, Any]] = []
     with emulator(d_ms) as base_url:
         client = Client(KEY, base_url)
-        resources = client.model_resources.create("emulator/tiny-1k")
         batch = small_batch()
         for index in range(sessions):
+            # One full-weight resource runs one session at a time: one resource per session.
+            resources = client.model_resources.create("emulator/tiny-1k")
             session = client.sessions.create(model_resources_id=resources.id)
             gets, overheads = [], []
             for _ in range(ops):

@@ -36,7 +36,11 @@ OPTIM_STEP = operation_kind("optim-step")
 SAMPLE = operation_kind("sample")
 WEIGHTS_SYNC = operation_kind("weights-sync")
 CUSTOM_FORWARD_BACKWARD = operation_kind("custom-forward-backward")
+TRAINING_CHECKPOINT = operation_kind("training-checkpoint")
+INFERENCE_CHECKPOINT = operation_kind("inference-checkpoint")
 OPERATION_KINDS = tuple(SPEC_OPERATION_KINDS)
+#: The one POST that creates, changes and bills nothing.
+ESTIMATE_COST_PATH = "/v1/rl/model-resources/estimate-cost"
 #: Why each kind other than forward-backward is refused on a non-emulator target without
 #: ``--allow-mutations``.
 GUARDED_KINDS = {
@@ -44,6 +48,8 @@ GUARDED_KINDS = {
     WEIGHTS_SYNC: "weights-sync publishes weights to the sampler",
     CUSTOM_FORWARD_BACKWARD: "custom-forward-backward accumulates gradients",
     SAMPLE: "sample changes nothing but runs billed inference",
+    TRAINING_CHECKPOINT: "training-checkpoint stores a checkpoint",
+    INFERENCE_CHECKPOINT: "inference-checkpoint stores and registers a model",
 }
 MAX_RETRY_AFTER_S = 60.0
 COMPLETED = enum_value("OperationStatus", "COMPLETED")
@@ -115,7 +121,10 @@ class TargetClient:
 
     # ------------------------------------------------------------------ helpers
     def create_model_resources(self, base_model: str) -> dict[str, Any]:
-        response = self.post("/v1/rl/model-resources", json={"base_model": base_model})
+        """LoRA resources: they take up to 5 concurrent sessions (a full-weight one takes 1)."""
+        response = self.post(
+            "/v1/rl/model-resources", json={"base_model": base_model, "lora_enabled": True}
+        )
         _expect(response, 200)
         return dict(response.json())
 
@@ -231,6 +240,8 @@ class TargetClient:
 
     def _guard(self, method: str, path: str, body: Any) -> None:
         if method.upper() in ("GET", "HEAD", "OPTIONS") or self.target.may_mutate:
+            return
+        if method.upper() == "POST" and path == ESTIMATE_COST_PATH:
             return
         match = FORWARD_BACKWARD_PATH.match(path)
         if match is None:

@@ -33,16 +33,6 @@ TOKEN_MEAN = enum_value("GRPOLossAggregationType", "TOKEN_MEAN")
 SEQUENCE_MEAN = enum_value("GRPOLossAggregationType", "SEQUENCE_MEAN")
 SEQUENCE_RATIO = enum_value("GRPOLossRatioType", "SEQUENCE")
 
-#: This project's defaults (docs/losses.md §5, §6, §8) that the spec states only in the prose of
-#: its params schemas (no `default` keyword yet). Every `default` keyword of the spec is read from
-#: it and wins; tests/contract/test_contract_spec_facts.py checks both.
-PROSE_DEFAULTS: dict[str, dict[str, float]] = {
-    PPO: {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
-    CISPO: {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
-    GRPO: {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28, "beta": 0.0},
-}
-
-
 def _defaults() -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for loss_type, key in PARAMS_KEYS.items():
@@ -51,9 +41,8 @@ def _defaults() -> dict[str, dict[str, float]]:
             for name, value in params_defaults(key).items()
             if isinstance(value, int | float) and not isinstance(value, bool)
         }
-        merged = {**PROSE_DEFAULTS.get(loss_type, {}), **numbers}
-        if merged:
-            out[loss_type] = merged
+        if numbers:
+            out[loss_type] = numbers
     return out
 
 

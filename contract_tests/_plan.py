@@ -84,7 +84,9 @@ def planned_provision(target: Target) -> Provisioned:
     (``None`` where it would have nothing)."""
     everything = {kind: PLANNED for kind in OPERATION_KINDS}
     if target.may_mutate and target.session_id is None:
-        return Provisioned(PLANNED, PLANNED, PLANNED, PLANNED, PLANNED, everything, PLANNED)
+        return Provisioned(
+            PLANNED, PLANNED, PLANNED, PLANNED, PLANNED, everything, PLANNED, PLANNED, PLANNED
+        )
     if target.session_id is None:
         return Provisioned(None, None, None, None, None)
     mutations = target.may_mutate

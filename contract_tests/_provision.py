@@ -17,8 +17,10 @@ from typing import Any
 from contract_tests._http import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     TargetClient,
 )
@@ -42,6 +44,8 @@ PROBE_BODY = {
 
 #: One small valid body per operation kind other than forward-backward (any vocabulary >= 8).
 KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
+    TRAINING_CHECKPOINT: {},  # the checkpoint kinds take no body; `{}` is accepted too
+    INFERENCE_CHECKPOINT: {},
     CUSTOM_FORWARD_BACKWARD: {
         "samples": [
             {
@@ -75,6 +79,10 @@ class Provisioned:
     operation_ids: Mapping[str, str] = dataclasses.field(default_factory=dict)
     #: An uploaded payload of ``session_id`` (download-url accepts it).
     payload_id: str | None = None
+    #: An inference checkpoint of ``session_id`` (downloadable).
+    checkpoint_id: str | None = None
+    #: Model resources the fuzzer may stop (never the ones ``session_id`` runs on).
+    spare_model_resources_id: str | None = None
 
 
 def provision(target: Target) -> Provisioned:
@@ -84,14 +92,17 @@ def provision(target: Target) -> Provisioned:
             session = client.start_session(resources["id"])
             spare = client.start_session(resources["id"])
             probe = _probe_operation(client, session["id"])
+            kinds = _kind_operations(client, session["id"])
             return Provisioned(
                 resources["id"],
                 session["id"],
                 spare["id"],
                 probe,
                 resources["base_model"],
-                {FORWARD_BACKWARD: probe, **_kind_operations(client, session["id"])},
+                {FORWARD_BACKWARD: probe, **kinds},
                 client.upload_payload(session["id"], PROBE_BODY),
+                _checkpoint_of(client, session["id"], kinds[INFERENCE_CHECKPOINT]),
+                client.create_model_resources(resources["base_model"])["id"],
             )
         if target.session_id is None:
             return Provisioned(None, None, None, None, None)
@@ -132,7 +143,10 @@ def _probe_operation(client: TargetClient, session_id: str) -> str:
 def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     """Submit one operation of every other kind, in an order that leaves the session usable."""
     ids = {}
-    for kind in (CUSTOM_FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, SAMPLE):
+    for kind in (
+        CUSTOM_FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, SAMPLE, TRAINING_CHECKPOINT,
+        INFERENCE_CHECKPOINT,
+    ):  # fmt: skip
         response = client.submit_operation(session_id, kind, KIND_PROBE_BODIES[kind])
         if response.status_code != 200:
             raise AssertionError(
@@ -145,6 +159,19 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     except AssertionError as error:
         print(f"[contract] warning: probe operations: {error}", file=sys.stderr, flush=True)
     return ids
+
+
+def _checkpoint_of(client: TargetClient, session_id: str, operation_id: str) -> str | None:
+    """The checkpoint an inference-checkpoint operation saved (None if it did not complete)."""
+    try:
+        operation = client.wait_for_operation(
+            session_id, operation_id, timeout_s=30, kind=INFERENCE_CHECKPOINT
+        )
+    except AssertionError as error:
+        print(f"[contract] warning: probe checkpoint: {error}", file=sys.stderr, flush=True)
+        return None
+    checkpoint = (operation.get("output") or {}).get("checkpoint") or {}
+    return checkpoint.get("id")
 
 
 def base_model(client: TargetClient) -> str:

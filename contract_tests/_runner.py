@@ -40,6 +40,8 @@ SCENARIO_MODULES = (
     "test_sampling.py",
     "test_payloads.py",
     "test_loss_math.py",
+    "test_checkpoints.py",
+    "test_model_resources.py",
 )
 
 

@@ -42,10 +42,10 @@ VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 POSITIVE_EXPECTED_STATUSES = ["2xx", "400", "401", "403", "404", "409", "429"]
 READ_ONLY_METHODS = frozenset({"GET"})
 #: Operations that may be fuzzed against a non-emulator target without --allow-mutations.
-SAFE_OPERATION_IDS = frozenset({"forwardBackward"})
+SAFE_OPERATION_IDS = frozenset({"forwardBackward", "estimateModelResourcesCost"})
 #: Bodies the fuzzer generates for sample against a non-emulator target are capped (cost).
-#: name -> (cap, the schema's maximum).
-EXTERNAL_SAMPLE_CAPS = {"max_tokens": (16, 8192), "num_samples": (2, 64)}
+#: name -> cap (the spec states no maximum, so a capped valid value stays valid).
+EXTERNAL_SAMPLE_CAPS = {"max_tokens": 16, "num_samples": 2}
 
 Progress = Callable[[str], None]
 
@@ -103,7 +103,12 @@ def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | Non
     pins: dict[str, dict[str, str | None]] = {
         "getModelResources": {"model_resources_id": provisioned.model_resources_id},
         "getTrainingSession": {"session_id": session},
+        "updateTrainingSession": {"session_id": session},
         "stopTrainingSession": {"session_id": provisioned.spare_session_id},
+        "extendModelResourcesExpiry": {"model_resources_id": provisioned.model_resources_id},
+        "stopModelResources": {"model_resources_id": provisioned.spare_model_resources_id},
+        "getCheckpoint": {"checkpoint_id": provisioned.checkpoint_id},
+        "downloadCheckpoint": {"checkpoint_id": provisioned.checkpoint_id},
         "createPayloadUploadUrl": {"session_id": session},
         "createPayloadDownloadUrl": {"session_id": session, "payload_id": provisioned.payload_id},
     }
@@ -266,8 +271,8 @@ def _cap_sample(body: dict[str, Any]) -> None:
     for container, name in ((body, "num_samples"), (params, "max_tokens")):
         if isinstance(container, dict):
             value = container.get(name)
-            cap, maximum = EXTERNAL_SAMPLE_CAPS[name]
-            if isinstance(value, int) and not isinstance(value, bool) and cap < value <= maximum:
+            cap = EXTERNAL_SAMPLE_CAPS[name]
+            if isinstance(value, int) and not isinstance(value, bool) and cap < value:
                 container[name] = cap
 
 

@@ -100,13 +100,21 @@ def _params_keys() -> dict[str, str]:
 PARAMS_KEYS: dict[str, str] = _params_keys()
 
 
+def _default(node: dict[str, Any]) -> tuple[bool, Any]:
+    """A node's `default`, else its `x-server-default` (a default the server applies that no
+    client sends for the user: see the spec's info), else its `$ref` target's."""
+    for keyword in ("default", "x-server-default"):
+        if keyword in node:
+            return True, node[keyword]
+    if "$ref" in node:
+        return _default(_schema(node["$ref"].rsplit("/", 1)[-1]))
+    return False, None
+
+
 def params_defaults(params_key: str) -> dict[str, Any]:
-    """The `default` of every property of the params object ``params_key`` that declares one."""
+    """The default of every property of the params object ``params_key`` that declares one."""
     node = _schema("LossConfig")["properties"][params_key]
     if "$ref" in node:
         node = _schema(node["$ref"].rsplit("/", 1)[-1])
-    return {
-        name: prop["default"]
-        for name, prop in node.get("properties", {}).items()
-        if "default" in prop
-    }
+    found = {name: _default(prop) for name, prop in node.get("properties", {}).items()}
+    return {name: value for name, (has, value) in found.items() if has}

@@ -134,9 +134,14 @@ def model_resources(client: TargetClient, target: Target) -> dict[str, Any]:
 
 
 @pytest.fixture
-def fresh_session(client: TargetClient, model_resources: dict[str, Any]) -> dict[str, Any]:
-    """A new RUNNING session (emulator or --allow-mutations only)."""
-    return client.start_session(model_resources["id"])
+def fresh_session(
+    client: TargetClient, model_resources: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
+    """A new RUNNING session (emulator or --allow-mutations only), stopped afterwards: a model
+    resource runs only a few sessions at once (5 on LoRA)."""
+    session = client.start_session(model_resources["id"])
+    yield session
+    client.post(f"/v1/rl/training-sessions/{session['id']}/stop")
 
 
 @pytest.fixture(scope="session")

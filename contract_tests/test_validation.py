@@ -37,6 +37,8 @@ OPERATIONS = {
     "forward_backward": FB,
     "model_resources_create": "POST /rl/model-resources",
     "session_create": "POST /rl/training-sessions",
+    "session_update": "PATCH /rl/training-sessions/{session_id}",
+    "model_resources_extend_expiry": "POST /rl/model-resources/{model_resources_id}/extend-expiry",
     **{
         prefix: f"POST /rl/training-sessions/{{session_id}}/operations/{kind}"
         for prefix, kind in KIND_PREFIXES.items()
@@ -76,6 +78,10 @@ def _requirements(path: Path, prefix: str) -> list[Any]:
             marks.append(pytest.mark.needs_mutations("would not be forward-only"))
     elif prefix in ("model_resources_create", "session_create"):
         marks.append(pytest.mark.needs_mutations("a create request"))
+    elif prefix == "session_update":
+        marks.append(pytest.mark.requests_fixture("own_session_id"))
+    elif prefix == "model_resources_extend_expiry":
+        marks.append(pytest.mark.requests_fixture("model_resources"))
     return marks
 
 
@@ -130,6 +136,12 @@ def test_invalid_example_is_400_naming_the_field(
             else "/v1/rl/training-sessions"
         )
         response = client.post(route, json=body)
+    elif kind == "session_update":
+        own_session_id = request.getfixturevalue("own_session_id")
+        response = client.request("PATCH", f"/v1/rl/training-sessions/{own_session_id}", json=body)
+    elif kind == "model_resources_extend_expiry":
+        resources = request.getfixturevalue("model_resources")
+        response = client.post(f"/v1/rl/model-resources/{resources['id']}/extend-expiry", json=body)
     else:
         pytest.fail(f"no operation known for example file prefix {kind!r}")
     _check_error(response, example, findings)

@@ -15,11 +15,19 @@ bar on stderr and writes the reward curve as an SVG.
     python examples/grpo_toy.py --embedded                      # starts its own emulator
     python examples/grpo_toy.py --base-url http://127.0.0.1:8765 --api-key KEY
     python examples/grpo_toy.py --model-resources-id mr-... --learning-rate 1e-5   # real API
+
+Checkpoints: ``--checkpoint-every N`` saves a training checkpoint (weights, Adam moments, step)
+after every N-th step and prints its id; ``--resume-from ID`` starts the session from one and
+continues at the step it holds, to ``--steps``. Sampling seeds follow the step number, so a
+resumed run repeats the uninterrupted one exactly (tests/wrapper/test_grpo_toy_resume.py checks
+it across an emulator kill -9). ``--history PATH`` writes the per-step rewards, losses and the
+checkpoints as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -78,6 +86,7 @@ class StepReport:
     mean_reward: float
     loss: float
     weights_version: int
+    checkpoint_id: str | None = None  # saved after this step (``checkpoint_every``)
 
 
 def run_grpo(
@@ -85,12 +94,17 @@ def run_grpo(
     config: ToyConfig,
     task: ToyTask | None = None,
     on_step: Callable[[StepReport], None] | None = None,
+    *,
+    start_step: int = 0,
+    checkpoint_every: int = 0,
 ) -> list[float]:
-    """Run the loop for ``config.steps`` steps; returns the mean reward of each step."""
+    """Run steps ``start_step + 1`` .. ``config.steps`` (a resumed session starts at the step
+    of its checkpoint); returns the mean reward of each. With ``checkpoint_every`` N > 0, a
+    training checkpoint is saved after every N-th step (``StepReport.checkpoint_id``)."""
     task = task or ToyTask.make(config.seed, config.target_length)
     loss = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)
     curve: list[float] = []
-    for step in range(config.steps):
+    for step in range(start_step, config.steps):
         sampled = session.sample(
             task.prompt,
             num_samples=config.group_size,
@@ -113,11 +127,16 @@ def run_grpo(
         synced = session.sync_weights()
         fb_loss = trained.result().loss
         stepped.result()
+        version = synced.result().weights_version
+        checkpoint_id = None
+        if checkpoint_every > 0 and (step + 1) % checkpoint_every == 0:
+            checkpoint_id = session.save_checkpoint().result().id
         report = StepReport(
             step=step + 1,
             mean_reward=float(rewards.mean()),
             loss=fb_loss,
-            weights_version=synced.result().weights_version,
+            weights_version=version,
+            checkpoint_id=checkpoint_id,
         )
         curve.append(report.mean_reward)
         if on_step is not None:
@@ -228,6 +247,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--grad-clip-norm", type=float, default=defaults.grad_clip_norm)
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--plot", type=Path, default=Path("grpo_toy_reward.svg"))
+    parser.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                        help="save a training checkpoint after every N-th step")  # fmt: skip
+    parser.add_argument("--resume-from", metavar="ID", help="start from a training checkpoint")
+    parser.add_argument("--history", type=Path, help="write rewards, losses, checkpoints (JSON)")
     return parser.parse_args(argv)
 
 
@@ -244,24 +267,40 @@ def train(client: Client, args: argparse.Namespace) -> list[float]:
     resources_id = args.model_resources_id
     if resources_id is None:
         resources_id = client.model_resources.create(args.base_model).id
-    session = client.sessions.create(model_resources_id=resources_id, display_name="grpo-toy")
+    session = client.sessions.create(
+        model_resources_id=resources_id,
+        display_name="grpo-toy",
+        resume_from_checkpoint_id=args.resume_from,
+    )
+    start_step = int(session.info.step) if session.info is not None else 0
     task = ToyTask.make(config.seed, config.target_length)
     print(f"session {session.id}: prompt {task.prompt}, target {task.target}", flush=True)
+    if args.resume_from:
+        print(f"resumed from {args.resume_from} at step {start_step}", flush=True)
     bar = ProgressBar(config.steps)
+    reports: list[StepReport] = []
 
     def report(step: StepReport) -> None:
+        reports.append(step)
         print(
             f"step {step.step:4d}  mean reward {step.mean_reward:.3f}  loss {step.loss:+.2e}  "
             f"weights v{step.weights_version}",
             flush=True,
         )
+        if step.checkpoint_id is not None:
+            print(f"checkpoint {step.checkpoint_id} at step {step.step}", flush=True)
         bar.draw(step.step, step.mean_reward)
 
     try:
-        return run_grpo(session, config, task, on_step=report)
+        with session:  # stopped on exit, exceptions included
+            return run_grpo(
+                session, config, task, on_step=report, start_step=start_step,
+                checkpoint_every=args.checkpoint_every,
+            )  # fmt: skip
     finally:
         bar.close()
-        session.stop()
+        if args.history is not None:
+            args.history.write_text(json.dumps([r.__dict__ for r in reports], indent=1))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -274,6 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Client(api_key=args.api_key, base_url=base_url) as client:
             curve = train(client, args)
     wall = time.monotonic() - started
+    if not curve:
+        print("nothing to run: the session is already at --steps")
+        return 0
     first = next((i + 1 for i, r in enumerate(curve) if r >= 0.9), None)
     tail = curve[-10:]
     print(

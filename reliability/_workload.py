@@ -1,15 +1,16 @@
 """The deterministic stream every proof submits, and how its outcome is compared.
 
-The stream interleaves three operation kinds per session: forward-backward submissions, an
+The stream interleaves four operation kinds per session: forward-backward submissions, an
 optimizer step after every `optim_every`-th forward-backward of the session, and a weights-sync
-after every `sync_every`-th optimizer step. Forward-backward `i` of a run with seed `s` is always
-the same request (samples and loss drawn from `numpy.random.default_rng((s, i))`) and goes to
-session `i % n_sessions`. The emulator is deterministic for its seed, so two runs that submit the
-same stream in the same per-session order must end with the same per-session state: trainer
-weights, sampler weights, Adam moments, step, weights version, accumulated gradients and
-passes. A forward-backward applied twice (or lost) changes the gradient the next optimizer step
-uses, hence the weights; an optimizer step applied twice (or lost) changes the step and the
-weights; a future bound to the wrong operation returns another loss / step / version.
+followed by a training checkpoint after every `sync_every`-th optimizer step. Forward-backward
+`i` of a run with seed `s` is always the same request (samples and loss drawn from
+`numpy.random.default_rng((s, i))`) and goes to session `i % n_sessions`. The emulator is
+deterministic for its seed, so two runs that submit the same stream in the same per-session
+order must end with the same per-session state: trainer weights, sampler weights, Adam moments,
+step, weights version, accumulated gradients and passes. A forward-backward applied twice (or
+lost) changes the gradient the next optimizer step uses, hence the weights; an optimizer step
+applied twice (or lost) changes the step and the weights; a future bound to the wrong operation
+returns another loss / step / version.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ TINY_MODEL = "emulator/tiny-1k"
 VOCAB = 1024
 WINDOW = 8  # futures a session keeps in flight before collecting the oldest
 FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC = "forward-backward", "optim-step", "weights-sync"
-KINDS = (FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC)
+TRAINING_CHECKPOINT = "training-checkpoint"
+KINDS = (FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, TRAINING_CHECKPOINT)
 OPTIM_EVERY = 6  # an optimizer step after every 6th forward-backward of a session
 SYNC_EVERY = 3  # a weights-sync after every 3rd optimizer step of a session
 # Large enough that one step more or less (or a doubled gradient) moves weights by far more than
@@ -43,7 +45,7 @@ LEARNING_RATE = 1e-3
 class Step:
     """One operation of the stream."""
 
-    kind: str  # FORWARD_BACKWARD, OPTIM_STEP or WEIGHTS_SYNC
+    kind: str  # one of KINDS
     index: int  # forward-backward: the submission index; others: their ordinal in the stream
     session: int  # 0-based ordinal of the session (creation order) it goes to
 
@@ -66,8 +68,9 @@ def stream(
             ordinal[OPTIM_STEP] += 1
             optims[k] += 1
             if sync_every > 0 and optims[k] % sync_every == 0:
-                steps.append(Step(WEIGHTS_SYNC, ordinal[WEIGHTS_SYNC], k))
-                ordinal[WEIGHTS_SYNC] += 1
+                for kind in (WEIGHTS_SYNC, TRAINING_CHECKPOINT):
+                    steps.append(Step(kind, ordinal[kind], k))
+                    ordinal[kind] += 1
     return steps
 
 
@@ -120,13 +123,15 @@ def _submit(session: together_rl.Session, step: Step, seed: int) -> Any:
         return session.forward_backward(samples, loss)
     if step.kind == OPTIM_STEP:
         return session.optim_step(learning_rate=LEARNING_RATE)
+    if step.kind == TRAINING_CHECKPOINT:
+        return session.save_checkpoint()
     return session.sync_weights()
 
 
 def _value(step: Step, result: Any) -> float:
     if step.kind == FORWARD_BACKWARD:
         return float(result.loss)
-    if step.kind == OPTIM_STEP:
+    if step.kind in (OPTIM_STEP, TRAINING_CHECKPOINT):
         return float(result.step)
     return float(result.weights_version)
 
@@ -283,10 +288,13 @@ def compare(
 
 
 def create_sessions(client: together_rl.Client, n_sessions: int) -> list[together_rl.Session]:
-    """`n_sessions` sessions on one tiny model resource, created in order (the order fixes each
-    session's policy seed, so a reference run gets the same policies)."""
-    resources = client.model_resources.create(TINY_MODEL)
-    return [client.sessions.create(model_resources_id=resources.id) for _ in range(n_sessions)]
+    """`n_sessions` sessions, each on its own tiny full-weight model resource (which takes one
+    session), created in order (the order fixes each session's policy seed, so a reference run
+    gets the same policies)."""
+    return [
+        client.sessions.create(model_resources_id=client.model_resources.create(TINY_MODEL).id)
+        for _ in range(n_sessions)
+    ]
 
 
 def run_stream(

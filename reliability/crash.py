@@ -1,6 +1,6 @@
 """Crash loop: kill -9 the emulator (a subprocess with --state-dir) at random points while the
-wrapper streams forward-backward submissions, optimizer steps and weights-syncs; restart it on the
-same port and state dir each time.
+wrapper streams forward-backward submissions, optimizer steps, weights-syncs and training
+checkpoints; restart it on the same port and state dir each time.
 
 The wrapper's retries carry the stream over each restart (its per-call deadline, `call_timeout`,
 covers a restart by far). Afterwards the state dir is read directly (`Store` on the same files,

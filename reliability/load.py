@@ -189,11 +189,10 @@ async def _run(base_url: str, clients: int, sessions: int, seconds: float) -> tu
     Recorder, list[float], list[str]
 ]:  # fmt: skip
     async with together_rl.AsyncClient(api_key=LOAD_KEY, base_url=base_url) as setup:
-        resources = await setup.model_resources.create(TINY_MODEL)
-        session_ids = [
-            (await setup.sessions.create(model_resources_id=resources.id)).id
-            for _ in range(sessions)
-        ]
+        session_ids = []
+        for _ in range(sessions):  # one full-weight resource per session (it takes one)
+            resources = await setup.model_resources.create(TINY_MODEL)
+            session_ids.append((await setup.sessions.create(model_resources_id=resources.id)).id)
     recorder, results, errors = Recorder(), list[float](), list[str]()
     deadline = time.monotonic() + seconds
     await asyncio.gather(*(

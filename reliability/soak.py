@@ -1,5 +1,6 @@
-"""Fault soak: the stream (forward-backward submissions interleaved with optimizer steps and
-weights-syncs) through the wrapper while the emulator injects faults of every kind.
+"""Fault soak: the stream (forward-backward submissions interleaved with optimizer steps,
+weights-syncs and training checkpoints) through the wrapper while the emulator injects faults of
+every kind.
 
 A client-side httpx transport decides, for each `/v1` request the wrapper sends, whether the
 emulator should fault it (probability `fault_rate`, kind drawn uniformly from the five kinds),

@@ -219,7 +219,7 @@ def _forward(
     return steps
 
 
-def _error_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
     out = []
     for path in sorted((EXAMPLES_DIR / "invalid").glob("*.json")):
         example = json.loads(path.read_text(encoding="utf-8"))
@@ -233,6 +233,11 @@ def _error_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
             )
         elif kind == "model_resources_create":
             step = rec.step("POST", "/v1/rl/model-resources", body=example["body"])
+        elif kind == "model_resources_extend_expiry":
+            path_ = f"/v1/rl/model-resources/{resources_id}/extend-expiry"
+            step = rec.step("POST", path_, body=example["body"])
+        elif kind == "session_update":
+            step = rec.step("PATCH", f"/v1/rl/training-sessions/{session_id}", body=example["body"])
         else:
             step = rec.step("POST", "/v1/rl/training-sessions", body=example["body"])
         out.append({"name": path.stem, "expected_param": example["param"], "steps": [step]})
@@ -397,9 +402,9 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
         target = Target(base_url=base_url, api_key=API_KEY, is_emulator=True)
         with TargetClient(target, retries=0) as client:
             rec = _Recorder(client)
-            setup = [
-                rec.step("POST", "/v1/rl/model-resources", body={"base_model": EMULATOR_BASE_MODEL})
-            ]
+            # LoRA resources: they run up to 5 sessions at once (full-weight ones 1).
+            resources_body = {"base_model": EMULATOR_BASE_MODEL, "lora_enabled": True}
+            setup = [rec.step("POST", "/v1/rl/model-resources", body=resources_body)]
             resources_id = rec.real("<model_resources_id:1>")
             setup.append(
                 rec.step(
@@ -410,7 +415,7 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
             vectors = {
                 "setup.json": [{"name": "create_model_resources_and_session", "steps": setup}],
                 "losses.json": _loss_vectors(rec, session_id),
-                "errors.json": _error_vectors(rec, session_id),
+                "errors.json": _error_vectors(rec, session_id, resources_id),
                 "idempotency.json": _idempotency_vectors(rec, session_id)
                 + _kind_idempotency_vectors(rec, session_id),
             }

@@ -2,7 +2,9 @@
 
 Routes: every path of the installed spec under `/v1` (a spec operation without a handler here is
 a startup error), plus `GET /openapi.yaml`, `GET /healthz`, the test-only `/_emulator/stats` and
-`/_emulator/faults`, and the presigned payload URLs `/_emulator/payloads/{payload_id}?token=...`.
+`/_emulator/faults` and `/_emulator/clock`, and the presigned URLs of payloads
+(`/_emulator/payloads/{payload_id}?token=...`) and checkpoint files
+(`/_emulator/checkpoints/{checkpoint_id}/{variant}/{filename}?token=...`).
 Each answer is JSON; errors are the spec's `ErrorData`.
 """
 
@@ -30,6 +32,7 @@ from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ._catalog import supported_models_body
+from ._checkpoints import CHECKPOINT_FILE_ROUTE
 from ._errors import ApiError, invalid
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
 from ._kinds import KINDS, kind_named
@@ -142,6 +145,11 @@ class EmulatorState:
             code="invalid_api_key",
         )
 
+    def expire_idle(self) -> None:
+        """Stop the model resources idle past `expires_at` (their sessions EXPIRED)."""
+        if self.service.model_resources.expire_idle():
+            self.worker.wake()
+
     def close(self) -> None:
         self.worker.stop()
         self.store.close()
@@ -227,14 +235,63 @@ async def create_model_resources(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
     body = parse_json(await read_body(request, st.max_body_bytes))
-    return json_response(st.service.create_model_resources(owner, body))
+    return json_response(st.service.model_resources.create(owner, body))
 
 
 async def get_model_resources(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
     resources_id = request.path_params["model_resources_id"]
-    return json_response(st.service.get_model_resources(owner, resources_id))
+    return json_response(st.service.model_resources.get(owner, resources_id))
+
+
+def _query(request: Request, operation_id: str, name: str) -> Any:
+    """One query parameter, validated and coerced as the spec declares it (None if absent)."""
+    return validate_parameter(operation_id, name, request.query_params.getlist(name) or None)
+
+
+async def list_model_resources(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    op = "listModelResources"
+    statuses = _query(request, op, "status")
+    return json_response(
+        st.service.model_resources.list_page(
+            owner,
+            _query(request, op, "after"),
+            _query(request, op, "limit"),
+            [str(s) for s in statuses] if isinstance(statuses, list) else None,
+            _query(request, op, "created_by"),
+        )
+    )
+
+
+async def estimate_model_resources_cost(request: Request) -> Response:
+    st = _state(request)
+    st.authenticate(request)
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    return json_response(st.service.model_resources.estimate_cost(body))
+
+
+async def extend_model_resources_expiry(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    resources_id = request.path_params["model_resources_id"]
+    return json_response(st.service.model_resources.extend_expiry(owner, resources_id, body))
+
+
+async def stop_model_resources(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    force = _query(request, "stopModelResources", "force")
+    body = parse_json(await read_body(request, st.max_body_bytes), allow_empty=True)
+    if body is not None and body != {}:
+        require_object(body)
+    resources_id = request.path_params["model_resources_id"]
+    stopped = st.service.model_resources.stop(owner, resources_id, force is True)
+    st.worker.wake()
+    return json_response(stopped)
 
 
 async def get_supported_models(request: Request) -> Response:
@@ -278,6 +335,14 @@ async def get_training_session(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
     return json_response(st.service.get_session(owner, request.path_params["session_id"]))
+
+
+async def update_training_session(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    body = parse_json(await read_body(request, st.max_body_bytes))
+    session_id = request.path_params["session_id"]
+    return json_response(st.service.update_session(owner, session_id, body))
 
 
 async def stop_training_session(request: Request) -> Response:
@@ -360,14 +425,54 @@ async def create_payload_download_url(request: Request) -> Response:
     )
 
 
+async def list_checkpoints(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    op = "listCheckpoints"
+    return json_response(
+        st.service.checkpoints.list_page(
+            owner,
+            _query(request, op, "after"),
+            _query(request, op, "limit"),
+            base_model=_query(request, op, "base_model"),
+            session_id=_query(request, op, "session_id"),
+            type=_query(request, op, "type"),
+        )
+    )
+
+
+async def get_checkpoint(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    return json_response(st.service.checkpoints.get(owner, request.path_params["checkpoint_id"]))
+
+
+async def download_checkpoint(request: Request) -> Response:
+    st = _state(request)
+    owner = st.authenticate(request)
+    variant = _query(request, "downloadCheckpoint", "variant")
+    checkpoint_id = request.path_params["checkpoint_id"]
+    return json_response(
+        st.service.checkpoints.download(owner, checkpoint_id, variant, str(request.base_url))
+    )
+
+
 HANDLERS: dict[str, Handler] = {
     "createModelResources": create_model_resources,
     "getModelResources": get_model_resources,
+    "listModelResources": list_model_resources,
+    "estimateModelResourcesCost": estimate_model_resources_cost,
+    "extendModelResourcesExpiry": extend_model_resources_expiry,
+    "stopModelResources": stop_model_resources,
     "getSupportedModels": get_supported_models,
     "startTrainingSession": start_training_session,
     "listTrainingSessions": list_training_sessions,
     "getTrainingSession": get_training_session,
+    "updateTrainingSession": update_training_session,
     "stopTrainingSession": stop_training_session,
+    "listCheckpoints": list_checkpoints,
+    "getCheckpoint": get_checkpoint,
+    "downloadCheckpoint": download_checkpoint,
     "createPayloadUploadUrl": create_payload_upload_url,
     "createPayloadDownloadUrl": create_payload_download_url,
 }
@@ -428,6 +533,32 @@ async def presigned_payload(request: Request) -> Response:
     return json_response(st.service.payload_body(payload_id, token))
 
 
+async def presigned_checkpoint_file(request: Request) -> Response:
+    """A checkpoint file by its presigned URL (`token` is the credential, no Authorization)."""
+    params = request.path_params
+    data = _state(request).service.checkpoints.file(
+        params["checkpoint_id"], params["variant"], params["filename"],
+        request.query_params.get("token"),
+    )  # fmt: skip
+    media = JSON if params["filename"].endswith(".json") else "application/octet-stream"
+    return Response(data, media_type=media)
+
+
+async def emulator_clock(request: Request) -> Response:
+    """`GET`: the emulator clock. `POST {"advance_seconds": N}`: move it N seconds forward (to
+    test expiry without waiting), then apply expiry."""
+    st = _state(request)
+    st.authenticate(request)
+    if request.method == "POST":
+        body = require_object(parse_json(await read_body(request, st.max_body_bytes)))
+        seconds = body.get("advance_seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise invalid("advance_seconds", "must be a number of seconds")
+        st.service.clock.advance(float(seconds))
+        st.expire_idle()
+    return json_response({"now": st.service.clock.now()})
+
+
 def _api_route_keys(routes: list[BaseRoute]) -> set[str]:
     keys: set[str] = set()
     for route in routes:
@@ -455,6 +586,8 @@ def build_routes() -> list[BaseRoute]:
         Route("/_emulator/stats", emulator_stats, methods=["GET"]),
         Route("/_emulator/faults", emulator_faults, methods=["GET", "POST", "DELETE"]),
         Route(PAYLOAD_ROUTE, presigned_payload, methods=["GET", "PUT"]),
+        Route(CHECKPOINT_FILE_ROUTE, presigned_checkpoint_file, methods=["GET"]),
+        Route("/_emulator/clock", emulator_clock, methods=["GET", "POST"]),
     ]
     return routes
 
@@ -521,6 +654,7 @@ class EmulatorApp(Starlette):
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith(API_PREFIX + "/"):
             await super().__call__(scope, receive, send)
             return
+        self.emulator.expire_idle()
         route_key = self._route_key(scope)
         owner = self.emulator.owner_of(_header(scope, b"authorization"))
         if route_key is not None and owner is not None:

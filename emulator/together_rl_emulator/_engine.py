@@ -1,17 +1,20 @@
 """The computation of each operation kind, on a session's trainer state. No I/O, no store.
 
-Every runner has the shape `(state, request, seed) -> OperationOutcome`: it takes the session's
-`TrainerState` (never modified), the validated request of its kind (`_requests.py`) and the seed
-an unseeded operation uses, and returns the encoded output plus, when it changes the state, a
-`TrainerUpdate` holding a fork of it (which the worker hands to the store to commit).
+Every runner has the shape `(state, request, context) -> OperationOutcome`: it takes the
+session's `TrainerState` (never modified), the validated request of its kind (`_requests.py`)
+and a `RunContext` (the seed an unseeded operation uses, the operation and its session), and
+returns the encoded output plus, when it changes the state, a `TrainerUpdate` holding a fork of
+it, and, when it saves something besides (a checkpoint), that `record`; the worker hands both
+to the store to commit with the result.
 `run_forward_backward` is the pass itself, on the weights alone (benchmarks measure it).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,10 +44,14 @@ from ._trainer import (
     weights_sync,
 )
 
+if TYPE_CHECKING:
+    from ._store import OperationRecord
+
 __all__ = [
     "NonFiniteLoss",
     "OperationOutcome",
     "PassResult",
+    "RunContext",
     "derived_seed",
     "encode_output",
     "run_custom_forward_backward",
@@ -123,17 +130,31 @@ def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
 
 
 # ----------------------------------------------------------------- the runners
+@dataclass(frozen=True)
+class RunContext:
+    """What a runner knows besides the state and the request."""
+
+    seed: int  # the seed an unseeded operation uses (reproducible per --seed and order)
+    operation_id: str
+    session_id: str
+    session: Mapping[str, Any]  # the session resource
+    vocab_size: int
+    policy_seed: int  # the seed of the session's initial (base) weights
+    resources: Mapping[str, Any]  # the model resources the session runs on
+
+
 @dataclass
 class OperationOutcome:
     """What an operation produced: its encoded output object and, if it changed the trainer
-    state, the new state (a fork) with what changed."""
+    state, the new state (a fork) with what changed, and what it saved besides (`record`)."""
 
     output: bytes
     update: TrainerUpdate | None = None
+    record: OperationRecord | None = None
 
 
 def run_forward_backward_pass(
-    state: TrainerState, request: ForwardBackwardRequest, seed: int
+    state: TrainerState, request: ForwardBackwardRequest, context: RunContext
 ) -> OperationOutcome:
     """The pass on the trainer weights; its gradients (unless forward_only) accumulated."""
     result = run_forward_backward(state.params, request)
@@ -141,7 +162,9 @@ def run_forward_backward_pass(
     return OperationOutcome(result.output, update)
 
 
-def run_optim_step(state: TrainerState, request: OptimStepRequest, seed: int) -> OperationOutcome:
+def run_optim_step(
+    state: TrainerState, request: OptimStepRequest, context: RunContext
+) -> OperationOutcome:
     """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
     new = state.fork()
     try:
@@ -152,7 +175,7 @@ def run_optim_step(state: TrainerState, request: OptimStepRequest, seed: int) ->
 
 
 def run_weights_sync(
-    state: TrainerState, request: WeightsSyncRequest, seed: int
+    state: TrainerState, request: WeightsSyncRequest, context: RunContext
 ) -> OperationOutcome:
     """The trainer weights published to the sampler; output `{weights_version}`."""
     new = state.fork()
@@ -162,7 +185,7 @@ def run_weights_sync(
 
 
 def run_custom_forward_backward(
-    state: TrainerState, request: CustomForwardBackwardRequest, seed: int
+    state: TrainerState, request: CustomForwardBackwardRequest, context: RunContext
 ) -> OperationOutcome:
     """Client gradients dLoss/dlogp backpropagated and accumulated as one pass; output `{}`."""
     new = state.fork()
@@ -178,11 +201,12 @@ def run_custom_forward_backward(
     return OperationOutcome(encode_output({}), TrainerUpdate(new, GRADS_CHANGED))
 
 
-def run_sample(state: TrainerState, request: SampleRequest, seed: int) -> OperationOutcome:
+def run_sample(
+    state: TrainerState, request: SampleRequest, context: RunContext
+) -> OperationOutcome:
     """Completions from the sampler weights (as of the last weights-sync), seeded by the
-    request's seed or else `seed`. Each model input gets its own seed stream."""
-    if request.seed is not None:
-        seed = request.seed
+    request's seed or else the context's. Each model input gets its own seed stream."""
+    seed = context.seed if request.seed is None else request.seed
     params = state.sampler_params
     results: list[dict[str, Any]] = []
     for index, prompt in enumerate(request.prompts):

@@ -19,6 +19,7 @@ from ._spec import enum_value, enum_values, schema
 
 __all__ = [
     "ADAM_BOUNDS",
+    "ADAM_DEFAULTS",
     "DTYPES",
     "ERR_INTERNAL",
     "ERR_INVALID_INPUT",
@@ -33,7 +34,6 @@ __all__ = [
     "OP_PENDING",
     "OP_RUNNING",
     "PARAMS_KEYS",
-    "PROSE_LOSS_DEFAULTS",
     "SESSION_RUNNING",
     "SESSION_STOPPED",
     "WEIGHT_SYNC_TYPES",
@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 _UNSPECIFIED = "_UNSPECIFIED"
+#: The spec's keyword for a default the server applies but a client must not send for the user.
+SERVER_DEFAULT = "x-server-default"
 
 
 def choices(enum_name: str) -> tuple[str, ...]:
@@ -131,35 +133,28 @@ def _params_keys() -> dict[str, str | None]:
 
 PARAMS_KEYS: dict[str, str | None] = _params_keys()
 
-# Defaults the spec so far states only in the prose of its params schemas (no `default`
-# keyword yet). A `default` keyword in the spec always wins; `test_loss_defaults_come_from_the_spec`
-# fails when an entry here repeats one, so that it is deleted here.
-PROSE_LOSS_DEFAULTS: dict[str, dict[str, float | str]] = {
-    "grpo_params": {
-        "clip_low_threshold": 0.8,
-        "clip_high_threshold": 1.28,
-        "beta": 0.0,
-        "agg_type": enum_value("GRPOLossAggregationType", "FIXED_HORIZON"),
-        "ratio_type": enum_value("GRPOLossRatioType", "TOKEN"),
-    },
-    "ppo_params": {"clip_low_threshold": 0.8, "clip_high_threshold": 1.2},
-    "cispo_params": {"clip_low_threshold": 0.0, "clip_high_threshold": 4.0},
-}
+def _default(node: dict[str, Any]) -> tuple[bool, Any]:
+    """A node's `default`, else its `x-server-default` (the server's default that the spec
+    keeps from generated clients: see the spec's info), else its `$ref` target's."""
+    for keyword in ("default", SERVER_DEFAULT):
+        if keyword in node:
+            return True, node[keyword]
+    if "$ref" in node:
+        return _default(schema(node["$ref"].rsplit("/", 1)[-1]))
+    return False, None
 
 
 def spec_defaults(schema_name_or_node: str | dict[str, Any]) -> dict[str, Any]:
-    """The `default` of each property of an object schema that declares one."""
+    """The default of each property of an object schema that declares one (`default` or
+    `x-server-default`, on the property or on the schema it refers to)."""
     node = (
         schema(schema_name_or_node) if isinstance(schema_name_or_node, str) else schema_name_or_node
     )
     out: dict[str, Any] = {}
     for name, prop in node.get("properties", {}).items():
-        if "default" in prop:
-            out[name] = prop["default"]
-        elif "$ref" in prop:
-            target = schema(prop["$ref"].rsplit("/", 1)[-1])
-            if "default" in target:
-                out[name] = target["default"]
+        found, value = _default(prop)
+        if found:
+            out[name] = value
     return out
 
 
@@ -172,7 +167,7 @@ def _loss_param_defaults() -> dict[str, dict[str, float | str]]:
     out: dict[str, dict[str, float | str]] = {}
     for key in PARAMS_KEYS.values():
         if key is not None:
-            out[key] = {**PROSE_LOSS_DEFAULTS.get(key, {}), **spec_defaults(_params_schema(key))}
+            out[key] = spec_defaults(_params_schema(key))
     return out
 
 
@@ -184,3 +179,7 @@ LOSS_PARAMS_REQUIRED: dict[str, tuple[str, ...]] = {
     for key in PARAMS_KEYS.values()
     if key is not None
 }
+
+
+# Per `AdamParams` field, the value an optimizer step uses when the request leaves it out.
+ADAM_DEFAULTS: dict[str, float] = {k: float(v) for k, v in spec_defaults("AdamParams").items()}

@@ -17,8 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._body_scan import BodyScan
+from ._checkpoints import (
+    INFERENCE_CHECKPOINT,
+    TRAINING_CHECKPOINT,
+    run_inference_checkpoint,
+    run_training_checkpoint,
+)
 from ._engine import (
     OperationOutcome,
+    RunContext,
     run_custom_forward_backward,
     run_forward_backward_pass,
     run_optim_step,
@@ -48,8 +55,8 @@ __all__ = [
 # (body, the session's vocabulary size, the body's scan if made) -> the validated request;
 # raises ApiError 400.
 Validator = Callable[[object, int, BodyScan | None], Any]
-# (trainer state, validated request or None, the seed of an unseeded operation) -> outcome.
-Runner = Callable[[TrainerState, Any, int], OperationOutcome]
+# (trainer state, validated request or None, the operation's context) -> outcome.
+Runner = Callable[[TrainerState, Any, RunContext], OperationOutcome]
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,8 @@ KINDS: dict[str, OperationKind] = {
             validate_custom_forward_backward,
             run_custom_forward_backward,
         ),
+        OperationKind(TRAINING_CHECKPOINT, None, run_training_checkpoint),
+        OperationKind(INFERENCE_CHECKPOINT, None, run_inference_checkpoint),
     )
 }
 OPERATION_KINDS = tuple(KINDS)

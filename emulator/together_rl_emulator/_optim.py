@@ -25,12 +25,14 @@ CLIP_EPS = 1e-6
 
 @dataclass
 class AdamParams:
-    learning_rate: float = 1e-4
-    beta1: float = 0.9
-    beta2: float = 0.95
-    eps: float = 1e-8
-    weight_decay: float = 0.0
-    grad_clip_norm: float = 1.0  # <= 0 disables clipping
+    """AdamW hyper-parameters (the defaults of a request are the spec's: `_facts.ADAM_DEFAULTS`)."""
+
+    learning_rate: float
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+    grad_clip_norm: float  # <= 0 disables clipping
 
 
 @dataclass

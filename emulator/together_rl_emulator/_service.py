@@ -13,12 +13,14 @@ from typing import Any
 import orjson
 
 from ._body_scan import scan_body
-from ._catalog import CATALOG, GPU_TYPE
-from ._engine import derived_seed
+from ._catalog import CATALOG
+from ._checkpoints import TYPE_INFERENCE, Checkpoints
+from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid
-from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
+from ._facts import SESSION_RUNNING
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
+from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
 from ._payloads import effective_body, new_token, payload_url
 from ._stats import Stats
@@ -32,12 +34,11 @@ from ._store import (
     Store,
     utc_now,
 )
+from ._trainer import TrainerState
 from ._validation import validate_schema
 from ._worker import OperationWorker, QueuedOperation
 
 __all__ = ["EmulatorService", "not_found"]
-
-DEFAULT_INACTIVE_TIMEOUT_S = 3600
 
 
 def not_found(what: str, param: str, value: str) -> ApiError:
@@ -54,58 +55,17 @@ class EmulatorService:
         self.stats = stats
         self.seed = seed
         self.idempotency = IdempotencyGate(store)
-
-    # ------------------------------------------------------------------ model resources
-    def create_model_resources(self, owner: str, body: Any) -> dict[str, Any]:
-        validate_schema("ModelResourcesCreate", body)
-        assert isinstance(body, dict)
-        base_model = body["base_model"]
-        if base_model not in CATALOG:
-            raise invalid(
-                "base_model",
-                f"unknown base model {base_model!r}; supported: {', '.join(CATALOG)}"
-                " (GET /v1/rl/supported-models)",
-            )
-        compute = body.get("compute_config", {})
-        now = utc_now()
-        resources: dict[str, Any] = {
-            "id": f"mr-{uuid.uuid4()}",
-            "base_model": base_model,
-            "compute_config": {
-                "num_generator_replicas": compute.get("num_generator_replicas", 0),
-                "gpu_type": compute.get("gpu_type", GPU_TYPE),
-            },
-            "created_at": now,
-            "created_by": owner,
-            "inactive_timeout": body.get("inactive_timeout", DEFAULT_INACTIVE_TIMEOUT_S),
-            "lora_enabled": body.get("lora_enabled", False),
-            "optimizer_config": body.get("optimizer_config", {"adam": {}}),
-            "status": MODEL_RESOURCES_READY,
-            "status_details": {"queue_position": 0},
-            "updated_at": now,
-        }
-        if "base_weights_ref" in body:
-            resources["base_weights_ref"] = body["base_weights_ref"]
-        return self.store.create_model_resources(owner, resources)
-
-    def get_model_resources(self, owner: str, resources_id: str) -> dict[str, Any]:
-        found = self.store.get_model_resources(owner, resources_id)
-        if found is None:
-            raise not_found("model resources", "model_resources_id", resources_id)
-        return found
+        self.clock = EmulatorClock()
+        self.model_resources = ModelResources(store, self.clock)
+        self.checkpoints = Checkpoints(store)
 
     # ------------------------------------------------------------------ sessions
     def start_session(self, owner: str, body: Any) -> dict[str, Any]:
         validate_schema("SessionCreate", body)
         assert isinstance(body, dict)
-        resources = self.store.get_model_resources(owner, body["model_resources_id"])
-        if resources is None:
-            raise not_found("model resources", "model_resources_id", body["model_resources_id"])
-        if "resume_from_checkpoint_id" in body:
-            raise not_found(
-                "checkpoint", "resume_from_checkpoint_id", body["resume_from_checkpoint_id"]
-            )
+        resources = self.model_resources.get(owner, body["model_resources_id"])
         model = CATALOG[resources["base_model"]]
+        initial, lineage_seed = self._resumed_state(owner, body, model.name)
         now = utc_now()
         session: dict[str, Any] = {
             "id": f"sess-{uuid.uuid4()}",
@@ -127,15 +87,63 @@ class EmulatorService:
             "step": "0",
             "updated_at": now,
         }
-        for optional in ("display_name", "lora_config"):
+        for optional in ("display_name", "lora_config", "resume_from_checkpoint_id"):
             if optional in body:
                 session[optional] = body[optional]
-        with self.store.lock:  # the ordinal and the insert must not interleave with another create
+        if initial is not None:
+            session.update(session_fields(initial))
+        # The cap check, the ordinal and the insert must not interleave with another create.
+        with self.store.lock:
+            self.model_resources.admit_session(owner, resources)
             ordinal = self.store.next_session_ordinal()
+            seed = derived_seed(self.seed, ordinal) if lineage_seed is None else lineage_seed
             row = self.store.create_session(
-                owner, ordinal, model.vocab_size, derived_seed(self.seed, ordinal), session
+                owner, ordinal, model.vocab_size, seed, session, initial
             )
+        self.model_resources.touch(resources["id"])
         return row.body
+
+    def _resumed_state(
+        self, owner: str, body: dict[str, Any], base_model: str
+    ) -> tuple[TrainerState | None, int | None]:
+        """The trainer state and base-weights seed a resumed session starts from (None, None
+        for a fresh session)."""
+        checkpoint_id = body.get("resume_from_checkpoint_id")
+        if checkpoint_id is None:
+            return None, None
+        row = self.checkpoints.row(owner, checkpoint_id, "resume_from_checkpoint_id")
+        if row.base_model != base_model:
+            raise invalid(
+                "resume_from_checkpoint_id",
+                f"{checkpoint_id} was trained from {row.base_model}, but the model resources"
+                f" serve {base_model}; resume on resources of {row.base_model}",
+            )
+        load_optimizer = body.get("load_optimizer")
+        if row.type == TYPE_INFERENCE and load_optimizer is True:
+            raise invalid(
+                "load_optimizer",
+                f"{checkpoint_id} is an inference checkpoint: it holds the weights only, no"
+                " optimizer state; omit load_optimizer or set it to false, or resume from a"
+                " training checkpoint",
+            )
+        return row.resumed_state(load_optimizer), row.policy_seed
+
+    def update_session(self, owner: str, session_id: str, body: Any) -> dict[str, Any]:
+        """PATCH: `display_name` and `metadata` fields set, or removed by an empty string."""
+        validate_schema("SessionUpdate", body)
+        assert isinstance(body, dict)
+        with self.store.lock:
+            session = dict(self.check_session(owner, session_id).body)
+            if "display_name" in body:
+                session.pop("display_name", None)
+                if body["display_name"]:
+                    session["display_name"] = body["display_name"]
+            if "metadata" in body:
+                current = session.get("metadata", {})
+                session["metadata"] = _merged_metadata(current, body["metadata"])
+            session["updated_at"] = utc_now()
+            self.store.update_session_body(session_id, session)
+        return session
 
     def check_session(self, owner: str, session_id: str) -> SessionRow:
         """The caller's session (404 if missing or another key's)."""
@@ -229,6 +237,7 @@ class EmulatorService:
         finally:
             self.idempotency.release(outcome)
         self.stats.count_operation_created(owner, kind.name)
+        self.model_resources.touch(session.body["model_resources_id"])
         self.worker.submit(
             QueuedOperation(op.id, session.id, arrived_at, request, kind.name, op.seq)
         )
@@ -339,3 +348,21 @@ class EmulatorService:
                 "weights_version": version,
             }
         return out
+
+
+def _merged_metadata(current: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """`current` with each string of `change` set, or removed when empty (nested objects merged
+    the same way; an object left empty is removed)."""
+    merged = dict(current)
+    for key, value in change.items():
+        if isinstance(value, dict):
+            inner = _merged_metadata(merged.get(key, {}), value)
+            if inner:
+                merged[key] = inner
+            else:
+                merged.pop(key, None)
+        elif value == "":
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged

@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -289,6 +289,21 @@ class Store:
             self._db.close()
 
     @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT), holding `lock`; not nestable."""
+        with self._transaction() as db:
+            yield db
+
+    def execute_script(self, sql: str) -> None:
+        """Create the tables another module keeps in this database (idempotent DDL)."""
+        with self.lock:
+            self._db.executescript(sql)
+
+    def rows(self, sql: str, args: tuple[Any, ...]) -> list[sqlite3.Row]:
+        with self.lock:
+            return list(self._db.execute(sql, args).fetchall())
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self.lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -322,20 +337,49 @@ class Store:
             )
 
     # ------------------------------------------------------------------ model resources
-    def create_model_resources(self, owner: str, body: dict[str, Any]) -> dict[str, Any]:
-        with self._transaction() as db:
-            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM model_resources").fetchone()[0]
-            db.execute(
-                "INSERT INTO model_resources (id, owner, seq, body) VALUES (?, ?, ?, ?)",
-                (body["id"], owner, seq, orjson.dumps(body)),
-            )
-        return body
-
-    def get_model_resources(self, owner: str, resources_id: str) -> dict[str, Any] | None:
-        row = self._one(
-            "SELECT body FROM model_resources WHERE id = ? AND owner = ?", (resources_id, owner)
+    def insert_model_resources(
+        self, db: sqlite3.Connection, owner: str, body: dict[str, Any]
+    ) -> None:
+        seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM model_resources").fetchone()[0]
+        db.execute(
+            "INSERT INTO model_resources (id, owner, seq, body) VALUES (?, ?, ?, ?)",
+            (body["id"], owner, seq, orjson.dumps(body)),
         )
-        return None if row is None else dict(orjson.loads(row["body"]))
+
+    def update_model_resources(self, db: sqlite3.Connection, body: dict[str, Any]) -> None:
+        db.execute(
+            "UPDATE model_resources SET body = ? WHERE id = ?", (orjson.dumps(body), body["id"])
+        )
+
+    def get_model_resources(self, owner: str | None, resources_id: str) -> dict[str, Any] | None:
+        """The resources, if they exist and (unless `owner` is None) belong to `owner`."""
+        row = self._one("SELECT owner, body FROM model_resources WHERE id = ?", (resources_id,))
+        if row is None or (owner is not None and row["owner"] != owner):
+            return None
+        return dict(orjson.loads(row["body"]))
+
+    def list_model_resources(
+        self, owner: str, after: str | None, statuses: list[str] | None, limit: int
+    ) -> list[dict[str, Any]] | None:
+        """Newest first, strictly older than the resources `after` (None if `after` is not the
+        owner's), at most `limit`, only in `statuses` when given."""
+        sql = "SELECT body FROM model_resources WHERE owner = ?"
+        args: list[Any] = [owner]
+        if after:
+            cursor = self._one(
+                "SELECT seq FROM model_resources WHERE id = ? AND owner = ?", (after, owner)
+            )
+            if cursor is None:
+                return None
+            sql += " AND seq < ?"
+            args.append(cursor["seq"])
+        if statuses:
+            sql += " AND json_extract(CAST(body AS TEXT), '$.status') IN"
+            sql += f" ({', '.join('?' for _ in statuses)})"
+            args.extend(statuses)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        args.append(limit)
+        return [dict(orjson.loads(r["body"])) for r in self.rows(sql, tuple(args))]
 
     # ------------------------------------------------------------------ sessions
     def next_session_ordinal(self) -> int:
@@ -344,12 +388,27 @@ class Store:
         return int(row["n"])
 
     def create_session(
-        self, owner: str, ordinal: int, vocab_size: int, policy_seed: int, body: dict[str, Any]
+        self,
+        owner: str,
+        ordinal: int,
+        vocab_size: int,
+        policy_seed: int,
+        body: dict[str, Any],
+        initial: TrainerState | None = None,
     ) -> SessionRow:
+        """Insert a session; `initial` is the trainer state it starts from (a resumed
+        checkpoint, whose step `body` states), else the seed's initial policy. Its file is
+        written before the row that names it is committed, so a crash in between leaves no
+        session."""
+        trainer_version = 0
+        if initial is not None:
+            trainer_version = 1
+            if self.files is not None:
+                self.files.write(body["id"], f"trainer-{trainer_version}", _trainer_file(initial))
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO sessions (id, owner, ordinal, vocab_size, policy_seed, status, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sessions (id, owner, ordinal, vocab_size, policy_seed, status, body,"
+                " trainer_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     body["id"],
                     owner,
@@ -358,11 +417,21 @@ class Store:
                     policy_seed,
                     body["status"],
                     orjson.dumps(body),
+                    trainer_version,
                 ),
             )
+        if initial is not None:
+            self._trainers[body["id"]] = initial
         return SessionRow(
-            body["id"], owner, ordinal, vocab_size, policy_seed, body["status"], body, 0
-        )
+            body["id"], owner, ordinal, vocab_size, policy_seed, body["status"], body, 0, 0,
+            trainer_version,
+        )  # fmt: skip
+
+    def update_session_body(self, session_id: str, body: dict[str, Any]) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE sessions SET body = ? WHERE id = ?", (orjson.dumps(body), session_id)
+            )
 
     def get_session(self, owner: str | None, session_id: str) -> SessionRow | None:
         """The session, if it exists and (unless `owner` is None) belongs to `owner`."""
@@ -406,8 +475,12 @@ class Store:
             ).fetchall()
             return [_session_row(r) for r in rows]
 
-    def stop_session(self, owner: str, session_id: str) -> SessionRow | None:
-        """Stop the session and fail its queued operations (SESSION_NOT_ACTIVE), atomically."""
+    def stop_session(
+        self, owner: str, session_id: str, status: str = SESSION_STOPPED
+    ) -> SessionRow | None:
+        """Move a running session to `status` (STOPPED, or EXPIRED with its resources) and fail
+        its queued operations (SESSION_NOT_ACTIVE), atomically. Any other session is returned
+        unchanged."""
         with self._transaction() as db:
             row = db.execute(
                 "SELECT * FROM sessions WHERE id = ? AND owner = ?", (session_id, owner)
@@ -415,19 +488,19 @@ class Store:
             if row is None:
                 return None
             session = _session_row(row)
-            if session.status == SESSION_STOPPED:
+            if session.status != SESSION_RUNNING:
                 return session
-            body = dict(session.body, status=SESSION_STOPPED, updated_at=utc_now())
+            body = dict(session.body, status=status, updated_at=utc_now())
             db.execute(
                 "UPDATE sessions SET status = ?, body = ? WHERE id = ?",
-                (SESSION_STOPPED, orjson.dumps(body), session_id),
+                (status, orjson.dumps(body), session_id),
             )
             db.execute(
                 "UPDATE operations SET status = ?, error = ?, request = NULL"
                 " WHERE session_id = ? AND status = ?",
                 (OP_FAILED, _not_active_error(), session_id, OP_PENDING),
             )
-        return dataclasses.replace(session, status=SESSION_STOPPED, body=body)
+        return dataclasses.replace(session, status=status, body=body)
 
     # ------------------------------------------------------------------ operations
     def find_idempotency(
@@ -532,12 +605,13 @@ class Store:
         update: TrainerUpdate | None,
         result_payload: ResultPayload | None = None,
         session_fields: Mapping[str, Any] | None = None,
+        record: OperationRecord | None = None,
     ) -> str:
         """COMPLETED with `output`, the session's trainer state replaced by `update.state` (a
-        fork, never the cached object), `result_payload` (an offloaded part of the output)
-        stored and `session_fields` merged into the session resource, all in one transaction.
-        If the session stopped meanwhile, the operation FAILS with SESSION_NOT_ACTIVE instead
-        and nothing changes. Returns the final status."""
+        fork, never the cached object), `result_payload` (an offloaded part of the output) and
+        `record` (e.g. a checkpoint) stored and `session_fields` merged into the session
+        resource, all in one transaction. If the session stopped meanwhile, the operation FAILS
+        with SESSION_NOT_ACTIVE instead and nothing changes. Returns the final status."""
         with self.lock:
             session = self.get_session(None, session_id)
             if session is None or session.status != SESSION_RUNNING:
@@ -562,7 +636,11 @@ class Store:
                         self.files.write(session_id, f"trainer-{tv}", _trainer_file(state))
             if session_fields is not None:
                 body = dict(body, **session_fields, updated_at=utc_now())
+            if record is not None:
+                body = record.add_to(body)
             with self._transaction() as db:
+                if record is not None:
+                    record.insert(db, session.owner)
                 db.execute(
                     "UPDATE operations SET status = ?, output = ?, request = NULL WHERE id = ?",
                     (OP_COMPLETED, output, operation_id),
@@ -657,6 +735,16 @@ class Store:
     def put_payload(self, payload_id: str, body: bytes) -> None:
         with self._transaction() as db:
             db.execute("UPDATE payloads SET body = ? WHERE id = ?", (body, payload_id))
+
+
+class OperationRecord(Protocol):
+    """What an operation saves besides its output (a checkpoint), committed with it."""
+
+    def add_to(self, session_body: dict[str, Any]) -> dict[str, Any]:
+        """The session resource with the record listed in it."""
+        ...
+
+    def insert(self, db: sqlite3.Connection, owner: str) -> None: ...
 
 
 @dataclass(frozen=True)

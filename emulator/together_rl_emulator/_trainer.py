@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._facts import ADAM_BOUNDS, WEIGHT_SYNC_TYPES
+from ._facts import ADAM_BOUNDS, ADAM_DEFAULTS, WEIGHT_SYNC_TYPES
 from ._optim import AdamParams, AdamState, adamw_step
 from ._policy_model import PolicyParams, backward, forward, init_policy
 
@@ -155,7 +155,7 @@ def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
     Bounds are the spec's (`AdamParams`), and every value must be finite. grad_clip_norm 0
     disables clipping; unset means the default 1.0.
     """
-    hp = AdamParams()
+    hp = AdamParams(**ADAM_DEFAULTS)
     if adam_params is None:
         return hp
     if not isinstance(adam_params, Mapping):

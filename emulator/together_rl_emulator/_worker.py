@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ._engine import NonFiniteLoss, derived_seed, session_fields
+from ._engine import NonFiniteLoss, RunContext, derived_seed, session_fields
 from ._errors import ApiError
 from ._facts import (
     ERR_INTERNAL,
@@ -122,9 +122,18 @@ class OperationWorker:
             if request is None:
                 return
         state = self._store.trainer(session)
-        seed = derived_seed(session.policy_seed, item.seq)  # reproducible per --seed and order
+        resources_id = session.body["model_resources_id"]
+        context = RunContext(
+            seed=derived_seed(session.policy_seed, item.seq),  # reproducible per --seed, order
+            operation_id=item.operation_id,
+            session_id=session.id,
+            session=session.body,
+            vocab_size=session.vocab_size,
+            policy_seed=session.policy_seed,
+            resources=self._store.get_model_resources(None, resources_id) or {},
+        )
         try:
-            outcome = kind.run(state, request, seed)
+            outcome = kind.run(state, request, context)
         except NonFiniteLoss as exc:
             self._wait_until(item)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
@@ -138,7 +147,7 @@ class OperationWorker:
             fields = session_fields(update.state)
         self._wait_until(item)
         self._store.commit_operation(
-            item.operation_id, item.session_id, output, update, payload, fields
+            item.operation_id, item.session_id, output, update, payload, fields, outcome.record
         )
 
     def _reload(self, item: QueuedOperation, vocab_size: int) -> Any:

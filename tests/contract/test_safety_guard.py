@@ -62,8 +62,15 @@ def test_fuzzer_plan_on_a_read_only_target_has_a_row_for_every_operation() -> No
         "getTrainingSession",
         "forwardBackward",
         "getForwardBackwardOperation",
+        "listModelResources",
+        "estimateModelResourcesCost",
+        "listCheckpoints",
     }
-    for operation_id in ("optimStep", "sample", "weightsSync", "customForwardBackward"):
+    for operation_id in (
+        "optimStep", "sample", "weightsSync", "customForwardBackward", "createTrainingCheckpoint",
+        "createInferenceCheckpoint", "stopModelResources", "extendModelResourcesExpiry",
+        "updateTrainingSession",
+    ):  # fmt: skip
         assert "--allow-mutations" in str(plan[operation_id])
     assert "nothing to pin" in str(plan["getSampleOperation"])
     rows = skipped_operations(EXTERNAL, provisioned)

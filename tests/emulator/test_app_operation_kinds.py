@@ -240,7 +240,7 @@ def test_sample_stop_tokens_topk_and_validation(emulator_client: httpx.Client) -
     refused(sample_body([5], stop=["1024"]), "sampling_params.stop[0]")
     refused(sample_body([5], temperature=-1), "sampling_params.temperature")
     refused(sample_body([5], top_p=0), "sampling_params.top_p")
-    refused(sample_body([5], num_samples=65), "num_samples")
+    refused(sample_body([5], num_samples=0), "num_samples")
     refused({"model_inputs": []}, "model_inputs")
     # 20 prompts x 64 samples x 8192 tokens = 10.5 M tokens: over the per-request budget.
     too_many = {**sample_body([5], num_samples=64, max_tokens=8192)}

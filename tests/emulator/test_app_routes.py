@@ -243,9 +243,9 @@ def test_unknown_operation_and_session_are_404(emulator_client: httpx.Client) ->
     "method, path, allowed",
     [
         ("DELETE", "/v1/rl/training-sessions", {"GET", "POST"}),
-        ("PUT", "/v1/rl/model-resources", {"POST"}),
+        ("PUT", "/v1/rl/model-resources", {"GET", "POST"}),
         ("GET", "/v1/rl/training-sessions/s/stop", {"POST"}),
-        ("PATCH", "/v1/rl/training-sessions/s", {"GET"}),
+        ("DELETE", "/v1/rl/training-sessions/s", {"GET", "PATCH"}),
         ("POST", "/v1/rl/supported-models", {"GET"}),
     ],
 )

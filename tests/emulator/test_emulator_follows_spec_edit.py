@@ -51,7 +51,8 @@ CHECKS = textwrap.dedent(
 
     app = create_app(api_keys=["k"])
     with TestClient(app, headers={"Authorization": "Bearer k"}) as client:
-        mr = client.post("/v1/rl/model-resources", json={"base_model": "emulator/tiny-1k"})
+        lora = {"base_model": "emulator/tiny-1k", "lora_enabled": True}  # 4 sessions below
+        mr = client.post("/v1/rl/model-resources", json=lora)
         sids = [
             client.post("/v1/rl/training-sessions", json={"model_resources_id": mr.json()["id"]})
             .json()["id"]

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
+from together_rl_emulator._facts import ADAM_DEFAULTS
 from together_rl_emulator._optim import AdamParams, AdamState, adamw_step
 
 F64 = npt.NDArray[np.float64]
@@ -36,13 +37,18 @@ def _run(params: dict[str, F64], grads: list[dict[str, F64]], hp: AdamParams) ->
     return params
 
 
+def _adam(**changes: float) -> AdamParams:
+    """The spec's default hyper-parameters with `changes`."""
+    return AdamParams(**{**ADAM_DEFAULTS, **changes})
+
+
 @pytest.mark.parametrize(
     "hp",
     [
-        AdamParams(),
-        AdamParams(learning_rate=1e-2, weight_decay=0.1, grad_clip_norm=2.0),
-        AdamParams(learning_rate=3e-3, beta1=0.8, beta2=0.99, eps=1e-6, grad_clip_norm=0.0),
-        AdamParams(learning_rate=3e-3, grad_clip_norm=-1.0, weight_decay=0.01),
+        _adam(),
+        _adam(learning_rate=1e-2, weight_decay=0.1, grad_clip_norm=2.0),
+        _adam(learning_rate=3e-3, beta1=0.8, beta2=0.99, eps=1e-6, grad_clip_norm=0.0),
+        _adam(learning_rate=3e-3, grad_clip_norm=-1.0, weight_decay=0.01),
     ],
 )
 def test_matches_naive_reference(hp: AdamParams) -> None:
@@ -58,7 +64,7 @@ def test_clipping_changes_the_update_only_above_the_threshold() -> None:
     params, grads = _problem(seed=1, steps=3, grad_scale=[10.0, 10.0, 10.0])
     # With clipping, the first step moves each entry by at most lr (Adam normalises), and the state
     # holds the clipped gradients: m after one step = (1 - beta1) * g * clip / |g|.
-    hp = AdamParams(learning_rate=0.1, grad_clip_norm=1.0)
+    hp = _adam(learning_rate=0.1, grad_clip_norm=1.0)
     p = {k: v.copy() for k, v in params.items()}
     state = AdamState()
     adamw_step(p, grads[0], state, hp)
@@ -66,14 +72,14 @@ def test_clipping_changes_the_update_only_above_the_threshold() -> None:
     assert norm > 1.0
     for k in params:
         np.testing.assert_allclose(state.m[k], 0.1 * grads[0][k] / (norm + 1e-6), rtol=1e-12)
-    unclipped = _run(params, grads, AdamParams(learning_rate=0.1, grad_clip_norm=1e9))
+    unclipped = _run(params, grads, _adam(learning_rate=0.1, grad_clip_norm=1e9))
     clipped = _run(params, grads, hp)
     assert any(not np.allclose(unclipped[k], clipped[k]) for k in params)
 
 
 def test_state_round_trips_through_npz() -> None:
     params, grads = _problem(seed=2, steps=4, grad_scale=[1.0] * 4)
-    hp = AdamParams(learning_rate=1e-2, weight_decay=0.05)
+    hp = _adam(learning_rate=1e-2, weight_decay=0.05)
     straight = _run(params, grads, hp)
 
     p = {k: v.copy() for k, v in params.items()}
@@ -95,4 +101,4 @@ def test_state_round_trips_through_npz() -> None:
 
 def test_key_mismatch_is_rejected() -> None:
     with pytest.raises(ValueError):
-        adamw_step({"a": np.zeros(2)}, {"b": np.zeros(2)}, AdamState(), AdamParams())
+        adamw_step({"a": np.zeros(2)}, {"b": np.zeros(2)}, AdamState(), _adam())

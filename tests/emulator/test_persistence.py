@@ -106,3 +106,27 @@ def test_generated_key_is_printed_once_and_reused(
     assert stored not in "".join(second.output)  # not printed again
     with process_client(second, stored) as c:
         assert c.get(f"/v1/rl/training-sessions/{sid}").status_code == 200
+
+
+def test_checkpoint_survives_kill_9_and_resumes_bit_for_bit(
+    state_dir: Path, emulator_processes: Start
+) -> None:
+    """A training checkpoint is durable like the rest of the state: after kill -9 and a
+    restart, a session resumed from it trains on exactly as the uninterrupted run did."""
+    from _checkpoint_helpers import TRAINING, new_resources, new_session_on, save, train_step
+
+    first = emulator_processes(state_dir, seed=3)
+    with process_client(first) as c:
+        sid = new_session_on(c, new_resources(c)["id"])["id"]
+        train_step(c, sid, 0, "a")
+        checkpoint = save(c, sid, TRAINING, "ckpt")
+        uninterrupted = [train_step(c, sid, step, "a") for step in (1, 2)]
+    first.kill9()
+
+    second = emulator_processes(state_dir, seed=3)
+    with process_client(second) as c:
+        assert c.get(f"/v1/rl/checkpoints/{checkpoint['id']}").json()["step"] == "1"
+        resumed = new_session_on(
+            c, new_resources(c)["id"], resume_from_checkpoint_id=checkpoint["id"]
+        )["id"]
+        assert [train_step(c, resumed, step, "b") for step in (1, 2)] == uninterrupted

@@ -28,7 +28,7 @@ def test_raw_resource_methods_cover_every_endpoint(sdk: Together) -> None:
     models = pt.supported_models.get()
     assert TINY in {m.base_model for m in models.data}
 
-    mr = pt.model_resources.create(base_model=TINY)
+    mr = pt.model_resources.create(base_model=TINY, lora_enabled=True)  # two sessions below
     assert mr.status == "MODEL_RESOURCES_STATUS_READY"
     assert pt.model_resources.retrieve(mr.id).id == mr.id
 

@@ -22,12 +22,24 @@ def test_loss_defaults_come_from_the_spec() -> None:
         stated = _facts.spec_defaults(ref)
         for name, value in stated.items():
             assert defaults[name] == value, f"{key}.{name}"
-        # A default the spec states with a keyword must not be repeated in code.
-        repeated = set(stated) & set(_facts.PROSE_LOSS_DEFAULTS.get(key, {}))
-        assert not repeated, f"{key}: delete {sorted(repeated)} from PROSE_LOSS_DEFAULTS"
+        assert set(defaults) == set(stated), f"{key}: a default not stated in the spec"
     assert _facts.LOSS_PARAM_DEFAULTS["dppo_params"] == {"delta_low": 0.15, "delta_high": 0.15}
+    # `x-server-default`, on a property or on the enum schema it refers to.
+    assert _facts.LOSS_PARAM_DEFAULTS["grpo_params"] == {
+        "clip_low_threshold": 0.8,
+        "clip_high_threshold": 1.28,
+        "beta": 0,
+        "agg_type": "GRPO_LOSS_AGGREGATION_TYPE_FIXED_HORIZON",
+        "ratio_type": "GRPO_LOSS_RATIO_TYPE_TOKEN",
+    }
     assert "beta" not in _facts.LOSS_PARAM_DEFAULTS["dro_params"]
     assert _facts.LOSS_PARAMS_REQUIRED["dro_params"] == ("beta",)
+
+
+def test_adam_defaults_are_the_spec_server_defaults() -> None:
+    properties: dict[str, Any] = schema("AdamParams")["properties"]
+    assert {k: p["x-server-default"] for k, p in properties.items()} == _facts.ADAM_DEFAULTS
+    assert _facts.ADAM_DEFAULTS["learning_rate"] == 1e-4
 
 
 def test_adam_bounds_are_the_spec_keywords() -> None:

@@ -36,6 +36,10 @@ def _spec_example(operation_id: str, name: str) -> dict[str, Any]:
 FB_PENDING = _spec_example("forwardBackward", "pending")
 FB_COMPLETED = _spec_example("getForwardBackwardOperation", "completed")
 FB_FAILED = _spec_example("getForwardBackwardOperation", "failed")
+INFERENCE_CHECKPOINT_COMPLETED = _spec_example("getInferenceCheckpointOperation", "completed")
+TRAINING_CHECKPOINT_COMPLETED = _spec_example("getTrainingCheckpointOperation", "completed")
+COST_ESTIMATE = _spec_example("estimateModelResourcesCost", "lora_with_one_generator")
+CHECKPOINT_ID = "ckpt-7a1c"
 
 # The spec has no response examples for these operations; these bodies are checked against the
 # response schemas (test_fixture_responses_match_the_spec) before the SDK parses them.
@@ -79,6 +83,49 @@ MODEL_RESOURCES = {
     "status": "MODEL_RESOURCES_STATUS_READY",
     "status_details": {"queue_position": 0},
     "updated_at": "2026-05-01T11:00:05Z",
+}
+STOPPED_MODEL_RESOURCES = {**MODEL_RESOURCES, "status": "MODEL_RESOURCES_STATUS_STOPPED"}
+EXTENDED_MODEL_RESOURCES = {**MODEL_RESOURCES, "expires_at": "2026-05-01T15:00:00Z"}
+MODEL_RESOURCES_LIST = {
+    "data": [EXTENDED_MODEL_RESOURCES, STOPPED_MODEL_RESOURCES],
+    "meta": {"has_more": False, "limit": 20, "next_cursor": ""},
+}
+INFERENCE_CHECKPOINT = {
+    "id": CHECKPOINT_ID,
+    "base_model": "emulator/tiny-1k",
+    "created_at": "2026-05-01T12:30:00Z",
+    "session_id": SESSION_ID,
+    "step": "100",
+    "type": "CHECKPOINT_TYPE_INFERENCE",
+    "inference_registration": {"adapter": {"id": "emulator/tiny-1k-ckpt-7a1c", "revision_id": "1"}},
+    "lora_rank": 16,
+}
+TRAINING_CHECKPOINT = {
+    "id": "ckpt-3f2e",
+    "base_model": "emulator/tiny-1k",
+    "created_at": "2026-05-01T12:30:00Z",
+    "session_id": SESSION_ID,
+    "step": 100,
+    "type": "CHECKPOINT_TYPE_TRAINING",
+    "training_registration": {"id": "emulator/tiny-1k-ckpt-3f2e", "revision_id": "1"},
+}
+CHECKPOINTS_LIST = {
+    "data": [INFERENCE_CHECKPOINT, TRAINING_CHECKPOINT],
+    "meta": {"has_more": True, "limit": 2, "next_cursor": "ckpt-3f2e"},
+}
+CHECKPOINT_DOWNLOAD = {
+    "data": [
+        {
+            "filename": "adapter_model.safetensors",
+            "size": "4096",
+            "url": f"http://{STORAGE_HOST}/checkpoints/{CHECKPOINT_ID}/adapter?signature=c",
+        },
+        {
+            "filename": "manifest.json",
+            "size": 312,
+            "url": f"http://{STORAGE_HOST}/checkpoints/{CHECKPOINT_ID}/manifest?signature=c",
+        },
+    ]
 }
 SUPPORTED_MODELS = {
     "data": [
@@ -149,10 +196,15 @@ SAMPLE_OFFLOADED = _completed({"results": [], "payload_id": RESULT_PAYLOAD_ID})
 RESPONSES: dict[str, dict[str, Any]] = {
     "createModelResources": MODEL_RESOURCES,
     "getModelResources": MODEL_RESOURCES,
+    "listModelResources": MODEL_RESOURCES_LIST,
+    "estimateModelResourcesCost": COST_ESTIMATE,
+    "extendModelResourcesExpiry": EXTENDED_MODEL_RESOURCES,
+    "stopModelResources": STOPPED_MODEL_RESOURCES,
     "getSupportedModels": SUPPORTED_MODELS,
     "startTrainingSession": SESSION,
     "listTrainingSessions": SESSIONS_LIST,
     "getTrainingSession": SESSION,
+    "updateTrainingSession": SESSION,
     "stopTrainingSession": STOPPED_SESSION,
     "forwardBackward": FB_PENDING,
     "getForwardBackwardOperation": FB_COMPLETED,
@@ -164,6 +216,13 @@ RESPONSES: dict[str, dict[str, Any]] = {
     "getWeightsSyncOperation": WEIGHTS_SYNC_COMPLETED,
     "customForwardBackward": PENDING,
     "getCustomForwardBackwardOperation": CUSTOM_FB_COMPLETED,
+    "createInferenceCheckpoint": PENDING,
+    "getInferenceCheckpointOperation": INFERENCE_CHECKPOINT_COMPLETED,
+    "createTrainingCheckpoint": PENDING,
+    "getTrainingCheckpointOperation": TRAINING_CHECKPOINT_COMPLETED,
+    "listCheckpoints": CHECKPOINTS_LIST,
+    "getCheckpoint": INFERENCE_CHECKPOINT,
+    "downloadCheckpoint": CHECKPOINT_DOWNLOAD,
     "createPayloadUploadUrl": {"payload_id": UPLOAD_PAYLOAD_ID, "upload_url": UPLOAD_URL},
     "createPayloadDownloadUrl": {"download_url": DOWNLOAD_URL},
 }

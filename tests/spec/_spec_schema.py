@@ -37,6 +37,8 @@ EXAMPLE_SCHEMAS: Mapping[str, str] = {
     "weights_sync": "WeightsSyncBody",
     "model_resources_create": "ModelResourcesCreate",
     "session_create": "SessionCreate",
+    "session_update": "SessionUpdate",
+    "model_resources_extend_expiry": "ModelResourcesExtendExpiry",
 }
 # ... and to the operation it is the body of (for sending it to a server).
 EXAMPLE_OPERATIONS: Mapping[str, str] = {
@@ -47,6 +49,8 @@ EXAMPLE_OPERATIONS: Mapping[str, str] = {
     "weights_sync": "weightsSync",
     "model_resources_create": "createModelResources",
     "session_create": "startTrainingSession",
+    "session_update": "updateTrainingSession",
+    "model_resources_extend_expiry": "extendModelResourcesExpiry",
 }
 
 SPEC_URI = "urn:together-rl:openapi"

@@ -101,11 +101,13 @@ def test_every_request_schema_has_valid_and_invalid_examples() -> None:
 
 
 def test_every_operation_with_semantic_rules_has_semantic_examples() -> None:
-    """Only `WeightsSyncBody` (an enum, said by the schema) and `SessionCreate` have no rule
-    beyond JSON Schema that a body alone can break."""
+    """`WeightsSyncBody` (an enum, said by the schema), `SessionCreate`, `SessionUpdate` and
+    `ModelResourcesExtendExpiry` have no rule beyond JSON Schema that a body alone can break."""
     assert {e.schema for e in SEMANTIC} == set(EXAMPLE_SCHEMAS.values()) - {
         "WeightsSyncBody",
         "SessionCreate",
+        "SessionUpdate",
+        "ModelResourcesExtendExpiry",
     }
 
 

@@ -46,17 +46,21 @@ class Emulator:
     model_resources_id: str
 
     def send(self, example_path_name: str, body: Any) -> httpx.Response:
-        """POST `body` to the operation its example file's prefix names."""
+        """Send `body` to the operation its example file's prefix names."""
         prefix = example_path_name.split(".", 1)[0]
         operation = operation_by_id(EXAMPLE_OPERATIONS[prefix])
-        assert operation.method == "POST", operation
-        path = operation.path_template.replace("{session_id}", self.session_id)
+        assert operation.method in ("POST", "PATCH"), operation
+        path = operation.path_template.replace("{session_id}", self.session_id).replace(
+            "{model_resources_id}", self.model_resources_id
+        )
         headers = {}
         if any(p["name"] == "Idempotency-Key" for p in operation.parameters()):
             headers["Idempotency-Key"] = str(uuid.uuid4())
         if prefix == "session_create":
             body = _substitute(body, PLACEHOLDER_MODEL_RESOURCES_ID, self.model_resources_id)
-        return self.client.post(server_path_prefix() + path, json=body, headers=headers)
+        return self.client.request(
+            operation.method, server_path_prefix() + path, json=body, headers=headers
+        )
 
 
 def _substitute(body: Any, placeholder: str, real: str) -> Any:
@@ -71,7 +75,9 @@ def emulator() -> Iterator[Emulator]:
     app = create_app(api_keys=[EMULATOR_KEY], seed=0)
     try:
         with emulator_test_client(app) as client:
-            resources = client.post("/v1/rl/model-resources", json={"base_model": TINY_MODEL})
+            resources = client.post(
+                "/v1/rl/model-resources", json={"base_model": TINY_MODEL, "lora_enabled": True}
+            )
             assert resources.status_code == 200, resources.text
             resources_id = resources.json()["id"]
             session = client.post(

@@ -29,6 +29,7 @@ from _sdk_responses import (
     ALTERNATIVE_RESPONSES,
     API_KEY,
     BASE_URL,
+    CHECKPOINT_ID,
     DOWNLOAD_URL,
     FB_COMPLETED,
     FB_FAILED,
@@ -168,7 +169,12 @@ def check_request(request: httpx.Request) -> tuple[Operation, Any]:
             problems += [f"query {name}: {e}" for e in _schema_errors(schema, items)]
         else:
             assert len(values) == 1, f"{where}: query {name} repeated"
-            value: Any = int(values[0]) if schema.get("type") == "integer" else values[0]
+            value: Any = values[0]
+            if schema.get("type") == "integer":
+                value = int(value)
+            elif schema.get("type") == "boolean":  # sent as `true`/`false` (wire-format.md §0)
+                assert value in ("true", "false"), f"{where}: query {name}={value!r}"
+                value = value == "true"
             problems += [f"query {name}: {e}" for e in _schema_errors(schema, value)]
 
     body: Any = None
@@ -270,6 +276,51 @@ def _retrieve(method_name: str) -> Callable[[together.Together], Any]:
     return call
 
 
+def _update_session(c: together.Together) -> Any:
+    return c.post_training.sessions.update(
+        SESSION_ID, display_name="", metadata={"wandb": {"project": "rl", "run_name": ""}}
+    )
+
+
+def _checkpoint(method_name: str) -> Callable[[together.Together], Any]:
+    """A raw checkpoint submission: an Idempotency-Key and no body."""
+
+    def call(c: together.Together) -> Any:
+        method = getattr(c.post_training.operations, method_name)
+        return method(SESSION_ID, idempotency_key=str(uuid.uuid4()))
+
+    return call
+
+
+def _list_checkpoints(c: together.Together) -> Any:
+    return c.post_training.checkpoints.list(
+        after="ckpt-0",
+        base_model="emulator/tiny-1k",
+        limit=2,
+        session_id=SESSION_ID,
+        type="CHECKPOINT_TYPE_INFERENCE",
+    )
+
+
+def _list_model_resources(c: together.Together) -> Any:
+    return c.post_training.model_resources.list(
+        after="mr-0",
+        created_by="me",
+        limit=20,
+        status=["MODEL_RESOURCES_STATUS_READY", "MODEL_RESOURCES_STATUS_STOPPED"],
+    )
+
+
+def _estimate_cost(c: together.Together) -> Any:
+    return c.post_training.model_resources.estimate_cost(
+        base_model="emulator/tiny-1k",
+        compute_config={"gpu_type": "B200-SXM", "num_generator_replicas": 1},
+        inactive_timeout=600,
+        lora_enabled=True,
+        optimizer_config={"adam": {}},
+    )
+
+
 # The typed API has no payload methods: the hand-written layer calls the client's generic `post`
 # (together/post_training/_payloads.py), as these do; the large-payload tests below run that layer.
 def _payload_upload_url(c: together.Together) -> Any:
@@ -307,7 +358,137 @@ ENDPOINT_CALLS: list[tuple[str, Callable[[together.Together], Any]]] = [
     ("getCustomForwardBackwardOperation", _retrieve("retrieve_custom_forward_backward")),
     ("createPayloadUploadUrl", _payload_upload_url),
     ("createPayloadDownloadUrl", _payload_download_url),
+    ("updateTrainingSession", _update_session),
+    ("createInferenceCheckpoint", _checkpoint("create_inference_checkpoint")),
+    ("getInferenceCheckpointOperation", _retrieve("retrieve_inference_checkpoint")),
+    ("createTrainingCheckpoint", _checkpoint("create_training_checkpoint")),
+    ("getTrainingCheckpointOperation", _retrieve("retrieve_training_checkpoint")),
+    ("listCheckpoints", _list_checkpoints),
+    ("getCheckpoint", lambda c: c.post_training.checkpoints.retrieve(CHECKPOINT_ID)),
+    (
+        "downloadCheckpoint",
+        lambda c: c.post_training.checkpoints.download(
+            CHECKPOINT_ID, variant="CHECKPOINT_VARIANT_ADAPTER"
+        ),
+    ),
+    ("listModelResources", _list_model_resources),
+    ("estimateModelResourcesCost", _estimate_cost),
+    (
+        "extendModelResourcesExpiry",
+        lambda c: c.post_training.model_resources.extend_expiry(MODEL_RESOURCES_ID, seconds=1800),
+    ),
+    (
+        "stopModelResources",
+        lambda c: c.post_training.model_resources.stop(MODEL_RESOURCES_ID, force=True),
+    ),
 ]
+
+# The official SDK's RL surface: every public method of its `post_training` resources, and the
+# spec operation it calls. `test_every_sdk_rl_method_has_a_spec_operation` enumerates the SDK by
+# introspection, so a method added in a later SDK fails until it is listed here (and specified).
+SDK_RL_METHODS: dict[str, str] = {
+    "sessions.create": "startTrainingSession",
+    "sessions.list": "listTrainingSessions",
+    "sessions.retrieve": "getTrainingSession",
+    "sessions.update": "updateTrainingSession",
+    "sessions.stop": "stopTrainingSession",
+    "operations.forward_backward": "forwardBackward",
+    "operations.retrieve_forward_backward": "getForwardBackwardOperation",
+    "operations.custom_forward_backward": "customForwardBackward",
+    "operations.retrieve_custom_forward_backward": "getCustomForwardBackwardOperation",
+    "operations.optim_step": "optimStep",
+    "operations.retrieve_optim_step": "getOptimStepOperation",
+    "operations.sample": "sample",
+    "operations.retrieve_sample": "getSampleOperation",
+    "operations.weights_sync": "weightsSync",
+    "operations.retrieve_weights_sync": "getWeightsSyncOperation",
+    "operations.create_inference_checkpoint": "createInferenceCheckpoint",
+    "operations.retrieve_inference_checkpoint": "getInferenceCheckpointOperation",
+    "operations.create_training_checkpoint": "createTrainingCheckpoint",
+    "operations.retrieve_training_checkpoint": "getTrainingCheckpointOperation",
+    "checkpoints.list": "listCheckpoints",
+    "checkpoints.retrieve": "getCheckpoint",
+    "checkpoints.download": "downloadCheckpoint",
+    "supported_models.get": "getSupportedModels",
+    "model_resources.create": "createModelResources",
+    "model_resources.list": "listModelResources",
+    "model_resources.retrieve": "getModelResources",
+    "model_resources.estimate_cost": "estimateModelResourcesCost",
+    "model_resources.extend_expiry": "extendModelResourcesExpiry",
+    "model_resources.stop": "stopModelResources",
+}
+# Resources of `client.post_training` left out of the spec on purpose, with the reason.
+SDK_RESOURCES_NOT_SPECIFIED = {
+    "prepare_for_fp4_inference": (
+        "the /v1/shaping group (FP4 quantization jobs for serving): shares the SDK's"
+        " post_training namespace but is not part of the RL training API"
+    ),
+}
+
+
+def _sdk_rl_methods() -> dict[str, Callable[..., Any]]:
+    """`<resource>.<method>` -> bound method, for every public method of every resource of the
+    official SDK's `client.post_training` (the raw HTTP methods, not the hand-written layer)."""
+    from together._resource import SyncAPIResource
+
+    methods: dict[str, Callable[..., Any]] = {}
+    with _sync_client(SpecServer()) as sdk:
+        post_training = sdk.post_training
+        for resource_name in dir(type(post_training)):
+            resource = getattr(post_training, resource_name)
+            if resource_name.startswith("_") or not isinstance(resource, SyncAPIResource):
+                continue
+            for name in dir(type(resource)):
+                if name.startswith("_") or name.startswith("with_"):
+                    continue
+                member = getattr(resource, name)
+                if callable(member):
+                    methods[f"{resource_name}.{name}"] = member
+    return methods
+
+
+def test_every_sdk_rl_method_has_a_spec_operation() -> None:
+    """Every method of the official SDK's post_training resources is specified (or its resource
+    is listed, with the reason, as out of the RL API), and each names an operation that exists."""
+    introspected = _sdk_rl_methods()
+    assert len(introspected) > len(SDK_RL_METHODS)  # the enumeration found the shaping group
+    unspecified = {
+        m for m in introspected if m.split(".")[0] not in SDK_RESOURCES_NOT_SPECIFIED
+    } - set(SDK_RL_METHODS)
+    assert not unspecified, f"SDK methods with no spec operation: {sorted(unspecified)}"
+    assert set(SDK_RL_METHODS) <= set(introspected), set(SDK_RL_METHODS) - set(introspected)
+    spec_ids = {op.operation_id for op in operations()}
+    assert set(SDK_RL_METHODS.values()) <= spec_ids
+    # Every spec operation is reached by an SDK method, except the two payload operations the
+    # SDK's hand-written layer calls through its generic `post`.
+    assert spec_ids - set(SDK_RL_METHODS.values()) == {
+        "createPayloadUploadUrl",
+        "createPayloadDownloadUrl",
+    }
+
+
+@pytest.mark.parametrize("method_name", sorted(SDK_RL_METHODS))
+def test_sdk_rl_method_calls_its_spec_operation(method_name: str, server: SpecServer) -> None:
+    """The call of `ENDPOINT_CALLS` for the operation a method is mapped to goes through that
+    very method: the map above is checked against the wire, not only against names."""
+    operation_id = SDK_RL_METHODS[method_name]
+    resource_name, name = method_name.split(".")
+    sdk = _sync_client(server)
+    called: list[str] = []
+    resource = getattr(sdk.post_training, resource_name)
+    original = getattr(resource, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        called.append(method_name)
+        return original(*args, **kwargs)
+
+    try:
+        setattr(resource, name, spy)
+        dict(ENDPOINT_CALLS)[operation_id](sdk)
+    finally:
+        sdk.close()
+    assert called == [method_name]
+    assert server.only(operation_id)
 
 
 def test_every_operation_has_an_sdk_call() -> None:
@@ -332,7 +513,7 @@ def test_sdk_request_matches_the_spec(
     sent = RESPONSES[operation_id]
     parsed = result if isinstance(result, dict) else result.to_dict(mode="json")
     assert parsed == sent
-    assert captured.operation.method in {"GET", "POST"}
+    assert captured.operation.method in {"GET", "POST", "PATCH"}
 
 
 def test_list_sends_status_comma_joined(client: together.Together, server: SpecServer) -> None:
@@ -397,9 +578,9 @@ def test_a_field_the_spec_lacks_fails_the_check() -> None:
         with pytest.raises(together.BadRequestError, match="limit"):
             client.post_training.sessions.list(limit=500)
         with pytest.raises(together.BadRequestError, match="no spec path"):
-            client.post_training.checkpoints.list()
-        with pytest.raises(together.BadRequestError, match="POST is not an operation"):
-            client.post_training.model_resources.estimate_cost(base_model="emulator/tiny-1k")
+            client.post_training.prepare_for_fp4_inference.list()
+        with pytest.raises(together.BadRequestError, match="DELETE is not an operation"):
+            client.delete(f"/v1/rl/model-resources/{MODEL_RESOURCES_ID}", cast_to=object)
     assert len(server.violations) == 6 and not server.captured
 
 

@@ -242,7 +242,7 @@ def test_sample_single_prompt_and_defaults(api: Api, server: FakeServer) -> None
 @pytest.mark.parametrize(
     ("args", "kwargs", "field"),
     [
-        (([1],), {"num_samples": 65}, "num_samples"),
+        (([1],), {"num_samples": -1}, "num_samples"),
         (([1],), {"num_samples": 0}, "num_samples"),
         (([1],), {"max_tokens": 0}, "sampling_params.max_tokens"),
         (([1],), {"top_p": 0.0}, "sampling_params.top_p"),

@@ -53,8 +53,9 @@ def _edit(spec: dict[str, Any]) -> None:
     schemas = spec["components"]["schemas"]
     schemas["AdamParams"]["properties"]["beta1"]["exclusiveMaximum"] = 0.99
     schemas["DPPOLossParams"]["properties"]["delta_high"]["maximum"] = 0.5
-    schemas["SampleBody"]["properties"]["num_samples"]["maximum"] = 128
-    schemas["SamplingParams"]["properties"]["max_tokens"]["maximum"] = 16384
+    # The spec states no maximum for these (the API has none); the edit adds one.
+    schemas["SampleBody"]["properties"]["num_samples"]["maximum"] = 64
+    schemas["SamplingParams"]["properties"]["max_tokens"]["maximum"] = 8192
     schemas["WeightSyncType"]["enum"].append("WEIGHT_SYNC_TYPE_DRILL")
     for parameter in spec["paths"]["/rl/training-sessions"]["get"]["parameters"]:
         if parameter.get("name") == "limit":
@@ -108,8 +109,8 @@ def test_wrapper_follows_an_edited_spec(tmp_path: Path) -> None:
         **before,
         "beta1_0.995": None,
         "delta_high_0.6": None,
-        "num_samples_100": "num_samples",
-        "max_tokens_9000": "sampling_params.max_tokens",
+        "num_samples_100": None,
+        "max_tokens_9000": None,
         "new_sync_type": "weight_sync_type",
         "page_size": 20,
     }
@@ -117,8 +118,8 @@ def test_wrapper_follows_an_edited_spec(tmp_path: Path) -> None:
         **after,
         "beta1_0.995": "adam_params.beta1",
         "delta_high_0.6": "loss.dppo_params.delta_high",
-        "num_samples_100": None,
-        "max_tokens_9000": None,
+        "num_samples_100": "num_samples",
+        "max_tokens_9000": "sampling_params.max_tokens",
         "new_sync_type": None,
         "page_size": 50,
     }

@@ -12,7 +12,14 @@ session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # 
 """
 
 from . import losses
-from ._async import AsyncClient, AsyncForwardBackwardFuture, AsyncOperationFuture, AsyncSession
+from ._async import (
+    AsyncCheckpoints,
+    AsyncClient,
+    AsyncForwardBackwardFuture,
+    AsyncModelResource,
+    AsyncOperationFuture,
+    AsyncSession,
+)
 from ._bodies import AdamParams, SamplingParams
 from ._errors import (
     APIConnectionError,
@@ -35,8 +42,10 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
+from ._keep_alive import AsyncKeepAlive, KeepAlive
 from ._polling import PollPolicy
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
@@ -48,19 +57,31 @@ from ._results import (
 )
 from ._retry import RetryPolicy
 from ._samples import Sample
-from ._sync import Client, ForwardBackwardFuture, OperationFuture, Session
+from ._sync import (
+    Checkpoints,
+    Client,
+    ForwardBackwardFuture,
+    ModelResource,
+    OperationFuture,
+    Session,
+)
 
 __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
     "AdamParams",
+    "AsyncCheckpoints",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncKeepAlive",
+    "AsyncModelResource",
     "AsyncOperationFuture",
     "AsyncSession",
     "AuthenticationError",
     "BadRequestError",
+    "CheckpointResult",
+    "Checkpoints",
     "Client",
     "ConflictError",
     "CustomForwardBackwardResult",
@@ -68,7 +89,9 @@ __all__ = [
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
+    "KeepAlive",
     "MalformedResponseError",
+    "ModelResource",
     "NotFoundError",
     "NotReadyError",
     "OperationFailedError",

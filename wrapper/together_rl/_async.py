@@ -11,11 +11,16 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
 from together_rl_client.models import (
+    Checkpoint,
+    CheckpointsListResponse,
     ModelResources,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
     SessionsListResponse,
     SupportedModels,
     WeightSyncType,
@@ -32,13 +37,16 @@ from ._bodies import (
     build_sample,
     build_weights_sync,
 )
-from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
+from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec, parse_json, resolve_config
+from ._keep_alive import AsyncKeepAlive
 from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     OperationKind,
 )
@@ -51,7 +59,9 @@ from ._polling import (
     poll_wait,
     readiness_interval,
 )
+from ._progress import terminal_progress
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
@@ -63,8 +73,10 @@ from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
 
 __all__ = [
+    "AsyncCheckpoints",
     "AsyncClient",
     "AsyncForwardBackwardFuture",
+    "AsyncModelResource",
     "AsyncModelResourcesAPI",
     "AsyncOperationFuture",
     "AsyncSession",
@@ -118,6 +130,7 @@ class AsyncClient:
         self._planners_lock = threading.Lock()
         self.sessions = AsyncSessions(self)
         self.model_resources = AsyncModelResourcesAPI(self)
+        self.checkpoints = AsyncCheckpoints(self)
 
     def session(self, session_id: str) -> AsyncSession:
         """A handle on an existing session (no request is sent)."""
@@ -200,6 +213,85 @@ class AsyncModelResourcesAPI:
         spec = _requests.get_model_resources_request(model_resources_id)
         return _responses.parse_model_resources(await self._client._json(spec))
 
+    async def open(
+        self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
+    ) -> AsyncModelResource:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``async with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = await self.create(base_model, timeout=timeout, **options)
+        return AsyncModelResource(self._client, info.id, info)
+
+    async def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        spec = _requests.list_model_resources_request(
+            after=after, limit=limit, status=list(status) if status else None, created_by=created_by
+        )
+        return _responses.parse_model_resources_list(await self._client._json(spec))
+
+    async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResources:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        spec = _requests.stop_model_resources_request(model_resources_id, force)
+        return _responses.parse_model_resources(await self._client._json(spec))
+
+    async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResources:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        spec = _requests.extend_expiry_request(model_resources_id, seconds)
+        return _responses.parse_model_resources(await self._client._json(spec))
+
+    async def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        spec = _requests.estimate_cost_request(base_model, options)
+        return _responses.parse_cost_estimate(await self._client._json(spec))
+
+
+class AsyncModelResource:
+    """A handle on model resources that bill until stopped: ``async with`` stops them (with
+    their sessions) on exit, exceptions included."""
+
+    def __init__(self, client: AsyncClient, model_resources_id: str, info: ModelResources) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    async def refresh(self) -> ModelResources:
+        self.info = await self._client.model_resources.get(self.id)
+        return self.info
+
+    async def stop(self, *, force: bool = True) -> ModelResources:
+        self.info = await self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    async def extend_expiry(self, seconds: int) -> ModelResources:
+        self.info = await self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> AsyncKeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return AsyncKeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    async def create_session(self, **options: Any) -> AsyncSession:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return await self._client.sessions.create(self.id, **options)
+
+    async def __aenter__(self) -> AsyncModelResource:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
+
 
 class AsyncSessions:
     """``client.sessions``: create, get, list and stop training sessions."""
@@ -260,6 +352,19 @@ class AsyncSessions:
             await self._client._json(_requests.stop_session_request(session_id))
         )
 
+    async def update(
+        self,
+        session_id: str,
+        *,
+        display_name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
+        unchanged, ``""`` clears it."""
+        options = {"display_name": display_name, "metadata": metadata}
+        spec = _requests.update_session_request(session_id, options)
+        return _responses.parse_session(await self._client._json(spec))
+
     async def _info(self, session_id: str) -> SessionInfo:
         return _responses.parse_session(
             await self._client._json(_requests.get_session_request(session_id))
@@ -285,6 +390,38 @@ class AsyncSession:
     async def stop(self) -> SessionInfo:
         self.info = await self._client.sessions.stop(self.id)
         return self.info
+
+    async def update(
+        self, *, display_name: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
+        self.info = await self._client.sessions.update(
+            self.id, display_name=display_name, metadata=metadata
+        )
+        return self.info
+
+    async def save_checkpoint(
+        self, kind: str = "training", *, idempotency_key: str | None = None
+    ) -> AsyncOperationFuture[CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
+        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
+        weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
+        retry, so a retried save makes one checkpoint."""
+        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        if kind not in kinds:
+            raise InvalidRequestError(
+                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
+            )
+        return await self._submit(kinds[kind], None, idempotency_key)
+
+    async def __aenter__(self) -> AsyncSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped on exit of with)"
 
     async def forward_backward(
         self,
@@ -441,13 +578,15 @@ class AsyncSession:
     async def _submit(
         self,
         kind: OperationKind[R],
-        body: dict[str, Any],
+        body: dict[str, Any] | None,
         idempotency_key: str | None,
         *,
         poll_kind: str | None = None,
     ) -> AsyncOperationFuture[R]:
+        """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or _requests.new_idempotency_key()
-        spec = kind.post_request(self.id, await self._post_content(body), key)
+        content = None if body is None else await self._post_content(body)
+        spec = kind.post_request(self.id, content, key)
         state = _responses.interpret_operation(await self._client._json(spec), kind)
         poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
         future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
@@ -489,6 +628,57 @@ class AsyncSession:
         )
         downloaded = await client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
+
+
+class AsyncCheckpoints:
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        spec = _requests.list_checkpoints_request(
+            after=after, limit=limit, session_id=session_id, base_model=base_model, type=type
+        )
+        return _responses.parse_checkpoints(await self._client._json(spec))
+
+    async def get(self, checkpoint_id: str) -> Checkpoint:
+        spec = _requests.get_checkpoint_request(checkpoint_id)
+        return _responses.parse_checkpoint(await self._client._json(spec))
+
+    async def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Download an inference checkpoint's files into the directory ``to`` (created if
+        needed), each streamed to disk; returns their paths. ``variant``: ``..._MERGED`` (the
+        full model), ``..._ADAPTER`` (LoRA only) or ``..._UNSPECIFIED`` (the checkpoint's own
+        form). A progress bar is drawn on stderr when it is a terminal (``progress`` forces it
+        off with False)."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        spec = _requests.checkpoint_download_request(checkpoint_id, variant)
+        listing = _responses.parse_checkpoint_download(await self._client._json(spec))
+        paths = []
+        for item in listing.data:
+            path = _requests.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else terminal_progress(item.filename)
+            await self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)
 
 
 class AsyncOperationFuture(Generic[R]):

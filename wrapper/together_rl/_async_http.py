@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import httpx
 
@@ -58,5 +59,45 @@ class AsyncHTTP:
                 delay = delay_after_status(state, response, spec.operation)
             await self.sleep(delay)
 
+    async def download(
+        self,
+        spec: RequestSpec,
+        path: Path,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
+        """GET ``spec`` streamed into ``path`` (written again from the start on a retry);
+        ``progress(bytes so far, total or None)`` after each chunk. Returns the size."""
+        state = RetryState(self.policy, clock=self.clock)
+        while True:
+            try:
+                response = await self.client.send(
+                    build_request(self.client, spec, state), stream=True
+                )
+                try:
+                    if response.is_success:
+                        return await _stream_to(response, path, progress)
+                    await response.aread()
+                    delay = delay_after_status(state, response, spec.operation)
+                finally:
+                    await response.aclose()
+            except httpx.TransportError as exc:
+                delay = delay_after_transport_error(state, exc, spec.operation)
+            await self.sleep(delay)
+
     async def close(self) -> None:
         await self.client.aclose()
+
+
+async def _stream_to(
+    response: httpx.Response, path: Path, progress: Callable[[int, int | None], None] | None
+) -> int:
+    declared = response.headers.get("content-length")
+    total = int(declared) if declared and declared.isdigit() else None
+    written = 0
+    with path.open("wb") as file:
+        async for chunk in response.aiter_bytes():
+            file.write(chunk)
+            written += len(chunk)
+            if progress is not None:
+                progress(written, total)
+    return written

@@ -10,12 +10,16 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from together_rl_client.api.rl import (
+    create_inference_checkpoint,
+    create_training_checkpoint,
     custom_forward_backward,
     forward_backward,
     get_custom_forward_backward_operation,
     get_forward_backward_operation,
+    get_inference_checkpoint_operation,
     get_optim_step_operation,
     get_sample_operation,
+    get_training_checkpoint_operation,
     get_weights_sync_operation,
     optim_step,
     sample,
@@ -26,11 +30,13 @@ from together_rl_client.types import RequestParts
 from ._errors import InvalidRequestError
 from ._http import RequestSpec
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
+    parse_checkpoint,
     parse_custom_forward_backward,
     parse_forward_backward,
     parse_optim_step,
@@ -41,9 +47,11 @@ from ._results import (
 __all__ = [
     "CUSTOM_FORWARD_BACKWARD",
     "FORWARD_BACKWARD",
+    "INFERENCE_CHECKPOINT",
     "KINDS",
     "OPTIM_STEP",
     "SAMPLE",
+    "TRAINING_CHECKPOINT",
     "WEIGHTS_SYNC",
     "OperationKind",
 ]
@@ -79,7 +87,7 @@ class OperationKind(Generic[R]):
     def name(self) -> str:
         return self.submit_path.rsplit("/", 1)[-1]
 
-    def post_request(self, session_id: str, content: bytes, key: str) -> RequestSpec:
+    def post_request(self, session_id: str, content: bytes | None, key: str) -> RequestSpec:
         parts = self.submit_parts(session_id, idempotency_key=key)
         return RequestSpec.from_parts(parts, path=self.submit_path, content=content)
 
@@ -125,7 +133,25 @@ CUSTOM_FORWARD_BACKWARD: OperationKind[CustomForwardBackwardResult] = OperationK
     get_custom_forward_backward_operation.PATH,
     parse_custom_forward_backward,
 )
+# The checkpoint kinds take no request body.
+TRAINING_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
+    create_training_checkpoint.request_parts,
+    create_training_checkpoint.PATH,
+    get_training_checkpoint_operation.request_parts,
+    get_training_checkpoint_operation.PATH,
+    parse_checkpoint,
+)
+INFERENCE_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
+    create_inference_checkpoint.request_parts,
+    create_inference_checkpoint.PATH,
+    get_inference_checkpoint_operation.request_parts,
+    get_inference_checkpoint_operation.PATH,
+    parse_checkpoint,
+)
 KINDS: dict[str, OperationKind[Any]] = {
     kind.name: kind
-    for kind in (FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD)
-}
+    for kind in (
+        FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD,
+        TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT,
+    )
+}  # fmt: skip

@@ -6,18 +6,36 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from together_rl_client.api.rl import (
     create_model_resources,
+    download_checkpoint,
+    estimate_model_resources_cost,
+    extend_model_resources_expiry,
+    get_checkpoint,
     get_model_resources,
     get_supported_models,
     get_training_session,
+    list_checkpoints,
+    list_model_resources,
     list_training_sessions,
     start_training_session,
+    stop_model_resources,
     stop_training_session,
+    update_training_session,
 )
-from together_rl_client.models import ModelResourcesCreate, SessionCreate, SessionStatus
+from together_rl_client.models import (
+    CheckpointType,
+    CheckpointVariant,
+    ModelResourcesCreate,
+    ModelResourcesExtendExpiry,
+    ModelResourcesStatus,
+    SessionCreate,
+    SessionStatus,
+    SessionUpdate,
+)
 
 from ._bodies import AdamParams, SamplingParams
 from ._errors import InvalidRequestError
@@ -27,18 +45,27 @@ from ._wire import encode_json
 
 __all__ = [
     "adam_params_from",
+    "checkpoint_download_request",
+    "checkpoint_file_path",
     "create_model_resources_request",
     "create_session_request",
+    "estimate_cost_request",
+    "extend_expiry_request",
     "forward_backward_poll_kind",
+    "get_checkpoint_request",
     "get_model_resources_request",
     "get_session_request",
+    "list_checkpoints_request",
+    "list_model_resources_request",
     "list_sessions_request",
     "new_idempotency_key",
     "operation_kind",
     "require_id",
     "sampling_params_from",
+    "stop_model_resources_request",
     "stop_session_request",
     "supported_models_request",
+    "update_session_request",
 ]
 
 
@@ -133,6 +160,99 @@ def get_model_resources_request(model_resources_id: str) -> RequestSpec:
     return RequestSpec.from_parts(
         get_model_resources.request_parts(model_resources_id), path=get_model_resources.PATH
     )
+
+
+def update_session_request(session_id: str, options: Mapping[str, Any]) -> RequestSpec:
+    """PATCH: only the fields given (``""`` clears a value on the server)."""
+    require_id("session_id", session_id)
+    body = _body(SessionUpdate.from_dict, options, "the options do not fit SessionUpdate")
+    return RequestSpec.from_parts(
+        update_training_session.request_parts(session_id),
+        path=update_training_session.PATH,
+        content=encode_json(body.to_dict()),
+    )
+
+
+def _page_options(after: str | None, limit: int | None, **filters: Any) -> dict[str, Any]:
+    """Query options of a list request: ``None`` leaves a parameter out (or to its default)."""
+    return _drop_none({"after": after, "limit": limit, **filters})
+
+
+def list_model_resources_request(
+    *, after: str | None, limit: int | None, status: list[str] | None, created_by: str | None
+) -> RequestSpec:
+    statuses = [ModelResourcesStatus(s) for s in status] if status else None
+    options = _page_options(after, limit, status=statuses, created_by=created_by)
+    return RequestSpec.from_parts(
+        list_model_resources.request_parts(**options), path=list_model_resources.PATH
+    )
+
+
+def stop_model_resources_request(model_resources_id: str, force: bool) -> RequestSpec:
+    require_id("model_resources_id", model_resources_id)
+    parts = stop_model_resources.request_parts(model_resources_id, force=force)
+    return RequestSpec.from_parts(parts, path=stop_model_resources.PATH)
+
+
+def extend_expiry_request(model_resources_id: str, seconds: int) -> RequestSpec:
+    require_id("model_resources_id", model_resources_id)
+    body = ModelResourcesExtendExpiry(seconds=seconds)
+    return RequestSpec.from_parts(
+        extend_model_resources_expiry.request_parts(model_resources_id),
+        path=extend_model_resources_expiry.PATH,
+        content=encode_json(body.to_dict()),
+    )
+
+
+def estimate_cost_request(base_model: str, options: Mapping[str, Any]) -> RequestSpec:
+    body = _body(
+        ModelResourcesCreate.from_dict,
+        {"base_model": base_model, **options},
+        "the options do not fit ModelResourcesCreate",
+    )
+    return RequestSpec.from_parts(
+        estimate_model_resources_cost.request_parts(),
+        path=estimate_model_resources_cost.PATH,
+        content=encode_json(body.to_dict()),
+    )
+
+
+def list_checkpoints_request(
+    *,
+    after: str | None,
+    limit: int | None,
+    session_id: str | None,
+    base_model: str | None,
+    type: str | None,
+) -> RequestSpec:
+    checkpoint_type = None if type is None else CheckpointType(type)
+    options = _page_options(
+        after, limit, session_id=session_id, base_model=base_model, type_=checkpoint_type
+    )
+    return RequestSpec.from_parts(
+        list_checkpoints.request_parts(**options), path=list_checkpoints.PATH
+    )
+
+
+def get_checkpoint_request(checkpoint_id: str) -> RequestSpec:
+    require_id("checkpoint_id", checkpoint_id)
+    return RequestSpec.from_parts(
+        get_checkpoint.request_parts(checkpoint_id), path=get_checkpoint.PATH
+    )
+
+
+def checkpoint_download_request(checkpoint_id: str, variant: str) -> RequestSpec:
+    require_id("checkpoint_id", checkpoint_id)
+    parts = download_checkpoint.request_parts(checkpoint_id, variant=CheckpointVariant(variant))
+    return RequestSpec.from_parts(parts, path=download_checkpoint.PATH)
+
+
+def checkpoint_file_path(folder: Path, filename: str) -> Path:
+    """Where a downloaded file goes: a bare file name inside ``folder`` (a name with a
+    directory part could write anywhere, so it is refused)."""
+    if not filename or Path(filename).name != filename or filename in (".", ".."):
+        raise InvalidRequestError(f"unsafe checkpoint file name {filename!r}", field="filename")
+    return folder / filename
 
 
 def supported_models_request() -> RequestSpec:

@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from together_rl_client.models import (
+    Checkpoint,
+    CheckpointDownloadResponse,
+    CheckpointsListResponse,
     ModelResources,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
     ModelResourcesStatus,
     OperationError,
     OperationStatus,
@@ -31,7 +36,12 @@ __all__ = [
     "OperationState",
     "complete_operation",
     "interpret_operation",
+    "parse_checkpoint",
+    "parse_checkpoint_download",
+    "parse_checkpoints",
+    "parse_cost_estimate",
     "parse_model_resources",
+    "parse_model_resources_list",
     "parse_session",
     "parse_sessions",
     "parse_supported_models",
@@ -70,6 +80,26 @@ def parse_model_resources(data: Any) -> ModelResources:
 
 def parse_supported_models(data: Any) -> SupportedModels:
     return _read(SupportedModels.from_dict, data, "the supported models")
+
+
+def parse_model_resources_list(data: Any) -> ModelResourcesListResponse:
+    return ModelResourcesListResponse.from_dict(data)
+
+
+def parse_cost_estimate(data: Any) -> ModelResourcesCostEstimate:
+    return ModelResourcesCostEstimate.from_dict(data)
+
+
+def parse_checkpoint(data: Any) -> Checkpoint:
+    return Checkpoint.from_dict(data)
+
+
+def parse_checkpoints(data: Any) -> CheckpointsListResponse:
+    return CheckpointsListResponse.from_dict(data)
+
+
+def parse_checkpoint_download(data: Any) -> CheckpointDownloadResponse:
+    return CheckpointDownloadResponse.from_dict(data)
 
 
 SESSION_READY = SessionStatus.TRAINING_SESSION_STATUS_RUNNING.value

@@ -150,6 +150,34 @@ def parse_weights_sync(operation_id: str, output: Mapping[str, Any]) -> WeightsS
     )
 
 
+@dataclass(frozen=True)
+class CheckpointResult:
+    """A saved checkpoint: ``id`` (resume a session from it with
+    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
+    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
+    ``registration`` in the model registry when the server gives one."""
+
+    operation_id: str
+    id: str
+    step: int
+    created_at: str
+    registration: dict[str, Any] | None = None
+
+
+def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> CheckpointResult:
+    checkpoint = output["checkpoint"]
+    if not isinstance(checkpoint, Mapping) or not isinstance(checkpoint.get("id"), str):
+        raise MalformedResponseError(f"output.checkpoint is not a checkpoint: {checkpoint!r}")
+    registration = checkpoint.get("registration")
+    return CheckpointResult(
+        operation_id=operation_id,
+        id=checkpoint["id"],
+        step=_int64("checkpoint.step", checkpoint["step"]),
+        created_at=str(checkpoint.get("created_at", "")),
+        registration=dict(registration) if isinstance(registration, Mapping) else None,
+    )
+
+
 def parse_custom_forward_backward(
     operation_id: str, output: Mapping[str, Any]
 ) -> CustomForwardBackwardResult:

@@ -7,11 +7,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
 from together_rl_client.models import (
+    Checkpoint,
+    CheckpointsListResponse,
     ModelResources,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
     SessionsListResponse,
     SupportedModels,
     WeightSyncType,
@@ -27,13 +32,16 @@ from ._bodies import (
     build_sample,
     build_weights_sync,
 )
-from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
+from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec, parse_json, resolve_config
+from ._keep_alive import KeepAlive
 from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
     OPTIM_STEP,
     SAMPLE,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     OperationKind,
 )
@@ -46,7 +54,9 @@ from ._polling import (
     poll_wait,
     readiness_interval,
 )
+from ._progress import terminal_progress
 from ._results import (
+    CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
     OptimStepResult,
@@ -59,8 +69,10 @@ from ._wire import build_forward_backward, encode_body, encode_json
 from .losses import Loss
 
 __all__ = [
+    "Checkpoints",
     "Client",
     "ForwardBackwardFuture",
+    "ModelResource",
     "ModelResourcesAPI",
     "OperationFuture",
     "Session",
@@ -114,6 +126,7 @@ class Client:
         self._planners_lock = threading.Lock()
         self.sessions = Sessions(self)
         self.model_resources = ModelResourcesAPI(self)
+        self.checkpoints = Checkpoints(self)
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session (no request is sent)."""
@@ -194,6 +207,85 @@ class ModelResourcesAPI:
         spec = _requests.get_model_resources_request(model_resources_id)
         return _responses.parse_model_resources(self._client._json(spec))
 
+    def open(
+        self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
+    ) -> ModelResource:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = self.create(base_model, timeout=timeout, **options)
+        return ModelResource(self._client, info.id, info)
+
+    def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        spec = _requests.list_model_resources_request(
+            after=after, limit=limit, status=list(status) if status else None, created_by=created_by
+        )
+        return _responses.parse_model_resources_list(self._client._json(spec))
+
+    def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResources:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        spec = _requests.stop_model_resources_request(model_resources_id, force)
+        return _responses.parse_model_resources(self._client._json(spec))
+
+    def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResources:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        spec = _requests.extend_expiry_request(model_resources_id, seconds)
+        return _responses.parse_model_resources(self._client._json(spec))
+
+    def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        spec = _requests.estimate_cost_request(base_model, options)
+        return _responses.parse_cost_estimate(self._client._json(spec))
+
+
+class ModelResource:
+    """A handle on model resources that bill until stopped: ``with`` stops them (with
+    their sessions) on exit, exceptions included."""
+
+    def __init__(self, client: Client, model_resources_id: str, info: ModelResources) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    def refresh(self) -> ModelResources:
+        self.info = self._client.model_resources.get(self.id)
+        return self.info
+
+    def stop(self, *, force: bool = True) -> ModelResources:
+        self.info = self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    def extend_expiry(self, seconds: int) -> ModelResources:
+        self.info = self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return KeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    def create_session(self, **options: Any) -> Session:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return self._client.sessions.create(self.id, **options)
+
+    def __enter__(self) -> ModelResource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
+
 
 class Sessions:
     """``client.sessions``: create, get, list and stop training sessions."""
@@ -254,6 +346,19 @@ class Sessions:
             self._client._json(_requests.stop_session_request(session_id))
         )
 
+    def update(
+        self,
+        session_id: str,
+        *,
+        display_name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
+        unchanged, ``""`` clears it."""
+        options = {"display_name": display_name, "metadata": metadata}
+        spec = _requests.update_session_request(session_id, options)
+        return _responses.parse_session(self._client._json(spec))
+
     def _info(self, session_id: str) -> SessionInfo:
         return _responses.parse_session(
             self._client._json(_requests.get_session_request(session_id))
@@ -277,6 +382,38 @@ class Session:
     def stop(self) -> SessionInfo:
         self.info = self._client.sessions.stop(self.id)
         return self.info
+
+    def update(
+        self, *, display_name: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
+        self.info = self._client.sessions.update(
+            self.id, display_name=display_name, metadata=metadata
+        )
+        return self.info
+
+    def save_checkpoint(
+        self, kind: str = "training", *, idempotency_key: str | None = None
+    ) -> OperationFuture[CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
+        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
+        weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
+        retry, so a retried save makes one checkpoint."""
+        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        if kind not in kinds:
+            raise InvalidRequestError(
+                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
+            )
+        return self._submit(kinds[kind], None, idempotency_key)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped on exit of with)"
 
     def forward_backward(
         self,
@@ -431,13 +568,15 @@ class Session:
     def _submit(
         self,
         kind: OperationKind[R],
-        body: dict[str, Any],
+        body: dict[str, Any] | None,
         idempotency_key: str | None,
         *,
         poll_kind: str | None = None,
     ) -> OperationFuture[R]:
+        """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or _requests.new_idempotency_key()
-        spec = kind.post_request(self.id, self._post_content(body), key)
+        content = None if body is None else self._post_content(body)
+        spec = kind.post_request(self.id, content, key)
         state = _responses.interpret_operation(self._client._json(spec), kind)
         poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
         future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
@@ -479,6 +618,57 @@ class Session:
         )
         downloaded = client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
+
+
+class Checkpoints:
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        spec = _requests.list_checkpoints_request(
+            after=after, limit=limit, session_id=session_id, base_model=base_model, type=type
+        )
+        return _responses.parse_checkpoints(self._client._json(spec))
+
+    def get(self, checkpoint_id: str) -> Checkpoint:
+        spec = _requests.get_checkpoint_request(checkpoint_id)
+        return _responses.parse_checkpoint(self._client._json(spec))
+
+    def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Download an inference checkpoint's files into the directory ``to`` (created if
+        needed), each streamed to disk; returns their paths. ``variant``: ``..._MERGED`` (the
+        full model), ``..._ADAPTER`` (LoRA only) or ``..._UNSPECIFIED`` (the checkpoint's own
+        form). A progress bar is drawn on stderr when it is a terminal (``progress`` forces it
+        off with False)."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        spec = _requests.checkpoint_download_request(checkpoint_id, variant)
+        listing = _responses.parse_checkpoint_download(self._client._json(spec))
+        paths = []
+        for item in listing.data:
+            path = _requests.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else terminal_progress(item.filename)
+            self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)
 
 
 class OperationFuture(Generic[R]):

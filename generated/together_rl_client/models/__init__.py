@@ -1,7 +1,13 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .adam_params import AdamParams
+from .checkpoint import Checkpoint
+from .checkpoint_download_response import CheckpointDownloadResponse
+from .checkpoint_file import CheckpointFile
 from .checkpoint_registration import CheckpointRegistration
+from .checkpoint_type import CheckpointType
+from .checkpoint_variant import CheckpointVariant
+from .checkpoints_list_response import CheckpointsListResponse
 from .cispo_loss_params import CISPOLossParams
 from .compute_config import ComputeConfig
 from .compute_config_request import ComputeConfigRequest
@@ -28,7 +34,10 @@ from .grpo_loss_aggregation_type import GRPOLossAggregationType
 from .grpo_loss_params import GRPOLossParams
 from .grpo_loss_ratio_type import GRPOLossRatioType
 from .inference_checkpoint import InferenceCheckpoint
+from .inference_checkpoint_operation import InferenceCheckpointOperation
 from .inference_checkpoint_registration import InferenceCheckpointRegistration
+from .inference_checkpoint_result import InferenceCheckpointResult
+from .inference_registration import InferenceRegistration
 from .list_meta import ListMeta
 from .lora_config import LoraConfig
 from .lora_trainer_limits import LoraTrainerLimits
@@ -40,9 +49,12 @@ from .loss_type import LossType
 from .model_input import ModelInput
 from .model_input_chunk import ModelInputChunk
 from .model_resources import ModelResources
+from .model_resources_cost_estimate import ModelResourcesCostEstimate
 from .model_resources_create import ModelResourcesCreate
 from .model_resources_error import ModelResourcesError
 from .model_resources_error_code import ModelResourcesErrorCode
+from .model_resources_extend_expiry import ModelResourcesExtendExpiry
+from .model_resources_list_response import ModelResourcesListResponse
 from .model_resources_status import ModelResourcesStatus
 from .muon_params import MuonParams
 from .muon_scaling_strategy import MuonScalingStrategy
@@ -75,6 +87,7 @@ from .session_error import SessionError
 from .session_error_code import SessionErrorCode
 from .session_metadata import SessionMetadata
 from .session_status import SessionStatus
+from .session_update import SessionUpdate
 from .sessions_list_response import SessionsListResponse
 from .status_details import StatusDetails
 from .stop_reason import StopReason
@@ -85,6 +98,8 @@ from .tensor_data import TensorData
 from .trainer_config import TrainerConfig
 from .trainer_limits import TrainerLimits
 from .training_checkpoint import TrainingCheckpoint
+from .training_checkpoint_operation import TrainingCheckpointOperation
+from .training_checkpoint_result import TrainingCheckpointResult
 from .wandb_metadata import WandbMetadata
 from .weight_sync_type import WeightSyncType
 from .weights_sync_body import WeightsSyncBody
@@ -94,7 +109,13 @@ from .weights_sync_result import WeightsSyncResult
 __all__ = (
     "AdamParams",
     "CISPOLossParams",
+    "Checkpoint",
+    "CheckpointDownloadResponse",
+    "CheckpointFile",
     "CheckpointRegistration",
+    "CheckpointType",
+    "CheckpointVariant",
+    "CheckpointsListResponse",
     "ComputeConfig",
     "ComputeConfigRequest",
     "ComputeConfigRequestGpuType",
@@ -120,7 +141,10 @@ __all__ = (
     "Gradient",
     "GradientDType",
     "InferenceCheckpoint",
+    "InferenceCheckpointOperation",
     "InferenceCheckpointRegistration",
+    "InferenceCheckpointResult",
+    "InferenceRegistration",
     "ListMeta",
     "LoraConfig",
     "LoraTrainerLimits",
@@ -132,9 +156,12 @@ __all__ = (
     "ModelInput",
     "ModelInputChunk",
     "ModelResources",
+    "ModelResourcesCostEstimate",
     "ModelResourcesCreate",
     "ModelResourcesError",
     "ModelResourcesErrorCode",
+    "ModelResourcesExtendExpiry",
+    "ModelResourcesListResponse",
     "ModelResourcesStatus",
     "MuonParams",
     "MuonScalingStrategy",
@@ -167,6 +194,7 @@ __all__ = (
     "SessionErrorCode",
     "SessionMetadata",
     "SessionStatus",
+    "SessionUpdate",
     "SessionsListResponse",
     "StatusDetails",
     "StopReason",
@@ -177,6 +205,8 @@ __all__ = (
     "TrainerConfig",
     "TrainerLimits",
     "TrainingCheckpoint",
+    "TrainingCheckpointOperation",
+    "TrainingCheckpointResult",
     "WandbMetadata",
     "WeightSyncType",
     "WeightsSyncBody",

@@ -37,7 +37,10 @@ class ModelResources:
         updated_at (datetime.datetime):
         base_weights_ref (str | Unset):
         error (ModelResourcesError | Unset):
-        expires_at (datetime.datetime | Unset):
+        expires_at (datetime.datetime | Unset): When the resources stop for inactivity unless an operation or `extend-
+            expiry` moves
+            it; then the status becomes `MODEL_RESOURCES_STATUS_STOPPED` and every running session
+            `TRAINING_SESSION_STATUS_EXPIRED`.
     """
 
     id: str

@@ -134,7 +134,6 @@ SCHEMA: dict[str, Any] = {
         },
         "num_samples": {
             "minimum": 1.0,
-            "maximum": 64.0,
             "default": 1,
         },
         "prompt_logprobs": {},

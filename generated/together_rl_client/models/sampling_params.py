@@ -20,7 +20,8 @@ class SamplingParams:
             plain integers. Both forms are accepted and either may be returned.
         stop (list[str] | Unset): Stop strings. The emulator has no detokenizer and treats each as a decimal token id.
         temperature (float | Unset):
-        top_k (int | Unset):
+        top_k (int | Unset): Keep only the k most likely tokens. Any value below 1 means no limit: -1 is Tinker's
+            default (sent by the official SDK's Tinker layer), 0 is the proto default (unset).
         top_p (float | Unset):
     """
 
@@ -108,16 +109,13 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "max_tokens": {
             "minimum": 1.0,
-            "maximum": 8192.0,
         },
         "seed": {},
         "stop": {},
         "temperature": {
             "minimum": 0.0,
         },
-        "top_k": {
-            "minimum": 0.0,
-        },
+        "top_k": {},
         "top_p": {
             "maximum": 1.0,
             "exclusiveMinimum": 0.0,

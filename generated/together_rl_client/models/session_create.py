@@ -21,12 +21,15 @@ class SessionCreate:
     Attributes:
         model_resources_id (str): Model resources to run the session on (`POST /rl/model-resources`).
         display_name (str | Unset):
-        load_optimizer (bool | Unset): With `resume_from_checkpoint_id`, restore optimizer state and step (default) or
-            weights only.
+        load_optimizer (bool | Unset): With `resume_from_checkpoint_id`: omitted or true restores the optimizer state
+            and the
+            step of a training checkpoint; false loads the weights only, at step 0. True is refused
+            (400) for an inference checkpoint, which holds no optimizer state.
         lora_config (LoraConfig | Unset):
         metadata (SessionMetadata | Unset):
-        resume_from_checkpoint_id (str | Unset): A checkpoint to start from. The emulator has no checkpoints and refuses
-            it with 404.
+        resume_from_checkpoint_id (str | Unset): A checkpoint (`GET /rl/checkpoints`) of the same base model to start
+            from; see
+            `load_optimizer`. Unknown or another key's checkpoints are refused with 404.
     """
 
     model_resources_id: str

@@ -97,9 +97,20 @@ def sync_detailed(
 ) -> Response[ErrorData | Session]:
     """Start a training session
 
-     Starts a training session on existing model resources. Session creation takes no
+     Starts a training session on existing model resources, which must be
+    `MODEL_RESOURCES_STATUS_READY` (400 otherwise). Session creation takes no
     `Idempotency-Key`. The session is usable for operations once its status is
     `TRAINING_SESSION_STATUS_RUNNING`.
+
+    Concurrent sessions per model resources: at most 5 on a LoRA resource
+    (`lora_enabled`), 1 on a full-weight resource; one more is refused with 429 whose message
+    says so (with `x-should-retry: false`: it clears only when a session stops).
+
+    With `resume_from_checkpoint_id` the session starts from one of the caller's checkpoints
+    of the same base model. A training checkpoint restores the weights and, with
+    `load_optimizer` omitted or true, the optimizer state and the step; with
+    `load_optimizer: false`, the weights only, at step 0 with a fresh optimizer. An inference
+    checkpoint restores the weights only: `load_optimizer: true` with it is refused with 400.
 
     Args:
         body (SessionCreate):
@@ -130,9 +141,20 @@ def sync(
 ) -> ErrorData | Session | None:
     """Start a training session
 
-     Starts a training session on existing model resources. Session creation takes no
+     Starts a training session on existing model resources, which must be
+    `MODEL_RESOURCES_STATUS_READY` (400 otherwise). Session creation takes no
     `Idempotency-Key`. The session is usable for operations once its status is
     `TRAINING_SESSION_STATUS_RUNNING`.
+
+    Concurrent sessions per model resources: at most 5 on a LoRA resource
+    (`lora_enabled`), 1 on a full-weight resource; one more is refused with 429 whose message
+    says so (with `x-should-retry: false`: it clears only when a session stops).
+
+    With `resume_from_checkpoint_id` the session starts from one of the caller's checkpoints
+    of the same base model. A training checkpoint restores the weights and, with
+    `load_optimizer` omitted or true, the optimizer state and the step; with
+    `load_optimizer: false`, the weights only, at step 0 with a fresh optimizer. An inference
+    checkpoint restores the weights only: `load_optimizer: true` with it is refused with 400.
 
     Args:
         body (SessionCreate):
@@ -158,9 +180,20 @@ async def asyncio_detailed(
 ) -> Response[ErrorData | Session]:
     """Start a training session
 
-     Starts a training session on existing model resources. Session creation takes no
+     Starts a training session on existing model resources, which must be
+    `MODEL_RESOURCES_STATUS_READY` (400 otherwise). Session creation takes no
     `Idempotency-Key`. The session is usable for operations once its status is
     `TRAINING_SESSION_STATUS_RUNNING`.
+
+    Concurrent sessions per model resources: at most 5 on a LoRA resource
+    (`lora_enabled`), 1 on a full-weight resource; one more is refused with 429 whose message
+    says so (with `x-should-retry: false`: it clears only when a session stops).
+
+    With `resume_from_checkpoint_id` the session starts from one of the caller's checkpoints
+    of the same base model. A training checkpoint restores the weights and, with
+    `load_optimizer` omitted or true, the optimizer state and the step; with
+    `load_optimizer: false`, the weights only, at step 0 with a fresh optimizer. An inference
+    checkpoint restores the weights only: `load_optimizer: true` with it is refused with 400.
 
     Args:
         body (SessionCreate):
@@ -189,9 +222,20 @@ async def asyncio(
 ) -> ErrorData | Session | None:
     """Start a training session
 
-     Starts a training session on existing model resources. Session creation takes no
+     Starts a training session on existing model resources, which must be
+    `MODEL_RESOURCES_STATUS_READY` (400 otherwise). Session creation takes no
     `Idempotency-Key`. The session is usable for operations once its status is
     `TRAINING_SESSION_STATUS_RUNNING`.
+
+    Concurrent sessions per model resources: at most 5 on a LoRA resource
+    (`lora_enabled`), 1 on a full-weight resource; one more is refused with 429 whose message
+    says so (with `x-should-retry: false`: it clears only when a session stops).
+
+    With `resume_from_checkpoint_id` the session starts from one of the caller's checkpoints
+    of the same base model. A training checkpoint restores the weights and, with
+    `load_optimizer` omitted or true, the optimizer state and the step; with
+    `load_optimizer: false`, the weights only, at step 0 with a fresh optimizer. An inference
+    checkpoint restores the weights only: `load_optimizer: true` with it is refused with 400.
 
     Args:
         body (SessionCreate):

@@ -1,0 +1,297 @@
+"""Model resources: creation, listing, stop, expiry, the session cap and the price estimate.
+
+Lifecycle in the emulator: created READY (no queue, nothing to provision), then STOPPED by
+`stop` or by expiry. `expires_at` is now + `inactive_timeout` at creation and after every
+session created on the resources and every operation submitted to one of their sessions;
+`extend-expiry` moves it later, never earlier. When the emulator clock passes `expires_at`,
+the resources are STOPPED and their running sessions EXPIRED (queued operations then fail with
+SESSION_NOT_ACTIVE). Expiry is applied when the next request arrives (`expire_idle`), which is
+the first moment anyone could observe it.
+
+The clock is the wall clock plus an offset that tests move forward (`POST /_emulator/clock`), so
+an hour of idleness takes no time to test.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+from ._catalog import CATALOG, GPU_TYPE
+from ._errors import ApiError, invalid
+from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
+from ._spec import enum_value
+from ._store import Store
+from ._validation import validate_schema
+
+__all__ = [
+    "DEFAULT_INACTIVE_TIMEOUT_S",
+    "FULL_WEIGHT_SESSION_CAP",
+    "LORA_SESSION_CAP",
+    "EmulatorClock",
+    "ModelResources",
+    "estimate_price_per_hour",
+]
+
+DEFAULT_INACTIVE_TIMEOUT_S = 3600
+# Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
+LORA_SESSION_CAP = 5
+FULL_WEIGHT_SESSION_CAP = 1
+# The emulator's own price table (not Together's prices), stated in the spec's estimate-cost.
+PRICE_CURRENCY = "USD"
+PRICE_PER_GPU_HOUR = 4.0
+TRAINER_GPUS_LORA = 1
+TRAINER_GPUS_FULL_WEIGHT = 2
+EXPIRY_GRANULARITY_S = 1.0
+# The latest `expires_at` an RFC 3339 date-time can state: 9999-12-31T23:59:59Z.
+LATEST_TIME = 253_402_300_799.0
+
+READY = MODEL_RESOURCES_READY
+STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
+SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
+
+EXPIRY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_resources_expiry (
+    id TEXT PRIMARY KEY, expires_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS model_resources_expiry_by_time ON model_resources_expiry (expires_at);
+"""
+
+
+class EmulatorClock:
+    """Wall-clock seconds plus an offset only tests move (never backwards)."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        return time.time() + self._offset
+
+    def advance(self, seconds: float) -> float:
+        if seconds < 0:
+            raise invalid("advance_seconds", "the emulator clock never goes back")
+        with self._lock:
+            self._offset += seconds
+        return self.now()
+
+
+def rfc3339(t: float) -> str:
+    t = min(t, LATEST_TIME)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+def estimate_price_per_hour(lora_enabled: bool, num_generator_replicas: int) -> float:
+    trainer = TRAINER_GPUS_LORA if lora_enabled else TRAINER_GPUS_FULL_WEIGHT
+    return PRICE_PER_GPU_HOUR * (trainer + num_generator_replicas)
+
+
+def not_found(resources_id: str) -> ApiError:
+    return ApiError(
+        404, f"model_resources_id: no model resources {resources_id!r} for this API key",
+        type="not_found", param="model_resources_id", code="not_found",
+    )  # fmt: skip
+
+
+def _validated_create_body(body: Any) -> dict[str, Any]:
+    validate_schema("ModelResourcesCreate", body)
+    assert isinstance(body, dict)
+    if body["base_model"] not in CATALOG:
+        raise invalid(
+            "base_model",
+            f"unknown base model {body['base_model']!r}; supported: {', '.join(CATALOG)}"
+            " (GET /v1/rl/supported-models)",
+        )
+    return body
+
+
+class ModelResources:
+    """The model-resources endpoints and the rules sessions obey on them."""
+
+    def __init__(self, store: Store, clock: EmulatorClock) -> None:
+        self.store = store
+        self.clock = clock
+        store.execute_script(EXPIRY_SCHEMA)
+
+    # ------------------------------------------------------------------ endpoints
+    def create(self, owner: str, body: Any) -> dict[str, Any]:
+        body = _validated_create_body(body)
+        compute = body.get("compute_config", {})
+        timeout = body.get("inactive_timeout") or DEFAULT_INACTIVE_TIMEOUT_S
+        now = self.clock.now()
+        resources: dict[str, Any] = {
+            "id": f"mr-{uuid.uuid4()}",
+            "base_model": body["base_model"],
+            "compute_config": {
+                "num_generator_replicas": compute.get("num_generator_replicas", 0),
+                "gpu_type": compute.get("gpu_type", GPU_TYPE),
+            },
+            "created_at": rfc3339(now),
+            "created_by": owner,
+            "inactive_timeout": timeout,
+            "lora_enabled": body.get("lora_enabled", False),
+            "optimizer_config": body.get("optimizer_config", {"adam": {}}),
+            "status": READY,
+            "status_details": {"queue_position": 0},
+            "updated_at": rfc3339(now),
+            "expires_at": rfc3339(now + timeout),
+        }
+        if "base_weights_ref" in body:
+            resources["base_weights_ref"] = body["base_weights_ref"]
+        with self.store.transaction() as db:
+            self.store.insert_model_resources(db, owner, resources)
+            db.execute(
+                "INSERT INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
+                (resources["id"], now + timeout),
+            )
+        return resources
+
+    def get(self, owner: str, resources_id: str) -> dict[str, Any]:
+        found = self.store.get_model_resources(owner, resources_id)
+        if found is None:
+            raise not_found(resources_id)
+        return found
+
+    def list_page(
+        self,
+        owner: str,
+        after: str | None,
+        limit: int,
+        statuses: list[str] | None,
+        created_by: str | None,
+    ) -> dict[str, Any]:
+        empty = {"data": [], "meta": {"has_more": False, "limit": limit, "next_cursor": ""}}
+        if created_by not in (None, "me", owner):
+            return empty  # every resource a key can see was created by that key
+        rows = self.store.list_model_resources(owner, after, statuses, limit + 1)
+        if rows is None:
+            raise invalid("after", f"unknown cursor {after!r}: pass a previous meta.next_cursor")
+        page = rows[:limit]
+        has_more = len(rows) > limit
+        return {
+            "data": page,
+            "meta": {
+                "has_more": has_more,
+                "limit": limit,
+                "next_cursor": page[-1]["id"] if has_more and page else "",
+            },
+        }
+
+    def stop(self, owner: str, resources_id: str, force: bool) -> dict[str, Any]:
+        """STOPPED; with running sessions a 409 naming them, unless `force` stops them too."""
+        with self.store.lock:
+            resources = self.get(owner, resources_id)
+            if resources["status"] == STOPPED:
+                return resources
+            running = self._running_session_ids(owner, resources_id)
+            if running and not force:
+                raise ApiError(
+                    409,
+                    f"model_resources_id: training sessions still running on {resources_id}:"
+                    f" {', '.join(running)}; stop them first, or pass force=true to stop them"
+                    " with the resources",
+                    type="conflict_error", param="model_resources_id",
+                    code="sessions_still_running", headers={"x-should-retry": "false"},
+                )  # fmt: skip
+            for session_id in running:
+                self.store.stop_session(owner, session_id)
+            return self._set_stopped(resources)
+
+    def extend_expiry(self, owner: str, resources_id: str, body: Any) -> dict[str, Any]:
+        validate_schema("ModelResourcesExtendExpiry", body)
+        assert isinstance(body, dict)
+        with self.store.lock:
+            resources = self.get(owner, resources_id)
+            if resources["status"] != READY:
+                raise invalid(
+                    "model_resources_id",
+                    f"the model resources are {resources['status']}; only"
+                    f" {READY} resources can be kept up (create new ones)",
+                )
+            self._push_expiry(resources, self.clock.now() + body["seconds"])
+            return self.get(owner, resources_id)
+
+    def estimate_cost(self, body: Any) -> dict[str, Any]:
+        body = _validated_create_body(body)
+        replicas = body.get("compute_config", {}).get("num_generator_replicas", 0)
+        price = estimate_price_per_hour(bool(body.get("lora_enabled", False)), replicas)
+        return {"currency": PRICE_CURRENCY, "price_per_hour": price}
+
+    # ------------------------------------------------------------------ rules for sessions
+    def admit_session(self, owner: str, resources: dict[str, Any]) -> None:
+        """Refuse a new session on `resources` unless READY (400) and under the cap (429).
+        Call with `store.lock` held, together with the insert."""
+        if resources["status"] != READY:
+            raise invalid(
+                "model_resources_id",
+                f"the model resources are {resources['status']}; sessions need"
+                f" {READY} resources (create new ones)",
+            )
+        cap = LORA_SESSION_CAP if resources["lora_enabled"] else FULL_WEIGHT_SESSION_CAP
+        running = self._running_session_ids(owner, resources["id"])
+        if len(running) >= cap:
+            kind = "LoRA" if resources["lora_enabled"] else "full-weight"
+            raise ApiError(
+                429,
+                f"model_resources_id: a {kind} model resource runs at most {cap} concurrent"
+                f" training session{'s' if cap > 1 else ''}, and {resources['id']} already runs"
+                f" {', '.join(running)}; stop one first",
+                type="rate_limit_error", param="model_resources_id",
+                code="session_cap_reached",
+                headers={"retry-after": "1", "x-should-retry": "false"},
+            )  # fmt: skip
+
+    def touch(self, resources_id: str) -> None:
+        """Activity on the resources: keep them up `inactive_timeout` seconds from now."""
+        with self.store.lock:
+            resources = self.store.get_model_resources(None, resources_id)
+            if resources is not None and resources["status"] == READY:
+                self._push_expiry(resources, self.clock.now() + resources["inactive_timeout"])
+
+    def expire_idle(self) -> int:
+        """Stop every READY resource past its `expires_at`, its running sessions EXPIRED.
+        Returns how many resources stopped."""
+        now = self.clock.now()
+        with self.store.lock:
+            due = self.store.rows(
+                "SELECT id FROM model_resources_expiry WHERE expires_at <= ?", (now,)
+            )
+            for row in due:
+                resources = self.store.get_model_resources(None, row["id"])
+                if resources is None:
+                    continue
+                owner = resources["created_by"]
+                for session_id in self._running_session_ids(owner, resources["id"]):
+                    self.store.stop_session(owner, session_id, status=SESSION_EXPIRED)
+                self._set_stopped(resources)
+        return len(due)
+
+    # ------------------------------------------------------------------ internals
+    def _running_session_ids(self, owner: str, resources_id: str) -> list[str]:
+        rows = self.store.list_sessions(owner, None, [SESSION_RUNNING], 1_000_000, resources_id)
+        return sorted(r.id for r in rows)
+
+    def _push_expiry(self, resources: dict[str, Any], until: float) -> None:
+        until = min(until, LATEST_TIME)
+        with self.store.transaction() as db:
+            current = db.execute(
+                "SELECT expires_at FROM model_resources_expiry WHERE id = ?", (resources["id"],)
+            ).fetchone()
+            # Within a second is fresh enough: spares a durable write on every operation.
+            if current is not None and current["expires_at"] >= until - EXPIRY_GRANULARITY_S:
+                return
+            db.execute(
+                "INSERT OR REPLACE INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
+                (resources["id"], until),
+            )
+            body = dict(resources, expires_at=rfc3339(until))
+            self.store.update_model_resources(db, body)
+
+    def _set_stopped(self, resources: dict[str, Any]) -> dict[str, Any]:
+        body = dict(resources, status=STOPPED, updated_at=rfc3339(self.clock.now()))
+        body.pop("expires_at", None)
+        with self.store.transaction() as db:
+            self.store.update_model_resources(db, body)
+            db.execute("DELETE FROM model_resources_expiry WHERE id = ?", (resources["id"],))
+        return body

@@ -1,0 +1,270 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_data import ErrorData
+from ...models.inference_checkpoint_operation import InferenceCheckpointOperation
+from ...types import RequestParts, Response
+
+
+def _get_kwargs(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/rl/training-sessions/{session_id}/operations/inference-checkpoint".format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorData | InferenceCheckpointOperation | None:
+    if response.status_code == 200:
+        response_200 = InferenceCheckpointOperation.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorData.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorData.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorData.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorData.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorData.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorData.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorData.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = ErrorData.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorData.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorData | InferenceCheckpointOperation]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> Response[ErrorData | InferenceCheckpointOperation]:
+    """Save an inference checkpoint
+
+     Saves the current trainer weights as a model ready for serving or download: registered as
+    an adapter (`registration.adapter`) on LoRA resources on the base model's own weights, as a
+    merged model (`registration.model`) otherwise. Takes no body, like the training checkpoint.
+    Sessions may resume from it with weights only (`load_optimizer: false` or omitted). Listed
+    in the session's `inference_checkpoints` and by `GET /rl/checkpoints`; downloadable through
+    `GET /rl/checkpoints/{checkpoint_id}/download`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | InferenceCheckpointOperation]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> ErrorData | InferenceCheckpointOperation | None:
+    """Save an inference checkpoint
+
+     Saves the current trainer weights as a model ready for serving or download: registered as
+    an adapter (`registration.adapter`) on LoRA resources on the base model's own weights, as a
+    merged model (`registration.model`) otherwise. Takes no body, like the training checkpoint.
+    Sessions may resume from it with weights only (`load_optimizer: false` or omitted). Listed
+    in the session's `inference_checkpoints` and by `GET /rl/checkpoints`; downloadable through
+    `GET /rl/checkpoints/{checkpoint_id}/download`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | InferenceCheckpointOperation
+    """
+
+    return sync_detailed(
+        session_id=session_id,
+        client=client,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> Response[ErrorData | InferenceCheckpointOperation]:
+    """Save an inference checkpoint
+
+     Saves the current trainer weights as a model ready for serving or download: registered as
+    an adapter (`registration.adapter`) on LoRA resources on the base model's own weights, as a
+    merged model (`registration.model`) otherwise. Takes no body, like the training checkpoint.
+    Sessions may resume from it with weights only (`load_optimizer: false` or omitted). Listed
+    in the session's `inference_checkpoints` and by `GET /rl/checkpoints`; downloadable through
+    `GET /rl/checkpoints/{checkpoint_id}/download`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | InferenceCheckpointOperation]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> ErrorData | InferenceCheckpointOperation | None:
+    """Save an inference checkpoint
+
+     Saves the current trainer weights as a model ready for serving or download: registered as
+    an adapter (`registration.adapter`) on LoRA resources on the base model's own weights, as a
+    merged model (`registration.model`) otherwise. Takes no body, like the training checkpoint.
+    Sessions may resume from it with weights only (`load_optimizer: false` or omitted). Listed
+    in the session's `inference_checkpoints` and by `GET /rl/checkpoints`; downloadable through
+    `GET /rl/checkpoints/{checkpoint_id}/download`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | InferenceCheckpointOperation
+    """
+
+    return (
+        await asyncio_detailed(
+            session_id=session_id,
+            client=client,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/training-sessions/{session_id}/operations/inference-checkpoint"
+
+
+def request_parts(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/training-sessions/{session_id}/operations/inference-checkpoint`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

@@ -1,0 +1,278 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_data import ErrorData
+from ...models.training_checkpoint_operation import TrainingCheckpointOperation
+from ...types import RequestParts, Response
+
+
+def _get_kwargs(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/rl/training-sessions/{session_id}/operations/training-checkpoint".format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorData | TrainingCheckpointOperation | None:
+    if response.status_code == 200:
+        response_200 = TrainingCheckpointOperation.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorData.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorData.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorData.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorData.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorData.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorData.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorData.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = ErrorData.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorData.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorData | TrainingCheckpointOperation]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> Response[ErrorData | TrainingCheckpointOperation]:
+    """Save a training checkpoint
+
+     Saves the full training state: the trainer weights, the optimizer state (Adam moments) and
+    the step, for resuming (`resume_from_checkpoint_id` on a new session, with `load_optimizer`)
+    or forking. Gradients accumulated since the last optimizer step are not part of it. Takes no
+    body (the official SDK sends none, with `Content-Type: application/json`; an empty JSON object
+    is accepted too). Runs in submission order like every operation, so it saves the state after
+    every operation queued before it. A retry with the same `Idempotency-Key` returns the same
+    operation and creates no second checkpoint. The checkpoint is listed in the session's
+    `training_checkpoints` and by `GET /rl/checkpoints`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | TrainingCheckpointOperation]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> ErrorData | TrainingCheckpointOperation | None:
+    """Save a training checkpoint
+
+     Saves the full training state: the trainer weights, the optimizer state (Adam moments) and
+    the step, for resuming (`resume_from_checkpoint_id` on a new session, with `load_optimizer`)
+    or forking. Gradients accumulated since the last optimizer step are not part of it. Takes no
+    body (the official SDK sends none, with `Content-Type: application/json`; an empty JSON object
+    is accepted too). Runs in submission order like every operation, so it saves the state after
+    every operation queued before it. A retry with the same `Idempotency-Key` returns the same
+    operation and creates no second checkpoint. The checkpoint is listed in the session's
+    `training_checkpoints` and by `GET /rl/checkpoints`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | TrainingCheckpointOperation
+    """
+
+    return sync_detailed(
+        session_id=session_id,
+        client=client,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> Response[ErrorData | TrainingCheckpointOperation]:
+    """Save a training checkpoint
+
+     Saves the full training state: the trainer weights, the optimizer state (Adam moments) and
+    the step, for resuming (`resume_from_checkpoint_id` on a new session, with `load_optimizer`)
+    or forking. Gradients accumulated since the last optimizer step are not part of it. Takes no
+    body (the official SDK sends none, with `Content-Type: application/json`; an empty JSON object
+    is accepted too). Runs in submission order like every operation, so it saves the state after
+    every operation queued before it. A retry with the same `Idempotency-Key` returns the same
+    operation and creates no second checkpoint. The checkpoint is listed in the session's
+    `training_checkpoints` and by `GET /rl/checkpoints`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | TrainingCheckpointOperation]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    idempotency_key: str,
+) -> ErrorData | TrainingCheckpointOperation | None:
+    """Save a training checkpoint
+
+     Saves the full training state: the trainer weights, the optimizer state (Adam moments) and
+    the step, for resuming (`resume_from_checkpoint_id` on a new session, with `load_optimizer`)
+    or forking. Gradients accumulated since the last optimizer step are not part of it. Takes no
+    body (the official SDK sends none, with `Content-Type: application/json`; an empty JSON object
+    is accepted too). Runs in submission order like every operation, so it saves the state after
+    every operation queued before it. A retry with the same `Idempotency-Key` returns the same
+    operation and creates no second checkpoint. The checkpoint is listed in the session's
+    `training_checkpoints` and by `GET /rl/checkpoints`.
+
+    Args:
+        session_id (str):
+        idempotency_key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | TrainingCheckpointOperation
+    """
+
+    return (
+        await asyncio_detailed(
+            session_id=session_id,
+            client=client,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed
+
+
+METHOD = "POST"
+PATH = "/rl/training-sessions/{session_id}/operations/training-checkpoint"
+
+
+def request_parts(
+    session_id: str,
+    *,
+    idempotency_key: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `POST /rl/training-sessions/{session_id}/operations/training-checkpoint`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+    headers["Idempotency-Key"] = idempotency_key
+
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

@@ -1,0 +1,254 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_data import ErrorData
+from ...models.session import Session
+from ...models.session_update import SessionUpdate
+from ...types import RequestParts, Response
+
+
+def _get_kwargs(
+    session_id: str,
+    *,
+    body: SessionUpdate,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/rl/training-sessions/{session_id}".format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorData | Session | None:
+    if response.status_code == 200:
+        response_200 = Session.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorData.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorData.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorData.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorData.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorData.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorData.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorData.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorData | Session]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SessionUpdate,
+) -> Response[ErrorData | Session]:
+    """Update a training session
+
+     Changes `display_name` and `metadata`. Omitted fields are left unchanged; an empty string
+    clears a value (`display_name: ""` removes the display name, `metadata.wandb.project: ""`
+    removes that field). Allowed in any session status.
+
+    Args:
+        session_id (str):
+        body (SessionUpdate): Fields to change. Omitted fields are left unchanged; an empty string
+            clears a value.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | Session]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SessionUpdate,
+) -> ErrorData | Session | None:
+    """Update a training session
+
+     Changes `display_name` and `metadata`. Omitted fields are left unchanged; an empty string
+    clears a value (`display_name: ""` removes the display name, `metadata.wandb.project: ""`
+    removes that field). Allowed in any session status.
+
+    Args:
+        session_id (str):
+        body (SessionUpdate): Fields to change. Omitted fields are left unchanged; an empty string
+            clears a value.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | Session
+    """
+
+    return sync_detailed(
+        session_id=session_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SessionUpdate,
+) -> Response[ErrorData | Session]:
+    """Update a training session
+
+     Changes `display_name` and `metadata`. Omitted fields are left unchanged; an empty string
+    clears a value (`display_name: ""` removes the display name, `metadata.wandb.project: ""`
+    removes that field). Allowed in any session status.
+
+    Args:
+        session_id (str):
+        body (SessionUpdate): Fields to change. Omitted fields are left unchanged; an empty string
+            clears a value.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorData | Session]
+    """
+
+    kwargs = _get_kwargs(
+        session_id=session_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    session_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SessionUpdate,
+) -> ErrorData | Session | None:
+    """Update a training session
+
+     Changes `display_name` and `metadata`. Omitted fields are left unchanged; an empty string
+    clears a value (`display_name: ""` removes the display name, `metadata.wandb.project: ""`
+    removes that field). Allowed in any session status.
+
+    Args:
+        session_id (str):
+        body (SessionUpdate): Fields to change. Omitted fields are left unchanged; an empty string
+            clears a value.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorData | Session
+    """
+
+    return (
+        await asyncio_detailed(
+            session_id=session_id,
+            client=client,
+            body=body,
+        )
+    ).parsed
+
+
+METHOD = "PATCH"
+PATH = "/rl/training-sessions/{session_id}"
+
+
+def request_parts(
+    session_id: str,
+) -> RequestParts:
+    """Method, URL, query parameters and headers of `PATCH /rl/training-sessions/{session_id}`,
+    without the body: for callers that encode the body themselves (and then send it with the
+    Content-Type given here)."""
+    headers: dict[str, Any] = {}
+
+    headers["Content-Type"] = "application/json"
+    return RequestParts(
+        method=METHOD,
+        url=PATH.format(
+            session_id=quote(str(session_id), safe=""),
+        ),
+        headers=headers,
+    )

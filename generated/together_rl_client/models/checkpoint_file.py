@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="CheckpointFile")
+
+
+@_attrs_define
+class CheckpointFile:
+    """
+    Attributes:
+        filename (str):
+        size (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
+            plain integers. Both forms are accepted and either may be returned.
+        url (str): Absolute, presigned: GET it without Authorization.
+    """
+
+    filename: str
+    size: int | str
+    url: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        filename = self.filename
+
+        size: int | str
+        size = self.size
+
+        url = self.url
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "filename": filename,
+                "size": size,
+                "url": url,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        filename = d.pop("filename")
+
+        def _parse_size(data: object) -> int | str:
+            return cast(int | str, data)
+
+        size = _parse_size(d.pop("size"))
+
+        url = d.pop("url")
+
+        checkpoint_file = cls(
+            filename=filename,
+            size=size,
+            url=url,
+        )
+
+        checkpoint_file.additional_properties = d
+        return checkpoint_file
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "filename",
+        "size",
+        "url",
+    ],
+    "properties": {
+        "filename": {},
+        "size": {},
+        "url": {},
+    },
+}

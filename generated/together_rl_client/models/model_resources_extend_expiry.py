@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="ModelResourcesExtendExpiry")
+
+
+@_attrs_define
+class ModelResourcesExtendExpiry:
+    """
+    Attributes:
+        seconds (int): Seconds from now during which the resources must not stop for inactivity.
+    """
+
+    seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        seconds = self.seconds
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "seconds": seconds,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        seconds = d.pop("seconds")
+
+        model_resources_extend_expiry = cls(
+            seconds=seconds,
+        )
+
+        return model_resources_extend_expiry
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "seconds",
+    ],
+    "properties": {
+        "seconds": {},
+    },
+}

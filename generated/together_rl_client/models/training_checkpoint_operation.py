@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.operation_status import OperationStatus
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.operation_error import OperationError
+    from ..models.training_checkpoint_result import TrainingCheckpointResult
+
+
+T = TypeVar("T", bound="TrainingCheckpointOperation")
+
+
+@_attrs_define
+class TrainingCheckpointOperation:
+    """
+    Attributes:
+        id (str):
+        status (OperationStatus): Lifecycle PENDING → RUNNING → COMPLETED | FAILED. Only COMPLETED and FAILED are
+            terminal;
+            clients must keep polling on any other value, including ones they do not know.
+        output (TrainingCheckpointResult | Unset):
+        error (OperationError | Unset): Error details on failure.
+    """
+
+    id: str
+    status: OperationStatus
+    output: TrainingCheckpointResult | Unset = UNSET
+    error: OperationError | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        status = self.status.value
+
+        output: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.output, Unset):
+            output = self.output.to_dict()
+
+        error: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.error, Unset):
+            error = self.error.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "status": status,
+            }
+        )
+        if output is not UNSET:
+            field_dict["output"] = output
+        if error is not UNSET:
+            field_dict["error"] = error
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.operation_error import OperationError
+        from ..models.training_checkpoint_result import TrainingCheckpointResult
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        status = OperationStatus(d.pop("status"))
+
+        _output = d.pop("output", UNSET)
+        output: TrainingCheckpointResult | Unset
+        if isinstance(_output, Unset):
+            output = UNSET
+        else:
+            output = TrainingCheckpointResult.from_dict(_output)
+
+        _error = d.pop("error", UNSET)
+        error: OperationError | Unset
+        if isinstance(_error, Unset):
+            error = UNSET
+        else:
+            error = OperationError.from_dict(_error)
+
+        training_checkpoint_operation = cls(
+            id=id,
+            status=status,
+            output=output,
+            error=error,
+        )
+
+        training_checkpoint_operation.additional_properties = d
+        return training_checkpoint_operation
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "id",
+        "status",
+    ],
+    "properties": {
+        "id": {},
+        "status": {
+            "class": "OperationStatus",
+        },
+        "output": {
+            "class": "TrainingCheckpointResult",
+        },
+        "error": {
+            "class": "OperationError",
+        },
+    },
+}

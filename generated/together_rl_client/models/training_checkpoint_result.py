@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.training_checkpoint import TrainingCheckpoint
+
+
+T = TypeVar("T", bound="TrainingCheckpointResult")
+
+
+@_attrs_define
+class TrainingCheckpointResult:
+    """
+    Attributes:
+        checkpoint (TrainingCheckpoint):
+    """
+
+    checkpoint: TrainingCheckpoint
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        checkpoint = self.checkpoint.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "checkpoint": checkpoint,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.training_checkpoint import TrainingCheckpoint
+
+        d = dict(src_dict)
+        checkpoint = TrainingCheckpoint.from_dict(d.pop("checkpoint"))
+
+        training_checkpoint_result = cls(
+            checkpoint=checkpoint,
+        )
+
+        training_checkpoint_result.additional_properties = d
+        return training_checkpoint_result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
+
+
+#: The spec's description of this schema beyond the types: ``required`` names, and per property
+#: its bounds, lengths and default as written in the spec (``class``: the generated class of a
+#: property that names another schema).
+SCHEMA: dict[str, Any] = {
+    "required": [
+        "checkpoint",
+    ],
+    "properties": {
+        "checkpoint": {
+            "class": "TrainingCheckpoint",
+        },
+    },
+}

@@ -1,0 +1,80 @@
+"""Keep model resources up through a long phase without operations (computing rewards, say):
+extend their expiry now and then every ``every`` seconds, in the background, until the block
+ends. The sync helper uses a thread, the async one a task; both stop with their block."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable
+
+__all__ = ["AsyncKeepAlive", "KeepAlive"]
+
+
+class KeepAlive:
+    """``with resources.keep_alive(): ...``: calls ``extend()`` on entry and every ``every``
+    seconds in a daemon thread until the block exits. ``errors`` keeps what a call raised (the
+    next call is still made: a transient error must not end the keep-alive)."""
+
+    def __init__(self, extend: Callable[[], object], every: float) -> None:
+        self._extend = extend
+        self._every = every
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.extensions = 0
+        self.errors: list[BaseException] = []
+
+    def __enter__(self) -> KeepAlive:
+        self._extend()
+        self.extensions += 1
+        self._thread = threading.Thread(
+            target=self._run, name="together-rl-keep-alive", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                self._extend()
+                self.extensions += 1
+            except Exception as error:  # kept for the caller; the loop goes on
+                self.errors.append(error)
+
+
+class AsyncKeepAlive:
+    """``async with resources.keep_alive(): ...``: the same with an asyncio task."""
+
+    def __init__(self, extend: Callable[[], Awaitable[object]], every: float) -> None:
+        self._extend = extend
+        self._every = every
+        self._task: asyncio.Task[None] | None = None
+        self.extensions = 0
+        self.errors: list[BaseException] = []
+
+    async def __aenter__(self) -> AsyncKeepAlive:
+        await self._extend()
+        self.extensions += 1
+        self._task = asyncio.create_task(self._run())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._every)
+            try:
+                await self._extend()
+                self.extensions += 1
+            except Exception as error:  # kept for the caller; the loop goes on
+                self.errors.append(error)
