@@ -15,6 +15,7 @@ from contract_tests._emulator_process import start_emulator_thread
 from reliability._workload import (
     FORWARD_BACKWARD,
     OPTIM_STEP,
+    TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     Outcome,
     SessionState,
@@ -31,10 +32,12 @@ from reliability.soak import FAULT_KINDS, route_key, run_soak
 
 def test_stream_interleaves_optimizer_steps_and_syncs() -> None:
     steps = stream(100, 4, optim_every=6, sync_every=3)
-    assert count_by_kind(steps) == {FORWARD_BACKWARD: 100, OPTIM_STEP: 16, WEIGHTS_SYNC: 4}
-    first = [s.kind for s in steps if s.session == 0][:22]
+    assert count_by_kind(steps) == {
+        FORWARD_BACKWARD: 100, OPTIM_STEP: 16, WEIGHTS_SYNC: 4, TRAINING_CHECKPOINT: 4
+    }  # fmt: skip
+    first = [s.kind for s in steps if s.session == 0][:23]
     assert first == ([FORWARD_BACKWARD] * 6 + [OPTIM_STEP]) * 2 + [FORWARD_BACKWARD] * 6 + [
-        OPTIM_STEP, WEIGHTS_SYNC,
+        OPTIM_STEP, WEIGHTS_SYNC, TRAINING_CHECKPOINT,
     ]  # fmt: skip
 
 
@@ -42,7 +45,7 @@ def test_stream_interleaves_optimizer_steps_and_syncs() -> None:
 def test_fault_soak_loses_and_duplicates_nothing() -> None:
     report = run_soak(n_submissions=100, n_sessions=4, fault_rate=0.3, seed=7)
     assert report.errors == []
-    expected = {FORWARD_BACKWARD: 100, OPTIM_STEP: 16, WEIGHTS_SYNC: 4}
+    expected = {FORWARD_BACKWARD: 100, OPTIM_STEP: 16, WEIGHTS_SYNC: 4, TRAINING_CHECKPOINT: 4}
     assert report.expected_operations == expected
     assert report.operations_created == expected
     assert report.results_returned == expected
@@ -109,7 +112,7 @@ def test_policy_comparison_detects_a_doubled_pass_or_step() -> None:
     an optimizer step (its pass counter is reset by the step, only the weights keep the trace), or
     an optimizer step applied twice, gives weights far from the fault-free run's."""
     steps = stream(12, 1, optim_every=6, sync_every=2)
-    assert [s.kind for s in steps][-2:] == [OPTIM_STEP, WEIGHTS_SYNC]
+    assert [s.kind for s in steps][-3:] == [OPTIM_STEP, WEIGHTS_SYNC, TRAINING_CHECKPOINT]
     ref_states, ref_out = reference_run(steps, 1, seed=5)
     extra_fb = _run_steps([steps[0], *steps])  # forward-backward 0 submitted twice
     cmp_fb = compare(extra_fb[0], ref_states, extra_fb[1], ref_out)
