@@ -1,8 +1,8 @@
 """One pass over the number lists of a decoded JSON body, shared by the idempotency digest and by
 validation, so that a large batch's numbers are classified and encoded once, at C speed.
 
-- a list of floats only (no int, no bool) is kept as its IEEE-754 doubles: the digest needs no
-  float formatting, and validation no second conversion;
+- a list of floats only (no int, no bool) is kept as a float64 array: the digest takes its
+  IEEE-754 doubles (no float formatting), and validation needs no second conversion;
 - a list of ints only (no bool, no float) is kept as its JSON text (`[1,-2,3]`), which is also
   its canonical JSON;
 - any other list is left alone: the digest encodes it with orjson, and validation checks it with
@@ -15,11 +15,12 @@ digest can encode every other container whole, in one orjson call.
 
 from __future__ import annotations
 
-import array
 import collections
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import orjson
 
 __all__ = ["FLOATS", "INTS", "MAX_DEPTH", "MIN_LENGTH", "BodyScan", "NumberList", "scan_body"]
@@ -36,7 +37,8 @@ _INT_LIST_TEXT = b"0123456789-,"  # everything between the brackets of a JSON li
 @dataclass(frozen=True)
 class NumberList:
     kind: str  # FLOATS or INTS
-    encoded: bytes  # FLOATS: the doubles (native order); INTS: the JSON text
+    # FLOATS: the values as float64 (its buffer: the doubles, native order); INTS: the JSON text.
+    encoded: npt.NDArray[np.float64] | bytes
 
 
 @dataclass
@@ -72,7 +74,8 @@ def _visit(value: Any, scan: BodyScan, depth: int) -> bool:
         elif first is float:
             if not _all_floats(value):
                 return False
-            scan.lists[id(value)] = NumberList(FLOATS, array.array("d", value).tobytes())
+            doubles = np.fromiter(value, dtype=np.float64, count=len(value))
+            scan.lists[id(value)] = NumberList(FLOATS, doubles)
             return True
         elif first is int:
             text = _int_list_text(value)

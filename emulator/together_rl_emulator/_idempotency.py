@@ -92,8 +92,9 @@ def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
             _feed(sha, item, scan, depth + 1)
 
 
-def _piece(sha: Any, tag: bytes, payload: bytes) -> None:
-    sha.update(tag + b"%d:" % len(payload))
+def _piece(sha: Any, tag: bytes, payload: Any) -> None:
+    """`payload`: bytes, or an array whose buffer is the bytes."""
+    sha.update(tag + b"%d:" % memoryview(payload).nbytes)
     sha.update(payload)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._body_scan import FLOATS, INTS, BodyScan, scan_body
+from ._body_scan import INTS, BodyScan, scan_body
 from ._catalog import SAMPLING_DEFAULTS
 from ._errors import ApiError, invalid
 from ._facts import (
@@ -176,8 +176,8 @@ def _bulk_arrays(samples: list[dict[str, Any]], scan: BodyScan) -> dict[int, np.
             numbers = scan.lists.get(id(data))
             if numbers is None:
                 return None
-            if numbers.kind == FLOATS:
-                values = np.frombuffer(numbers.encoded, dtype=np.float64)
+            if isinstance(numbers.encoded, np.ndarray):  # FLOATS
+                values = numbers.encoded
                 if not np.isfinite(values).all():  # NaN or Infinity (a lenient decoder's)
                     return None
                 arrays[id(data)] = values
