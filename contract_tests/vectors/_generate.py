@@ -26,6 +26,13 @@ from contract_tests._http import (
 )
 from contract_tests._provision import PROBE_BODY
 from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
+from contract_tests.vectors._near_policy import (
+    CLIP_BAND_SOURCE,
+    clip_band_bodies,
+    cycled_log_ratios,
+    near_policy,
+    probe_body,
+)
 
 VECTORS_DIR = Path(__file__).resolve().parent
 API_KEY = "vectors-key"
@@ -165,25 +172,53 @@ def _kind(path: str, field: str) -> str:
 
 
 def _loss_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+    """Each valid example, then each clip-band request, with sampler log-probs near the policy's."""
     out = []
     for path in sorted((EXAMPLES_DIR / "valid").glob("forward_backward.*.json")):
         example = json.loads(path.read_text(encoding="utf-8"))
         body = copy.deepcopy(example.get("body", example))
         body["forward_only"] = True
         body["return_loss_fn_outputs"] = True
-        submit = rec.step(
-            "POST",
-            operation_path(session_id, FORWARD_BACKWARD),
-            body=body,
-            headers={"Idempotency-Key": f"vec-{path.stem}"},
-        )
-        steps = [submit]
-        if submit["response"]["status"] == 200:
-            steps.append(rec.wait(session_id, rec.real(submit["response"]["body"]["id"])))
+        if _has_sampler_logprobs(body):
+            policy = _policy_logprobs(rec, session_id, body)
+            body = near_policy(body, policy, cycled_log_ratios(body))
+        steps = _forward(rec, session_id, body, path.stem)
         out.append(
             {"name": path.stem, "source": f"spec/examples/valid/{path.name}", "steps": steps}
         )
+    for name, (body, log_ratios) in clip_band_bodies().items():
+        body = near_policy(body, _policy_logprobs(rec, session_id, body), log_ratios)
+        steps = _forward(rec, session_id, body, name)
+        out.append({"name": name, "source": CLIP_BAND_SOURCE, "steps": steps})
     return out
+
+
+def _has_sampler_logprobs(body: dict[str, Any]) -> bool:
+    return any("logprobs" in sample["loss_fn_inputs"] for sample in body["samples"])
+
+
+def _policy_logprobs(rec: _Recorder, session_id: str, body: dict[str, Any]) -> list[list[float]]:
+    """The policy's log-probs of every target of ``body``, from an unrecorded forward-only pass."""
+    output = rec.client.completed_output(session_id, FORWARD_BACKWARD, probe_body(body))
+    return [
+        [float(x) for x in entry["tensors"]["logprobs"]["data"]]
+        for entry in output["loss_fn_outputs"]
+    ]
+
+
+def _forward(
+    rec: _Recorder, session_id: str, body: dict[str, Any], name: str
+) -> list[dict[str, Any]]:
+    submit = rec.step(
+        "POST",
+        operation_path(session_id, FORWARD_BACKWARD),
+        body=body,
+        headers={"Idempotency-Key": f"vec-{name}"},
+    )
+    steps = [submit]
+    if submit["response"]["status"] == 200:
+        steps.append(rec.wait(session_id, rec.real(submit["response"]["body"]["id"])))
+    return steps
 
 
 def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from contract_tests import _loss_reference as ref
@@ -29,29 +28,6 @@ def _loss_cases() -> list[dict[str, Any]]:
     return cases
 
 
-def _reference_inputs(body: dict[str, Any], returned: list[list[float]]) -> list[ref.SampleInputs]:
-    samples = []
-    for sample, ell in zip(body["samples"], returned, strict=True):
-        inputs = sample["loss_fn_inputs"]
-
-        def arr(name: str, inputs: dict[str, Any] = inputs) -> Any:
-            return np.asarray(inputs[name]["data"], dtype=np.float64) if name in inputs else None
-
-        selector = arr("weights") if "weights" in inputs else arr("mask")
-        mask = np.ones(len(ell)) if selector is None else (selector != 0).astype(np.float64)
-        samples.append(
-            ref.SampleInputs(
-                logprobs=np.asarray(ell, dtype=np.float64),
-                mask=mask,
-                sampler=arr("logprobs"),
-                advantages=arr("advantages"),
-                reference=arr("reference_logprobs"),
-                weights=arr("weights"),
-            )
-        )
-    return samples
-
-
 @pytest.mark.parametrize("case", _loss_cases(), ids=lambda case: str(case["name"]))
 def test_published_losses_match_the_reference(case: dict[str, Any]) -> None:
     body = case["steps"][0]["request"]["body"]
@@ -59,6 +35,6 @@ def test_published_losses_match_the_reference(case: dict[str, Any]) -> None:
     returned = [out["tensors"]["logprobs"]["data"] for out in output["loss_fn_outputs"]]
     assert len(returned) == len(body["samples"]), case["name"]
     expected = ref.reference_loss(
-        body["loss"]["type"], _reference_inputs(body, returned), body["loss"]
+        body["loss"]["type"], ref.sample_inputs(body, returned), body["loss"]
     )
     assert ref.matches(float(output["loss"]), expected), (case["name"], output["loss"], expected)
