@@ -177,6 +177,16 @@ MUTATIONS = [
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
         then_run=("-m", "contract_tests.vectors"),
     ),
+    Mutation(
+        "ppo-clip-high-both-bounds",
+        "PPO clips with clip_high_threshold as both bounds; the vectors are regenerated from it",
+        E + "_losses.py",
+        'float(p["clip_low_threshold"]),\n        float(p["clip_high_threshold"]),',
+        'float(p["clip_high_threshold"]),\n        float(p["clip_high_threshold"]),',
+        ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
+        still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
+        then_run=("-m", "contract_tests.vectors"),
+    ),
 ]
 
 
