@@ -29,6 +29,7 @@ import safetensors.numpy
 
 from ._engine import OperationOutcome, RunContext, encode_output
 from ._errors import ApiError, invalid
+from ._paging import page_of, unknown_cursor
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
 from ._store import Store, utc_now
@@ -244,9 +245,7 @@ class Checkpoints:
                 "SELECT seq FROM checkpoints WHERE id = ? AND owner = ?", (after, owner)
             )
             if not cursor:
-                raise invalid(
-                    "after", f"unknown cursor {after!r}: pass a previous meta.next_cursor"
-                )
+                raise unknown_cursor(after)
             sql += " AND seq < ?"
             args.append(cursor[0]["seq"])
         filters = (("base_model", base_model), ("session_id", session_id), ("type", type))
@@ -257,15 +256,7 @@ class Checkpoints:
         sql += " ORDER BY seq DESC LIMIT ?"
         args.append(limit + 1)
         rows = [orjson.loads(r["body"]) for r in self.store.rows(sql, tuple(args))]
-        page, has_more = rows[:limit], len(rows) > limit
-        return {
-            "data": page,
-            "meta": {
-                "has_more": has_more,
-                "limit": limit,
-                "next_cursor": page[-1]["id"] if has_more and page else "",
-            },
-        }
+        return page_of(rows, limit)
 
     # ------------------------------------------------------------------ download
     def download(

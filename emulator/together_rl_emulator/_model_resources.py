@@ -22,6 +22,7 @@ from typing import Any
 from ._catalog import CATALOG, GPU_TYPE
 from ._errors import ApiError, invalid
 from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
+from ._paging import empty_page, page_of, unknown_cursor
 from ._spec import enum_value
 from ._store import Store
 from ._validation import validate_schema
@@ -161,22 +162,12 @@ class ModelResources:
         statuses: list[str] | None,
         created_by: str | None,
     ) -> dict[str, Any]:
-        empty = {"data": [], "meta": {"has_more": False, "limit": limit, "next_cursor": ""}}
         if created_by not in (None, "me", owner):
-            return empty  # every resource a key can see was created by that key
+            return empty_page(limit)  # every resource a key can see was created by that key
         rows = self.store.list_model_resources(owner, after, statuses, limit + 1)
         if rows is None:
-            raise invalid("after", f"unknown cursor {after!r}: pass a previous meta.next_cursor")
-        page = rows[:limit]
-        has_more = len(rows) > limit
-        return {
-            "data": page,
-            "meta": {
-                "has_more": has_more,
-                "limit": limit,
-                "next_cursor": page[-1]["id"] if has_more and page else "",
-            },
-        }
+            raise unknown_cursor(after or "")
+        return page_of(rows, limit)
 
     def stop(self, owner: str, resources_id: str, force: bool) -> dict[str, Any]:
         """STOPPED; with running sessions a 409 naming them, unless `force` stops them too."""

@@ -22,6 +22,7 @@ from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, 
 from ._kinds import OperationKind
 from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
+from ._paging import empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
 from ._stats import Stats
 from ._store import (
@@ -167,26 +168,15 @@ class EmulatorService:
     ) -> dict[str, Any]:
         if created_by not in (None, "me", owner):
             # Every session a key can see was created by that key.
-            return {"data": [], "meta": {"has_more": False, "limit": limit, "next_cursor": ""}}
+            return empty_page(limit)
         before: int | None = None
         if after:
             cursor = self.store.get_session(owner, after)
             if cursor is None:
-                raise invalid(
-                    "after", f"unknown cursor {after!r}: pass a previous meta.next_cursor"
-                )
+                raise unknown_cursor(after)
             before = cursor.ordinal
         rows = self.store.list_sessions(owner, before, statuses, limit + 1, model_resources_id)
-        has_more = len(rows) > limit
-        page = rows[:limit]
-        return {
-            "data": [r.body for r in page],
-            "meta": {
-                "has_more": has_more,
-                "limit": limit,
-                "next_cursor": page[-1].id if has_more and page else "",
-            },
-        }
+        return page_of([r.body for r in rows], limit)
 
     def stop_session(self, owner: str, session_id: str) -> dict[str, Any]:
         stopped = self.store.stop_session(owner, session_id)
