@@ -110,11 +110,13 @@ MUTATIONS = [
         "fresh-key-on-transport-retry",
         "a POST retried after a transport error gets a fresh Idempotency-Key (sync client)",
         W + "_sync_http.py",
-        "                delay = delay_after_transport_error(state, exc, spec.operation)\n",
+        "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
+        "            else:\n",
         "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
         "                spec = __import__('dataclasses').replace(spec, headers={\n"
         "                    **dict(spec.headers or {}),\n"
-        "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n",
+        "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n"
+        "            else:\n",
         (
             "tests/wrapper/test_transport_mock.py::test_every_attempt_of_a_call_carries_the_same_key",
         ),
