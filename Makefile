@@ -80,6 +80,7 @@ reliability: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check wrapper emulator contract_tests tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

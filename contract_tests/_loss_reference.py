@@ -33,6 +33,7 @@ TOKEN_MEAN = enum_value("GRPOLossAggregationType", "TOKEN_MEAN")
 SEQUENCE_MEAN = enum_value("GRPOLossAggregationType", "SEQUENCE_MEAN")
 SEQUENCE_RATIO = enum_value("GRPOLossRatioType", "SEQUENCE")
 
+
 def _defaults() -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for loss_type, key in PARAMS_KEYS.items():

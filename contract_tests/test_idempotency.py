@@ -40,9 +40,7 @@ def test_replay_returns_the_same_operation(
     client.wait_for_operation(session_id, first.json()["id"])
     late = client.submit_forward_backward(session_id, probe_body, key)
     assert late.json()["id"] == first.json()["id"]
-    assert late.json()["status"] == COMPLETED, (
-        "a replay returns the operation as it is now"
-    )
+    assert late.json()["status"] == COMPLETED, "a replay returns the operation as it is now"
     after = _emulator_stats(client)
     if before is not None and after is not None:
         assert _created(after) - _created(before) == 1

@@ -133,6 +133,7 @@ def _params_keys() -> dict[str, str | None]:
 
 PARAMS_KEYS: dict[str, str | None] = _params_keys()
 
+
 def _default(node: dict[str, Any]) -> tuple[bool, Any]:
     """A node's `default`, else its `x-server-default` (the server's default that the spec
     keeps from generated clients: see the spec's info), else its `$ref` target's."""
