@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -155,53 +155,14 @@ def emulator_subprocess(*, seed: int = 0, extra_args: tuple[str, ...] = ()) -> I
 
 
 # ----------------------------------------------------------------------------- thread
-@dataclasses.dataclass
-class ThreadServer:
-    """An ASGI app served by uvicorn in a daemon thread of this process."""
-
-    app: Any
-    base_url: str
-    server: Any  # uvicorn.Server
-    thread: threading.Thread
-    on_stop: Callable[[], None] | None = None
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
-        if self.on_stop is not None:
-            self.on_stop()
-
-
-def serve_in_thread(app: Any, on_stop: Callable[[], None] | None = None) -> ThreadServer:
-    """Serve ``app`` (the emulator, or a broken variant of it) on a free loopback port; returns
-    once it accepts connections. ``on_stop`` runs after the server has stopped."""
-    import uvicorn
-
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="emulator-thread", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the in-thread emulator did not start")
-        time.sleep(0.005)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return ThreadServer(app, f"http://127.0.0.1:{port}", server, thread, on_stop)
-
-
-def start_emulator_thread(**create_app_kwargs: Any) -> ThreadServer:
-    """A fresh emulator app (``create_app(**create_app_kwargs)``) served in a thread; ``stop()``
-    also stops the app's worker. ``.app`` gives its state in-process."""
-    from together_rl_emulator import create_app
-
-    app = create_app(**create_app_kwargs)
-    return serve_in_thread(app, on_stop=app.emulator.close)
+# `serve_in_thread` / `serve_emulator` live in the emulator package (examples use them too).
 
 
 @contextlib.contextmanager
 def emulator_in_thread(app: Any) -> Iterator[str]:
-    """``serve_in_thread`` as a context manager; yields the base URL."""
+    """``together_rl_emulator.serve_in_thread`` as a context manager; yields the base URL."""
+    from together_rl_emulator import serve_in_thread
+
     server = serve_in_thread(app)
     try:
         yield server.base_url

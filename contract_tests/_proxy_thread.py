@@ -7,8 +7,9 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from together_rl_emulator import serve_in_thread
+
 from contract_tests._cassette import CassetteWriter, read_cassette
-from contract_tests._emulator_process import serve_in_thread
 from contract_tests._proxy import ValidatingProxy
 from contract_tests._replay import ReplayServer
 from contract_tests._traffic_monitor import TrafficMonitor

@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -204,27 +203,10 @@ def reward_curve_svg(curve: Sequence[float], title: str) -> str:
 @contextmanager
 def embedded_emulator(api_key: str, seed: int) -> Iterator[str]:
     """Serve the emulator on a free loopback port in this process; yields its base URL."""
-    import uvicorn
-    from together_rl_emulator import create_app
+    from together_rl_emulator import serve_emulator
 
-    app = create_app(api_keys=[api_key], seed=seed)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, name="embedded-emulator", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the embedded emulator did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        app.emulator.close()
+    with serve_emulator(api_keys=[api_key], seed=seed) as server:
+        yield server.base_url
 
 
 # ----------------------------------------------------------------------------- main

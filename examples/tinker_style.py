@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -197,23 +196,11 @@ def start_embedded_emulator(seed: int) -> None:
     It is left running until the process ends, so that the layer's teardown at interpreter
     exit still reaches it.
     """
-    import uvicorn
-    from together_rl_emulator import create_app
+    from together_rl_emulator import serve_emulator
 
     api_key = "tinker-style-key"
-    app = create_app(api_keys=[api_key], seed=seed)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, name="embedded-emulator", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the embedded emulator did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    os.environ["TOGETHER_BASE_URL"] = f"http://127.0.0.1:{port}"
+    server = serve_emulator(api_keys=[api_key], seed=seed)
+    os.environ["TOGETHER_BASE_URL"] = server.base_url
     os.environ["TOGETHER_API_KEY"] = api_key
 
 

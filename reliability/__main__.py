@@ -111,9 +111,7 @@ def _load(a: argparse.Namespace) -> tuple[bool, list[str]]:
 
 
 def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
-    from together_rl_emulator import create_app
-
-    from contract_tests._emulator_process import start_emulator_thread
+    from together_rl_emulator import create_app, serve_emulator
 
     from .hostile import HOSTILE_KEY, MAX_BODY_MB, run_in_process, run_loopback
 
@@ -125,7 +123,7 @@ def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
             r, outcomes = run_in_process(app)
             app.emulator.close()
         else:
-            server = start_emulator_thread(api_keys=[HOSTILE_KEY], max_body_mb=MAX_BODY_MB)
+            server = serve_emulator(api_keys=[HOSTILE_KEY], max_body_mb=MAX_BODY_MB)
             try:
                 r, outcomes = run_loopback(server.base_url)
             finally:

@@ -337,9 +337,9 @@ def reference_run(
     steps: list[Step], n_sessions: int, seed: int, emulator_seed: int = 0
 ) -> tuple[list[SessionState], Outcome]:
     """The same stream on a fresh, fault-free in-thread emulator: the expected final state."""
-    from contract_tests._emulator_process import start_emulator_thread
+    from together_rl_emulator import serve_emulator
 
-    server = start_emulator_thread(api_keys=["reference-key"], seed=emulator_seed)
+    server = serve_emulator(api_keys=["reference-key"], seed=emulator_seed)
     try:
         session_ids, outcome = run_stream(
             lambda: together_rl.Client(api_key="reference-key", base_url=server.base_url),

@@ -22,8 +22,7 @@ from typing import Any
 
 import httpx
 import together_rl
-
-from contract_tests._emulator_process import start_emulator_thread
+from together_rl_emulator import serve_emulator
 
 from ._workload import (
     OPTIM_EVERY,
@@ -164,7 +163,7 @@ def run_soak(
     started = time.monotonic()
     steps = stream(n_submissions, n_sessions, optim_every, sync_every)
     ref_states, ref_outcome = reference_run(steps, n_sessions, seed)
-    server = start_emulator_thread(api_keys=[SOAK_KEY], seed=0)
+    server = serve_emulator(api_keys=[SOAK_KEY], seed=0)
     counts = FaultCounts()
     rng = random.Random(seed)
     try:

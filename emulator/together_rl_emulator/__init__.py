@@ -3,6 +3,11 @@
     from together_rl_emulator import create_app
     app = create_app(api_keys=["test-key"], seed=0, op_latency_ms=0, state_dir=None, max_body_mb=64)
 
+or served on a free loopback port in a thread of this process:
+
+    with serve_emulator(api_keys=["test-key"]) as server:
+        ...  # server.base_url
+
 or from a shell: `together-rl-emulator --port 8765 --api-key KEY` (see docs/emulator.md).
 """
 
@@ -10,5 +15,16 @@ from __future__ import annotations
 
 from ._app import EmulatorApp, EmulatorState, create_app, owner_id
 from ._catalog import CATALOG, TINY_MODEL
+from ._embedded import ThreadServer, serve_emulator, serve_in_thread
 
-__all__ = ["CATALOG", "TINY_MODEL", "EmulatorApp", "EmulatorState", "create_app", "owner_id"]
+__all__ = [
+    "CATALOG",
+    "TINY_MODEL",
+    "EmulatorApp",
+    "EmulatorState",
+    "ThreadServer",
+    "create_app",
+    "owner_id",
+    "serve_emulator",
+    "serve_in_thread",
+]

@@ -7,9 +7,9 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
+from together_rl_emulator import serve_in_thread
 
 from contract_tests import Target
-from contract_tests._emulator_process import serve_in_thread
 
 KEYS = ["contract-key-1", "contract-key-2"]
 

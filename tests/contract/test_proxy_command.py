@@ -13,8 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-
-from contract_tests._emulator_process import start_emulator_thread
+from together_rl_emulator import serve_emulator
 
 KEY = "sk-command-test-0123456789abcdef"
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +47,7 @@ def _interrupt(process: subprocess.Popen[str], signum: int = signal.SIGINT) -> t
 
 
 def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
-    emulator = start_emulator_thread(api_keys=[KEY], seed=0)
+    emulator = serve_emulator(api_keys=[KEY], seed=0)
     auth = {"Authorization": f"Bearer {KEY}"}
     try:
         with _command("proxy", "--upstream", emulator.base_url, "--record", "run.jsonl",

@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from together_rl_emulator import serve_in_thread
 
-from contract_tests._emulator_process import serve_in_thread
 from contract_tests._exchange import Violation
 from contract_tests._proxy_thread import proxy_in_thread
 

@@ -17,8 +17,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from together_rl_emulator import ThreadServer, serve_emulator
 
-from contract_tests._emulator_process import ThreadServer, start_emulator_thread
 from contract_tests._proxy_report import write_junit, write_markdown
 from contract_tests._proxy_thread import proxy_in_thread, replay_in_thread
 
@@ -35,7 +35,7 @@ WALL_TIME = re.compile(r" in \d+\.\d s$", re.MULTILINE)
 
 @pytest.fixture
 def emulator() -> Iterator[ThreadServer]:
-    server = start_emulator_thread(api_keys=[KEY], seed=0)
+    server = serve_emulator(api_keys=[KEY], seed=0)
     yield server
     server.stop()
 

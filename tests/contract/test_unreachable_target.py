@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from together_rl_emulator import serve_in_thread
 
 from contract_tests import SuiteOptions, Target, run_suite
 from contract_tests._cli import main
-from contract_tests._emulator_process import free_port, serve_in_thread
+from contract_tests._emulator_process import free_port
 from contract_tests._preflight import TargetUnavailable, preflight
 from contract_tests._results import FAILED, NO_ANSWER
 

@@ -10,8 +10,8 @@ import copy
 import numpy as np
 import pytest
 import together_rl
+from together_rl_emulator import serve_emulator
 
-from contract_tests._emulator_process import start_emulator_thread
 from reliability._workload import (
     FORWARD_BACKWARD,
     OPTIM_STEP,
@@ -96,7 +96,7 @@ def test_comparison_detects_a_gradient_applied_twice() -> None:
 
 
 def _run_steps(steps: list[Step]) -> tuple[list[SessionState], Outcome]:
-    server = start_emulator_thread(api_keys=["oracle-key"], seed=0)
+    server = serve_emulator(api_keys=["oracle-key"], seed=0)
     try:
         ids, outcome = run_stream(
             lambda: together_rl.Client(api_key="oracle-key", base_url=server.base_url),

@@ -26,9 +26,7 @@ from _sdk_responses import API_KEY
 from _spec_request_check import check_request
 from ci_policy import import_required
 from spec_example_datums import spec_example_datums, spec_example_loss_config
-from together_rl_emulator import create_app
-
-from contract_tests._emulator_process import ThreadServer, serve_in_thread
+from together_rl_emulator import ThreadServer, create_app, serve_in_thread
 
 BASE_MODEL = "emulator/tiny-1k"
 STORAGE_PREFIX = "/_emulator/"  # the emulator's presigned URLs (object storage on the real API)
