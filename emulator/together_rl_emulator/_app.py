@@ -34,6 +34,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ._catalog import supported_models_body
 from ._checkpoints import CHECKPOINT_FILE_ROUTE
 from ._errors import ApiError, invalid
+from ._fast_decode import DecodedBody, decode_fast
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
 from ._kinds import KINDS, kind_named
 from ._payloads import PAYLOAD_ROUTE
@@ -373,14 +374,15 @@ def submit_handler(name: str) -> Handler:
         raw = await read_body(request, st.max_body_bytes)
 
         def submit() -> bytes:
-            body: dict[str, Any] | None
+            body: DecodedBody | None = None
             if kind.validate is None:  # no body defined: none, or any JSON object, is ignored
                 ignored = parse_json(raw, allow_empty=True)
                 if ignored is not None:
                     require_object(ignored)
-                body = None
-            else:
-                body = require_object(parse_json(raw))
+            elif kind.fast_decode:
+                body = decode_fast(raw)
+            if kind.validate is not None and body is None:
+                body = DecodedBody.of(require_object(parse_json(raw)))
             return st.service.submit_operation(kind, owner, session, key, body, arrived_at)
 
         if len(raw) > THREADPOOL_BODY_BYTES:

@@ -1,16 +1,17 @@
 """One pass over the number lists of a decoded JSON body, shared by the idempotency digest and by
-validation, so that a large batch's numbers are classified and encoded once, at C speed.
+validation, so that a large batch's numbers are classified and converted once, at C speed.
 
-- a list of floats only (no int, no bool) is kept as a float64 array: the digest takes its
+- a list of floats only (no int, no bool) becomes a float64 array: the digest takes its
   IEEE-754 doubles (no float formatting), and validation needs no second conversion;
-- a list of ints only (no bool, no float) is kept as its JSON text (`[1,-2,3]`), which is also
-  its canonical JSON;
+- a list of ints only (no bool, no float) that fit int64 becomes an int64 array, and the digest
+  takes its JSON text (`[1,-2,3]`, also its canonical JSON);
 - any other list is left alone: the digest encodes it with orjson, and validation checks it with
   the full JSON Schema.
 
 A scan is keyed by the identity of the lists, so it is valid only while its body is alive and
 unchanged (the span of one request). It also names the containers that hold such a list, so the
-digest can encode every other container whole, in one orjson call.
+digest can encode every other container whole, in one orjson call. `_fast_decode.py` makes the
+same scan while decoding, with each scanned list decoded straight into its array.
 """
 
 from __future__ import annotations
@@ -23,7 +24,17 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-__all__ = ["FLOATS", "INTS", "MAX_DEPTH", "MIN_LENGTH", "BodyScan", "NumberList", "scan_body"]
+__all__ = [
+    "FLOATS",
+    "INTS",
+    "MAX_DEPTH",
+    "MIN_LENGTH",
+    "BodyScan",
+    "NumberList",
+    "scan_body",
+    "scan_list",
+    "skeleton",
+]
 
 FLOATS = "floats"
 INTS = "ints"
@@ -37,14 +48,24 @@ _INT_LIST_TEXT = b"0123456789-,"  # everything between the brackets of a JSON li
 @dataclass(frozen=True)
 class NumberList:
     kind: str  # FLOATS or INTS
-    # FLOATS: the values as float64 (its buffer: the doubles, native order); INTS: the JSON text.
-    encoded: npt.NDArray[np.float64] | bytes
+    values: npt.NDArray[np.float64] | npt.NDArray[np.int64]  # float64 for FLOATS, int64 for INTS
+    text: bytes | None = None  # INTS: the JSON text, when the scan had it
+
+    def digest_payload(self) -> npt.NDArray[Any] | bytes:
+        """What the idempotency digest takes: the doubles (FLOATS) or the JSON text (INTS)."""
+        if self.kind == FLOATS:
+            return self.values
+        if self.text is None:
+            return orjson.dumps(self.values, option=orjson.OPT_SERIALIZE_NUMPY)
+        return self.text
 
 
 @dataclass
 class BodyScan:
     lists: dict[int, NumberList] = field(default_factory=dict)  # by id() of the list
     carriers: set[int] = field(default_factory=set)  # id() of containers holding one of them
+    # The body holds the arrays themselves in place of the lists (decoded by `_fast_decode`).
+    arrays_in_body: bool = False
 
 
 def scan_body(body: Any) -> BodyScan:
@@ -69,23 +90,58 @@ def _visit(value: Any, scan: BodyScan, depth: int) -> bool:
             for item in value:
                 if (type(item) is dict or type(item) is list) and _visit(item, scan, depth + 1):
                     holds = True
-        elif len(value) < MIN_LENGTH:
-            return False
-        elif first is float:
-            if not _all_floats(value):
-                return False
-            doubles = np.fromiter(value, dtype=np.float64, count=len(value))
-            scan.lists[id(value)] = NumberList(FLOATS, doubles)
-            return True
-        elif first is int:
-            text = _int_list_text(value)
-            if text is None:
-                return False
-            scan.lists[id(value)] = NumberList(INTS, text)
-            return True
+        else:
+            return scan_list(value, scan)
     if holds:
         scan.carriers.add(id(value))
     return holds
+
+
+def scan_list(values: list[Any], scan: BodyScan) -> bool:
+    """Scan a list whose first item is not a container; whether it became a scan entry."""
+    if len(values) < MIN_LENGTH:
+        return False
+    first = type(values[0])
+    if first is float:
+        if not _all_floats(values):
+            return False
+        doubles = np.fromiter(values, dtype=np.float64, count=len(values))
+        scan.lists[id(values)] = NumberList(FLOATS, doubles)
+        return True
+    if first is int:
+        text = _int_list_text(values)
+        if text is None:
+            return False
+        try:
+            ints = np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:  # beyond int64: left to the general paths
+            return False
+        scan.lists[id(values)] = NumberList(INTS, ints, text)
+        return True
+    return False
+
+
+def skeleton(body: Any, scan: BodyScan) -> Any:
+    """`body` for a JSON Schema validator that leaves the scanned lists' items unchecked: when
+    the body holds arrays in place of lists, each becomes `_STAND_IN`, which meets the rules on
+    such a list's length that this validator admits (`_validation._skeleton_validator`); the
+    containers that hold one are copied, nothing else is."""
+    if not scan.arrays_in_body:
+        return body
+    return _skeleton(body, scan)
+
+
+_STAND_IN = (0,) * MIN_LENGTH  # every scanned list has at least MIN_LENGTH items
+
+
+def _skeleton(value: Any, scan: BodyScan) -> Any:
+    if id(value) in scan.lists:
+        return _STAND_IN
+    if id(value) not in scan.carriers:
+        return value
+    if type(value) is dict:
+        return {key: _skeleton(item, scan) for key, item in value.items()}
+    return [_skeleton(item, scan) for item in value]
 
 
 def _all_floats(values: list[Any]) -> bool:

@@ -63,8 +63,8 @@ def body_digest(body: Any, scan: BodyScan | None = None) -> str:
     list of floats as its doubles (no float formatting, the cost of `canonical_json` on large
     batches), a container holding such a list (or a long list of ints) as its sorted keys and
     values or its items, any other value as its `canonical_json` text (a long list of ints
-    reuses the scan's). Which encoding a value gets depends on the value only (`_body_scan.py`),
-    so the same body always gives the same digest. `scan` is the body's
+    as that same text, from the scan). Which encoding a value gets depends on the value only
+    (`_body_scan.py`), so the same body always gives the same digest. `scan` is the body's
     scan when the caller has it already (validation uses the same one).
     """
     sha = hashlib.sha256()
@@ -78,7 +78,7 @@ def body_digest(body: Any, scan: BodyScan | None = None) -> str:
 def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
     numbers = scan.lists.get(id(value))
     if numbers is not None:  # a list of ints keeps its JSON text: its canonical JSON
-        _piece(sha, b"D" if numbers.kind == FLOATS else b"J", numbers.encoded)
+        _piece(sha, b"D" if numbers.kind == FLOATS else b"J", numbers.digest_payload())
     elif id(value) not in scan.carriers or depth >= MAX_DEPTH:
         _piece(sha, b"J", orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
     elif type(value) is dict:

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._body_scan import BodyScan
 from ._checkpoints import (
     INFERENCE_CHECKPOINT,
     TRAINING_CHECKPOINT,
@@ -32,6 +31,7 @@ from ._engine import (
     run_sample,
     run_weights_sync,
 )
+from ._fast_decode import Validator
 from ._requests import (
     validate_custom_forward_backward,
     validate_forward_backward,
@@ -52,9 +52,6 @@ __all__ = [
     "validate_operation",
 ]
 
-# (body, the session's vocabulary size, the body's scan if made) -> the validated request;
-# raises ApiError 400.
-Validator = Callable[[object, int, BodyScan | None], Any]
 # (trainer state, validated request or None, the operation's context) -> outcome.
 Runner = Callable[[TrainerState, Any, RunContext], OperationOutcome]
 
@@ -66,6 +63,8 @@ class OperationKind:
     run: Runner
     result_member: str | None = None  # offloaded to a payload when the output is large ...
     keep_empty: bool = False  # ... and left inline as [] (a required member)
+    # A large body may come from `decode_fast` (its validator takes arrays in place of lists).
+    fast_decode: bool = False
     # From the spec (filled in by `__post_init__`):
     submit_operation_id: str = field(init=False)
     get_operation_id: str = field(init=False)
@@ -120,6 +119,7 @@ KINDS: dict[str, OperationKind] = {
             validate_forward_backward,
             run_forward_backward_pass,
             result_member="loss_fn_outputs",
+            fast_decode=True,
         ),
         OperationKind(
             "optim-step", lambda body, vocab, scan: validate_optim_step(body), run_optim_step

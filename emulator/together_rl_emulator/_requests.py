@@ -10,7 +10,6 @@ Nothing here imports the math: defaults, bounds and choices come from the spec (
 from __future__ import annotations
 
 import array
-import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._body_scan import INTS, BodyScan, scan_body
+from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
 from ._catalog import SAMPLING_DEFAULTS
 from ._errors import ApiError, invalid
 from ._facts import (
@@ -128,9 +127,10 @@ def validate_forward_backward(
     (ints, floats), the full schema validation is skipped; any doubt runs it (same errors).
     """
     bulk = None
-    if valid_apart_from_bulk_items("ForwardBackwardBody", body):
+    scan = scan_body(body) if scan is None else scan
+    if valid_apart_from_bulk_items("ForwardBackwardBody", skeleton(body, scan)):
         assert isinstance(body, dict)
-        bulk = _bulk_arrays(body["samples"], scan_body(body) if scan is None else scan)
+        bulk = _bulk_arrays(body["samples"], scan)
     if bulk is None:
         validate_schema("ForwardBackwardBody", body)
         bulk = {}
@@ -165,25 +165,18 @@ def _bulk_arrays(samples: list[dict[str, Any]], scan: BodyScan) -> dict[int, np.
         for chunk in sample["model_input"]["chunks"]:
             tokens: list[Any] = chunk["encoded_text"]["tokens"]
             numbers = scan.lists.get(id(tokens))
-            if numbers is None or numbers.kind != INTS or b"-" in numbers.encoded:
+            if numbers is None or numbers.kind != INTS or numbers.values.min() < 0:
                 return None
-            try:
-                arrays[id(tokens)] = np.fromiter(tokens, dtype=np.int64, count=len(tokens))
-            except OverflowError:  # beyond int64: not a token id the schema admits
-                return None
+            arrays[id(tokens)] = numbers.values
         for tensor in sample["loss_fn_inputs"].values():
             data: list[Any] = tensor["data"]
             numbers = scan.lists.get(id(data))
             if numbers is None:
                 return None
-            if isinstance(numbers.encoded, np.ndarray):  # FLOATS
-                values = numbers.encoded
-                if not np.isfinite(values).all():  # NaN or Infinity (a lenient decoder's)
-                    return None
-                arrays[id(data)] = values
-            else:
-                with contextlib.suppress(OverflowError):  # beyond int64: a number all the same
-                    arrays[id(data)] = np.fromiter(data, dtype=np.int64, count=len(data))
+            # NaN or Infinity (a lenient decoder's) are left to the schema's message.
+            if numbers.kind == FLOATS and not np.isfinite(numbers.values).all():
+                return None
+            arrays[id(data)] = numbers.values
     return arrays
 
 

@@ -18,6 +18,7 @@ from ._checkpoints import TYPE_INFERENCE, Checkpoints
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid
 from ._facts import SESSION_RUNNING
+from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
 from ._model_resources import EmulatorClock, ModelResources
@@ -192,26 +193,29 @@ class EmulatorService:
         owner: str,
         session: SessionRow,
         key: str,
-        body: dict[str, Any] | None,
+        body: DecodedBody | None,
         arrived_at: float,
     ) -> bytes:
         """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
         replayed operation). A body with `payload_id` stands for the uploaded one; `body` is
         None for a kind without a request body."""
-        if kind.uploadable and body is not None and "payload_id" in body:
-            body = self._uploaded_body(owner, session, body)
-        scan = scan_body(body)  # the body's number lists, encoded once for digest and validation
-        body_hash = body_digest(body, scan)
+        if body is not None and kind.uploadable and "payload_id" in body.value:
+            body = DecodedBody.of(self._uploaded_body(owner, session, body.plain()))
+        value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
+        body_hash = body_digest(value, scan)
         outcome = self.idempotency.begin(
-            (owner, session.id, kind.name, key), body_hash, lambda: digest(canonical_json(body))
+            (owner, session.id, kind.name, key),
+            body_hash,
+            lambda: digest(canonical_json(None if body is None else body.plain())),
         )
         if isinstance(outcome, Replay):
             self.stats.count_replay(owner, kind.name)
             return self._operation_json(kind.name, owner, session.id, outcome.operation_id)
         try:
-            request = (
-                None if kind.validate is None else kind.validate(body, session.vocab_size, scan)
-            )
+            request = None
+            if body is not None:
+                assert kind.validate is not None  # a kind with a body has a validator
+                request = body.validated(kind.validate, session.vocab_size)
             op = self._insert_operation(
                 NewOperation(
                     id=str(uuid.uuid4()),
@@ -219,7 +223,7 @@ class EmulatorService:
                     owner=owner,
                     kind=kind.name,
                     submitted_at=arrived_at,
-                    request=orjson.dumps(body) if self.store.persistent else None,
+                    request=self._stored_request(body) if self.store.persistent else None,
                     idempotency_key=key,
                     body_hash=body_hash,
                 )
@@ -232,6 +236,13 @@ class EmulatorService:
             QueuedOperation(op.id, session.id, arrived_at, request, kind.name, op.seq)
         )
         return op.to_json()
+
+    @staticmethod
+    def _stored_request(body: DecodedBody | None) -> bytes:
+        """The body as stored for a restart (the worker validates it again from these bytes)."""
+        if body is None:
+            return orjson.dumps(None)
+        return body.raw if body.raw is not None else orjson.dumps(body.value)
 
     def _insert_operation(self, op: NewOperation) -> OperationRow:
         try:

@@ -22,6 +22,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from ._body_scan import MIN_LENGTH
 from ._errors import invalid
 from ._spec import find_operation, load_spec, resolve_ref
 
@@ -91,7 +92,9 @@ _BULK_TOKEN_ID = {  # what the bulk check of tokens implements: ids as JSON ints
 @functools.cache
 def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
     """A validator of `schema_name` that leaves the items of `BULK_ARRAYS` unchecked, or None
-    when the spec's items are not those the bulk checks implement."""
+    when the spec's items are not those the bulk checks implement, or when a bulk array has a
+    rule on more than its type and items beyond a `minItems` every scanned list meets (a body
+    decoded fast stands in for its lists with `MIN_LENGTH` zeros, `_body_scan.skeleton`)."""
     components = copy.deepcopy(load_spec()["components"])
     schemas = components["schemas"]
     token_id = {k: v for k, v in schemas.get("TokenId", {}).items() if k != "description"}
@@ -99,11 +102,18 @@ def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
         return None
     for (owner, name), items in BULK_ARRAYS.items():
         array = schemas.get(owner, {}).get("properties", {}).get(name, {})
-        if array.get("items") != items:
+        if array.get("items") != items or not _stand_in_exact(array):
             return None
         del array["items"]
     root = {"$schema": _DRAFT_2020_12, "$ref": f"#/components/schemas/{schema_name}"}
     return jsonschema_rs.validator_for({**root, "components": components}, mask="<value>")
+
+
+def _stand_in_exact(array: dict[str, Any]) -> bool:
+    """Whether a list of `MIN_LENGTH` zeros meets `array`'s rules (items aside) exactly when a
+    scanned list (at least `MIN_LENGTH` items) does."""
+    rules = set(array) - {"type", "items", "description"}
+    return rules <= {"minItems"} and array.get("minItems", 0) <= MIN_LENGTH
 
 
 def valid_apart_from_bulk_items(schema_name: str, body: object) -> bool:

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from _emulator_bodies import FB, assert_schema, fb_body, new_session, stats, submit, wait_operation
 from emulator_harness import OTHER_KEY, LiveEmulator, emulator_test_client
-from together_rl_emulator import _app, _kinds, _store
+from together_rl_emulator import _app, _fast_decode, _kinds, _store
 
 
 @pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": ""}, {"Idempotency-Key": "has space"}])
@@ -78,6 +78,47 @@ def test_invalid_body_stores_nothing_and_the_key_stays_usable(
     r = submit(emulator_client, sid, fb_body(), "key-1")
     assert r.status_code == 200
     assert stats(emulator_client)["operations_created"] == {"forward-backward": 1}
+
+
+def test_large_bodies_decoded_fast_keep_replays_mismatches_and_errors(
+    emulator_client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast decoder (`_fast_decode.py`) behind HTTP: the same body in another key order
+    replays, a changed body is 422, and a refused body gets the plain decode's error."""
+    fast_decoded: list[bool] = []
+
+    def spy(raw: bytes, min_bytes: int | None = None) -> Any:
+        decoded = _fast_decode.decode_fast(raw, min_bytes)
+        fast_decoded.append(decoded is not None)
+        return decoded
+
+    monkeypatch.setattr(_app, "decode_fast", spy)
+    sid = new_session(emulator_client)
+    body = fb_body(n_samples=2, length=200)
+    bad = fb_body(n_samples=2, length=200)
+    bad["samples"][1]["loss_fn_inputs"]["weights"]["data"][150] = -1.0
+    plain_error = submit(emulator_client, sid, bad, "plain").json()
+    assert fast_decoded == [False]  # below FAST_DECODE_MIN_BYTES
+
+    monkeypatch.setattr(_fast_decode, "FAST_DECODE_MIN_BYTES", 0)
+    first = submit(emulator_client, sid, body, "key-1").json()
+    reordered = orjson.dumps(dict(reversed(list(body.items()))), option=orjson.OPT_INDENT_2)
+    replay = emulator_client.post(
+        FB.format(sid),
+        content=reordered,
+        headers={"Idempotency-Key": "key-1", "Content-Type": "application/json"},
+    )
+    assert replay.status_code == 200 and replay.json()["id"] == first["id"]
+    changed = fb_body(n_samples=2, length=200)
+    changed["samples"][0]["loss_fn_inputs"]["weights"]["data"][7] += 0.5
+    assert submit(emulator_client, sid, changed, "key-1").status_code == 422
+    refused = submit(emulator_client, sid, bad, "fast")
+    assert refused.status_code == 400 and refused.json() == plain_error
+    assert plain_error["error"]["param"] == "samples[1].loss_fn_inputs.weights"
+    assert fast_decoded == [False, True, True, True, True]
+    counters = stats(emulator_client)
+    assert counters["operations_created"] == {"forward-backward": 1}
+    assert counters["idempotent_replays"] == {"forward-backward": 1}
 
 
 def test_same_key_while_first_in_flight_is_409(

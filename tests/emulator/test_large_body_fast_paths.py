@@ -1,7 +1,8 @@
 """The fast paths for large bodies keep the guarantees of the plain ones: the idempotency digest
 gives the same digest for the same JSON value and another for any change, and validation with
 the bulk checks accepts and refuses exactly what the full JSON Schema validation does, with the
-same errors."""
+same errors. The fast decoder (`decode_fast`: number lists straight into arrays) gives the same
+digests and the same validation outcomes as decoding with orjson, or declines the body."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from together_rl_emulator import _requests
 from together_rl_emulator._body_scan import MIN_LENGTH, scan_body
 from together_rl_emulator._errors import ApiError
+from together_rl_emulator._fast_decode import DecodedBody, decode_fast
 from together_rl_emulator._idempotency import (
     DIGEST_SCHEME,
     IdempotencyGate,
@@ -133,9 +135,13 @@ def full_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_requests, "valid_apart_from_bulk_items", lambda name, body: False)
 
 
-def outcome(body: object) -> tuple[str, Any]:
+def outcome(body: object, decoded: DecodedBody | None = None) -> tuple[str, Any]:
+    """Validation's verdict on `body`, or on `decoded` as the service validates it."""
     try:
-        request = validate_forward_backward(body, VOCAB)
+        if decoded is None:
+            request = validate_forward_backward(body, VOCAB)
+        else:
+            request = decoded.validated(validate_forward_backward, VOCAB)
     except ApiError as error:
         return "refused", (error.status, error.param, error.message, error.code)
     return "accepted", [
@@ -244,3 +250,94 @@ def test_a_well_formed_large_body_skips_the_full_schema_validation(
     monkeypatch.setattr(_requests, "validate_schema", full)
     request = validate_forward_backward(parsed(large_body()), VOCAB)
     assert len(request.samples) == 3
+
+
+# ------------------------------------------------------------------ the fast decoder
+def fast(raw: bytes) -> DecodedBody:
+    decoded = decode_fast(raw, min_bytes=0)
+    assert decoded is not None, "the fast decoder declined the body"
+    return decoded
+
+
+def test_the_fast_decoder_takes_a_batch_and_decodes_its_lists_into_arrays() -> None:
+    raw = orjson.dumps(large_body())
+    decoded = fast(raw)
+    kinds = sorted(n.kind for n in decoded.scan.lists.values())
+    assert kinds == ["floats"] * 6 + ["ints"] * 9  # 3 samples: 2 float tensors, 3 int lists
+    assert all(type(n.values) is np.ndarray for n in decoded.scan.lists.values())
+    assert decoded.plain() == orjson.loads(raw)
+    assert body_digest(decoded.value, decoded.scan) == body_digest(orjson.loads(raw))
+    assert decode_fast(raw) is None  # below FAST_DECODE_MIN_BYTES: the plain decode
+
+
+def test_the_fast_decoder_digest_ignores_key_order_and_whitespace() -> None:
+    body = parsed(large_body())
+    reordered = json.dumps(dict(reversed(list(body.items()))), indent=2).encode()
+    decoded = fast(reordered)
+    assert body_digest(decoded.value, decoded.scan) == body_digest(body)
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_the_fast_decoder_digest_is_the_plain_digest(change: str) -> None:
+    body = parsed(large_body())
+    CHANGES[change](body)
+    raw = orjson.dumps(body)
+    decoded = fast(raw)
+    assert body_digest(decoded.value, decoded.scan) == body_digest(orjson.loads(raw))
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_the_fast_decoder_validates_as_the_plain_decode(mutation: str) -> None:
+    body = parsed(large_body())
+    MUTATIONS[mutation](body)
+    raw = json.dumps(body).encode()  # the standard library writes ints beyond 64 bits too
+    decoded = decode_fast(raw, min_bytes=0) or DecodedBody.of(orjson.loads(raw))
+    assert outcome(None, decoded) == outcome(orjson.loads(raw))
+    if decoded.raw is not None:
+        plain = orjson.loads(raw)
+        assert body_digest(decoded.value, decoded.scan) == body_digest(plain)
+
+
+def test_integral_floats_and_short_lists_are_scanned_as_the_plain_scan_does() -> None:
+    body = parsed(large_body())
+    body["samples"][0]["loss_fn_inputs"]["mask"] = {"data": [1.0] * N, "dtype": "float32"}
+    body["samples"][1]["loss_fn_inputs"]["mask"]["data"][3] = 1.0  # ints and a float
+    body["loss"]["grpo_params"] = {"epsilon": 0.2}  # a short object, decoded whole
+    raw = orjson.dumps(body)
+    decoded = fast(raw)
+    plain = orjson.loads(raw)
+    scanned = scan_body(plain)
+    assert sorted(n.kind for n in decoded.scan.lists.values()) == sorted(
+        n.kind for n in scanned.lists.values()
+    )
+    assert body_digest(decoded.value, decoded.scan) == body_digest(plain)
+    assert outcome(None, decoded) == outcome(plain)
+
+
+DECLINED: dict[str, bytes] = {
+    "a byte order mark": b"\xef\xbb\xbf" + orjson.dumps(large_body()),
+    "a repeated key": orjson.dumps(large_body())[:-1] + b',"forward_only":true}',
+    "a bracket in a string": orjson.dumps({**large_body(), "note": "[x]"}),
+    "a list hidden in a number list": orjson.dumps(large_body()).replace(
+        b'"tokens":[', b'"tokens":[5,[],[1,2],', 1
+    ),
+    "a top level that is a list": orjson.dumps([large_body()]),
+    "invalid JSON": orjson.dumps(large_body())[:-1],
+    "NaN": orjson.dumps(large_body()).replace(b"[-", b"[NaN,-", 1),
+}
+
+
+@pytest.mark.parametrize("case", DECLINED)
+def test_the_fast_decoder_declines_what_it_cannot_be_sure_of(case: str) -> None:
+    assert decode_fast(DECLINED[case], min_bytes=0) is None
+
+
+def test_lists_below_the_scan_depth_are_decoded_whole() -> None:
+    deep: Any = list(range(N))
+    for _ in range(40):  # deeper than MAX_DEPTH
+        deep = {"x": deep}
+    body = {**parsed(large_body()), "loss": {"type": "LOSS_TYPE_GRPO", "deep": deep}}
+    raw = orjson.dumps(body)
+    decoded = fast(raw)
+    assert decoded.plain() == body
+    assert body_digest(decoded.value, decoded.scan) == body_digest(orjson.loads(raw))
