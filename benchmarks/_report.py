@@ -159,8 +159,8 @@ class Table:
         lines = [f"### {self.title}", "", f"Payload: {self.payload}", "", *run.header(), ""]
         lines += ["| " + " | ".join(self.columns) + " |", rule]
         lines += ["| " + " | ".join(row) + " |" for row in self.rows]
-        if self.notes:
-            lines += ["", *self.notes]
+        for note in self.notes:  # a paragraph each
+            lines += ["", note]
         lines += [
             "",
             "<details><summary>Checked facts (payload and code path of this run; "

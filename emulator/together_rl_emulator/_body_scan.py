@@ -31,6 +31,7 @@ __all__ = [
     "MIN_LENGTH",
     "BodyScan",
     "NumberList",
+    "extend_scan",
     "scan_body",
     "scan_list",
     "skeleton",
@@ -95,6 +96,21 @@ def _visit(value: Any, scan: BodyScan, depth: int) -> bool:
     if holds:
         scan.carriers.add(id(value))
     return holds
+
+
+def extend_scan(body: dict[str, Any], scan: BodyScan) -> BodyScan:
+    """`scan`, made of some of `body`'s member values where they came from (as members of
+    another body: at the same depth), completed for `body`: the other members are scanned, and
+    `body` is a carrier if it holds a scanned list."""
+    known = scan.lists.keys() | scan.carriers
+    holds = False
+    for value in body.values():
+        scanned = id(value) in known
+        if scanned or (type(value) in (dict, list) and _visit(value, scan, 1)):
+            holds = True
+    if holds:
+        scan.carriers.add(id(body))
+    return scan
 
 
 def scan_list(values: list[Any], scan: BodyScan) -> bool:

@@ -5,7 +5,8 @@
 copies a flat list of numbers into an array at C speed, so the numbers never become Python
 objects. `decode_fast(raw)` returns what `orjson.loads(raw)` and `scan_body` of it give, except
 that each scanned list is its array (`BodyScan.arrays_in_body`), or None whenever it cannot be
-sure of that; the caller then decodes plainly. It is never sure of:
+sure of that; the caller then decodes plainly (`DecodedBody.of(orjson.loads(raw))`). It is
+never sure of:
 
 - a body orjson would refuse or read differently: a parse error, a byte order mark (simdjson
   skips it, orjson refuses it), an object with a repeated key (orjson keeps the last value);
@@ -54,19 +55,24 @@ Validator = Callable[[Any, int, BodyScan | None], Any]
 
 @dataclass(frozen=True)
 class DecodedBody:
-    """A request body and its scan. `raw` is set when `decode_fast` made it (the value then holds
-    arrays): `plain()` is the body as `orjson.loads` gives it, for paths that need lists."""
+    """A request body and its scan. When `decode_fast` made it (`scan.arrays_in_body`), the
+    value holds arrays in place of its scanned lists; `plain()` is then the body as
+    `orjson.loads` gives it, for the paths that need lists."""
 
     value: Any
     scan: BodyScan
-    raw: bytes | None = None
 
     @classmethod
     def of(cls, value: Any) -> DecodedBody:
         return cls(value, scan_body(value))
 
+    def encoded(self) -> bytes:
+        """The body as JSON. Exact for the arrays too: an int64 array holds ints, a float64
+        one non-integral floats, written as the shortest text that reads back the same."""
+        return orjson.dumps(self.value, option=orjson.OPT_SERIALIZE_NUMPY)
+
     def plain(self) -> Any:
-        return self.value if self.raw is None else orjson.loads(self.raw)
+        return orjson.loads(self.encoded()) if self.scan.arrays_in_body else self.value
 
     def validated(self, validate: Validator, vocab_size: int) -> Any:
         """`validate`'s request for this body. A body `decode_fast` made and `validate` refuses
@@ -74,7 +80,7 @@ class DecodedBody:
         try:
             return validate(self.value, vocab_size, self.scan)
         except ApiError:
-            if self.raw is None:
+            if not self.scan.arrays_in_body:
                 raise
         return validate(self.plain(), vocab_size, None)
 
@@ -100,7 +106,7 @@ def decode_fast(raw: bytes, min_bytes: int | None = None) -> DecodedBody | None:
         _PARSERS.give(parser, len(raw))
     if raw.count(b"[") != builder.lists:
         return None
-    return DecodedBody(value, builder.scan, raw)
+    return DecodedBody(value, builder.scan)
 
 
 class _ParserPool:

@@ -18,7 +18,9 @@ from typing import Any
 
 import orjson
 
+from ._body_scan import extend_scan
 from ._errors import ApiError, invalid
+from ._fast_decode import DecodedBody, decode_fast
 from ._store import ResultPayload
 
 __all__ = [
@@ -43,25 +45,31 @@ def payload_url(base_url: str, payload_id: str, token: str) -> str:
     return f"{base_url.rstrip('/')}/_emulator/payloads/{payload_id}?token={token}"
 
 
-def effective_body(inline: dict[str, Any], uploaded: bytes | None) -> dict[str, Any]:
-    """The inline body without `payload_id`, overridden member by member by the uploaded one."""
+def effective_body(
+    inline: dict[str, Any], uploaded: bytes | None, *, fast: bool = False
+) -> DecodedBody:
+    """The inline body without `payload_id`, overridden member by member by the uploaded one
+    (decoded by `decode_fast` when `fast` and it can, else by orjson), with its scan."""
     if uploaded is None:
         raise invalid(
             "payload_id",
             "nothing was uploaded for this payload yet; PUT the full body to its upload_url first",
         )
-    try:
-        full = orjson.loads(uploaded)
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(
-            400, f"payload_id: the uploaded payload is not valid JSON: {exc}",
-            param="payload_id", code="invalid_json",
-        ) from exc  # fmt: skip
+    decoded = decode_fast(uploaded) if fast else None
+    if decoded is None:
+        try:
+            decoded = DecodedBody.of(orjson.loads(uploaded))
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(
+                400, f"payload_id: the uploaded payload is not valid JSON: {exc}",
+                param="payload_id", code="invalid_json",
+            ) from exc  # fmt: skip
+    full = decoded.value
     if not isinstance(full, dict):
         raise invalid("payload_id", "the uploaded payload must be a JSON object")
     merged = {k: v for k, v in inline.items() if k != "payload_id"}
     merged.update((k, v) for k, v in full.items() if k != "payload_id")
-    return merged
+    return DecodedBody(merged, extend_scan(merged, decoded.scan))
 
 
 def offload(output: bytes, member: str, *, keep_empty: bool) -> tuple[bytes, ResultPayload | None]:

@@ -200,7 +200,7 @@ class EmulatorService:
         replayed operation). A body with `payload_id` stands for the uploaded one; `body` is
         None for a kind without a request body."""
         if body is not None and kind.uploadable and "payload_id" in body.value:
-            body = DecodedBody.of(self._uploaded_body(owner, session, body.plain()))
+            body = self._uploaded_body(owner, session, body.plain(), kind.fast_decode)
         value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
         body_hash = body_digest(value, scan)
         outcome = self.idempotency.begin(
@@ -223,7 +223,9 @@ class EmulatorService:
                     owner=owner,
                     kind=kind.name,
                     submitted_at=arrived_at,
-                    request=self._stored_request(body) if self.store.persistent else None,
+                    request=(orjson.dumps(None) if body is None else body.encoded())
+                    if self.store.persistent
+                    else None,
                     idempotency_key=key,
                     body_hash=body_hash,
                 )
@@ -236,13 +238,6 @@ class EmulatorService:
             QueuedOperation(op.id, session.id, arrived_at, request, kind.name, op.seq)
         )
         return op.to_json()
-
-    @staticmethod
-    def _stored_request(body: DecodedBody | None) -> bytes:
-        """The body as stored for a restart (the worker validates it again from these bytes)."""
-        if body is None:
-            return orjson.dumps(None)
-        return body.raw if body.raw is not None else orjson.dumps(body.value)
 
     def _insert_operation(self, op: NewOperation) -> OperationRow:
         try:
@@ -257,8 +252,8 @@ class EmulatorService:
             ) from None
 
     def _uploaded_body(
-        self, owner: str, session: SessionRow, body: dict[str, Any]
-    ) -> dict[str, Any]:
+        self, owner: str, session: SessionRow, body: dict[str, Any], fast: bool
+    ) -> DecodedBody:
         payload_id = body["payload_id"]
         if not isinstance(payload_id, str) or not payload_id:
             raise invalid("payload_id", "must be a non-empty string (the id from upload-url)")
@@ -267,7 +262,7 @@ class EmulatorService:
             raise not_found("uploaded payload", "payload_id", payload_id)
         if row.kind != PAYLOAD_UPLOAD:
             raise invalid("payload_id", "names an operation result, not an uploaded request body")
-        return effective_body(body, row.body)
+        return effective_body(body, row.body, fast=fast)
 
     def _operation_json(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
         op = self.store.get_operation(owner, session_id, operation_id, kind)

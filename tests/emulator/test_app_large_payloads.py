@@ -3,14 +3,17 @@ URLs, presigned PUT/GET, operations posted with `payload_id`, offloaded results.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import httpx
 import numpy as np
 import orjson
+import pytest
 from _emulator_bodies import assert_schema, fb_body, new_session, stats
 from _operation_kind_bodies import run_kind, sample_body, submit_kind
 from emulator_harness import emulator_test_client
+from together_rl_emulator import _fast_decode, _payloads
 
 UPLOAD = "/v1/rl/training-sessions/{}/payloads/upload-url"
 DOWNLOAD = "/v1/rl/training-sessions/{}/payloads/{}/download-url"
@@ -67,6 +70,39 @@ def test_operation_with_payload_id_runs_the_uploaded_body(emulator_client: httpx
     changed = submit_kind(emulator_client, sid, "forward-backward", {**shrunk, "payload_id": other},
                           "b")  # fmt: skip
     assert changed.status_code == 422
+
+
+def test_uploaded_bodies_are_decoded_like_inline_ones(
+    emulator_client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An uploaded forward-backward body takes the fast decoder as an inline one does
+    (`_fast_decode.py`): the same loss, a replay of the same upload, and for a bad body the
+    error the inline body gets."""
+    decoded: list[bool] = []
+
+    def spy(raw: bytes, min_bytes: int | None = None) -> Any:
+        body = _fast_decode.decode_fast(raw, min_bytes)
+        decoded.append(body is not None and body.scan.arrays_in_body)
+        return body
+
+    monkeypatch.setattr(_payloads, "decode_fast", spy)
+    monkeypatch.setattr(_fast_decode, "FAST_DECODE_MIN_BYTES", 0)
+    sid = new_session(emulator_client)
+    full = fb_body(n_samples=2, length=200, seed=4)
+    inline = run_kind(emulator_client, sid, "forward-backward", {**full, "forward_only": True}, "a")
+    shrunk = _shrunk({**full, "forward_only": True}, _upload(emulator_client, sid, full))
+    via_payload = run_kind(emulator_client, sid, "forward-backward", shrunk, "b")
+    assert via_payload["output"]["loss"] == inline["output"]["loss"]
+    replay = submit_kind(emulator_client, sid, "forward-backward", shrunk, "b")
+    assert replay.json()["id"] == via_payload["id"]
+    bad = copy.deepcopy(full)
+    bad["samples"][1]["loss_fn_inputs"]["weights"]["data"][150] = -1.0
+    inline_error = submit_kind(emulator_client, sid, "forward-backward", bad, "c")
+    shrunk_bad = _shrunk(bad, _upload(emulator_client, sid, bad))
+    uploaded_error = submit_kind(emulator_client, sid, "forward-backward", shrunk_bad, "d")
+    assert inline_error.status_code == uploaded_error.status_code == 400
+    assert uploaded_error.json() == inline_error.json()
+    assert decoded == [True, True, True]
 
 
 def test_uploaded_bodies_are_validated_and_scoped(emulator_app_factory: Any) -> None:

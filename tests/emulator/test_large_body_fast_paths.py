@@ -270,6 +270,25 @@ def test_the_fast_decoder_takes_a_batch_and_decodes_its_lists_into_arrays() -> N
     assert decode_fast(raw) is None  # below FAST_DECODE_MIN_BYTES: the plain decode
 
 
+def test_a_fast_decoded_body_encodes_back_exactly() -> None:
+    """What a state dir stores and what `plain()` reads back: the same JSON value, bit for bit
+    in every number (-0.0, the shortest float texts, ints at the int64 limits)."""
+    body = parsed(large_body())
+    tensor_data(body, "logprobs")[:4] = [-0.0, 5e-324, 1.7976931348623157e308, 0.1]
+    tokens_of(body)[:2] = [0, 2**63 - 1]
+    raw = orjson.dumps(body)
+    decoded = fast(raw)
+    assert decoded.scan.arrays_in_body
+    assert orjson.loads(decoded.encoded()) == orjson.loads(raw)
+    assert decoded.encoded() == raw
+    assert [str(x) for x in tensor_data(decoded.plain(), "logprobs")[:4]] == [
+        "-0.0",
+        "5e-324",
+        "1.7976931348623157e+308",
+        "0.1",
+    ]
+
+
 def test_the_fast_decoder_digest_ignores_key_order_and_whitespace() -> None:
     body = parsed(large_body())
     reordered = json.dumps(dict(reversed(list(body.items()))), indent=2).encode()
@@ -293,7 +312,7 @@ def test_the_fast_decoder_validates_as_the_plain_decode(mutation: str) -> None:
     raw = json.dumps(body).encode()  # the standard library writes ints beyond 64 bits too
     decoded = decode_fast(raw, min_bytes=0) or DecodedBody.of(orjson.loads(raw))
     assert outcome(None, decoded) == outcome(orjson.loads(raw))
-    if decoded.raw is not None:
+    if decoded.scan.arrays_in_body:
         plain = orjson.loads(raw)
         assert body_digest(decoded.value, decoded.scan) == body_digest(plain)
 

@@ -56,6 +56,18 @@ def test_warm_up_narrows_then_collects_on_time(duration: float) -> None:
     assert later[len(later) // 2] <= bound(duration)
 
 
+@pytest.mark.parametrize("duration", DURATIONS, ids=lambda d: f"{1000 * d:.0f}ms")
+def test_a_larger_warm_up_budget_collects_on_time_from_the_second_operation(
+    duration: float,
+) -> None:
+    """The other side of the trade-off docs/wrapper.md proves unavoidable: with
+    `warmup_budget=8`, every operation from the second is collected within the bound."""
+    planner = PollPlanner(PollPolicy(warmup_budget=8))
+    outcomes = run_operations(planner, duration, 12)
+    assert sum(gets for gets, _ in outcomes[:4]) <= 8 * 4
+    assert all(late <= bound(duration) for _, late in outcomes[1:]), outcomes
+
+
 def test_first_operation_searches_geometrically_from_the_first_guess() -> None:
     policy = PollPolicy()
     planner = PollPlanner(policy)
