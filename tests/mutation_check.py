@@ -43,6 +43,7 @@ class Mutation:
 E = "emulator/together_rl_emulator/"
 W = "wrapper/together_rl/"
 VALIDATION = "tests/emulator/test_validation.py::"
+FAST = "tests/emulator/test_large_body_fast_paths.py::"
 
 MUTATIONS = [
     Mutation(
@@ -188,6 +189,25 @@ MUTATIONS = [
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
         then_run=("-m", "contract_tests.vectors"),
+    ),
+    Mutation(
+        "fast-decode-nested-lists",
+        "the fast decoder takes a number list with lists inside it (as_buffer flattens them)",
+        E + "_fast_decode.py",
+        'if raw.count(b"[") != builder.lists:',
+        "if False:",
+        (
+            FAST + "test_the_fast_decoder_declines_what_it_cannot_be_sure_of"
+            "[a list hidden in a number list]",
+        ),
+    ),
+    Mutation(
+        "fast-decode-ints-among-floats",
+        "the fast decoder reads a list of floats and ints as floats only (1 and 1.0 alike)",
+        E + "_fast_decode.py",
+        "if (doubles == np.trunc(doubles)).any():",
+        "if False:",
+        (FAST + "test_the_fast_decoder_digest_is_the_plain_digest[a float made an int]",),
     ),
 ]
 

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from together_rl_emulator import _requests
 from together_rl_emulator._body_scan import MIN_LENGTH, scan_body
 from together_rl_emulator._errors import ApiError
@@ -360,3 +362,43 @@ def test_lists_below_the_scan_depth_are_decoded_whole() -> None:
     decoded = fast(raw)
     assert decoded.plain() == body
     assert body_digest(decoded.value, decoded.scan) == body_digest(orjson.loads(raw))
+
+
+ODD_ITEMS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0**53, 1e-300, True, False, None]),
+    st.text(alphabet='[]{}",0a', max_size=4),
+    st.sampled_from([[], [1, 2], [[]], {}, {"a": [1.5]}, [0.5] * MIN_LENGTH]),
+)
+LIST_PATHS = [("tokens", None), *((None, key) for key in ("target_tokens", "logprobs", "mask"))]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(LIST_PATHS), st.integers(0, N - 1), ODD_ITEMS),
+        max_size=4,
+    ),
+    indent=st.booleans(),
+    reverse=st.booleans(),
+)
+def test_the_fast_decoder_agrees_with_orjson_on_any_body(
+    edits: list[tuple[int, tuple[str | None, str | None], int, Any]], indent: bool, reverse: bool
+) -> None:
+    """Odd items anywhere in the long lists, in any layout: the fast decoder declines the body,
+    or it decodes the same value with the same digest and the same validation verdict."""
+    body = parsed(large_body())
+    for sample, (tokens, tensor), index, item in edits:
+        target = tokens_of(body, sample) if tokens else tensor_data(body, str(tensor), sample)
+        target[index] = copy.deepcopy(item)
+    if reverse:
+        body = dict(reversed(list(body.items())))
+    raw = json.dumps(body, indent=2 if indent else None).encode()
+    decoded = decode_fast(raw, min_bytes=0)
+    if decoded is None:
+        return
+    plain = orjson.loads(raw)
+    assert orjson.dumps(decoded.plain()) == orjson.dumps(plain)  # types too: 1 is not 1.0
+    assert body_digest(decoded.value, decoded.scan) == body_digest(plain)
+    assert outcome(None, decoded) == outcome(plain)
