@@ -31,7 +31,9 @@ INTRUDER_KEY = "intruder-key-2d8b6e4f0a"
 WRONG_KEYS = ("not-a-key-5e1c9a7b3d", OWNER_KEY.upper(), OWNER_KEY + "x", OWNER_KEY[:-1])
 PUBLIC = {("GET", "/healthz"), ("GET", "/openapi.yaml")}
 EMULATOR_ROUTES = [("GET", "/_emulator/stats"), ("GET", "/_emulator/faults"),
-                   ("POST", "/_emulator/faults"), ("DELETE", "/_emulator/faults")]  # fmt: skip
+                   ("POST", "/_emulator/faults"), ("DELETE", "/_emulator/faults"),
+                   ("GET", "/_emulator/operations/{operation_id}"),
+                   ("GET", "/_emulator/clock"), ("POST", "/_emulator/clock")]  # fmt: skip
 TINY = "emulator/tiny-1k"
 FB = "/v1/rl/training-sessions/{session_id}/operations/forward-backward"
 

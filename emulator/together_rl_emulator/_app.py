@@ -38,7 +38,7 @@ from ._fast_decode import DecodedBody, decode_fast
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
 from ._kinds import KINDS, kind_named
 from ._payloads import PAYLOAD_ROUTE
-from ._service import EmulatorService
+from ._service import EmulatorService, not_found
 from ._spec import load_spec, spec_bytes
 from ._stats import Stats
 from ._store import Store
@@ -508,6 +508,26 @@ async def emulator_stats(request: Request) -> Response:
     return json_response(body)
 
 
+async def emulator_operation(request: Request) -> Response:
+    """When one of the caller's operations arrived and finished (Unix seconds, server clock)."""
+    st = _state(request)
+    owner = st.authenticate(request)
+    operation_id = request.path_params["operation_id"]
+    row = st.store.find_operation(owner, operation_id)
+    if row is None:
+        raise not_found("operation", "operation_id", operation_id)
+    return json_response(
+        {
+            "id": row.id,
+            "session_id": row.session_id,
+            "kind": row.kind,
+            "status": row.status,
+            "submitted_at": row.submitted_at,
+            "finished_at": row.finished_at,
+        }
+    )
+
+
 async def emulator_faults(request: Request) -> Response:
     st = _state(request)
     owner = st.authenticate(request)
@@ -586,6 +606,7 @@ def build_routes() -> list[BaseRoute]:
         Route("/openapi.yaml", serve_spec, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_emulator/stats", emulator_stats, methods=["GET"]),
+        Route("/_emulator/operations/{operation_id}", emulator_operation, methods=["GET"]),
         Route("/_emulator/faults", emulator_faults, methods=["GET", "POST", "DELETE"]),
         Route(PAYLOAD_ROUTE, presigned_payload, methods=["GET", "PUT"]),
         Route(CHECKPOINT_FILE_ROUTE, presigned_checkpoint_file, methods=["GET"]),

@@ -92,7 +92,7 @@ CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, ordinal);
 CREATE TABLE IF NOT EXISTS operations (
     id TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT NULL, kind TEXT NOT NULL,
     seq INTEGER NOT NULL UNIQUE, status TEXT NOT NULL, submitted_at REAL NOT NULL,
-    request BLOB, output BLOB, error BLOB);
+    request BLOB, output BLOB, error BLOB, finished_at REAL);
 CREATE INDEX IF NOT EXISTS operations_by_status ON operations (status, seq);
 CREATE TABLE IF NOT EXISTS idempotency (
     owner TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
@@ -102,12 +102,16 @@ CREATE TABLE IF NOT EXISTS payloads (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, session_id TEXT NOT NULL, token TEXT NOT NULL,
     kind TEXT NOT NULL, body BLOB, created_at REAL NOT NULL);
 """
-# Columns added after the first release: (name, definition, statement run once after adding it).
-_ADDED_SESSION_COLUMNS = (
-    ("grads_version", "INTEGER NOT NULL DEFAULT 0",
-     "UPDATE sessions SET grads_version = accumulated_passes"),
-    ("trainer_version", "INTEGER NOT NULL DEFAULT 0", None),
-)  # fmt: skip
+# Columns added after the first release, by table: (name, definition, statement run once after
+# adding it).
+_ADDED_COLUMNS = {
+    "sessions": (
+        ("grads_version", "INTEGER NOT NULL DEFAULT 0",
+         "UPDATE sessions SET grads_version = accumulated_passes"),
+        ("trainer_version", "INTEGER NOT NULL DEFAULT 0", None),
+    ),
+    "operations": (("finished_at", "REAL", None),),
+}  # fmt: skip
 PAYLOAD_UPLOAD = "upload"
 PAYLOAD_RESULT = "result"
 
@@ -151,6 +155,7 @@ class OperationRow:
     submitted_at: float
     output: bytes | None  # orjson bytes of the `ForwardBackwardResult`
     error: bytes | None  # orjson bytes of the `OperationError`
+    finished_at: float | None = None  # when it became COMPLETED or FAILED (Unix time)
 
     def to_json(self) -> bytes:
         """The `ForwardBackwardOperation` body, spliced from the stored bytes (no re-encoding)."""
@@ -206,6 +211,7 @@ def _operation_row(r: sqlite3.Row) -> OperationRow:
         submitted_at=r["submitted_at"],
         output=r["output"],
         error=r["error"],
+        finished_at=r["finished_at"],
     )
 
 
@@ -321,14 +327,15 @@ class Store:
 
     def _add_missing_columns(self) -> None:
         """Bring a state dir written by an older emulator up to the current schema."""
-        with self.lock:
-            present = {r["name"] for r in self._db.execute("PRAGMA table_info(sessions)")}
-        for name, definition, backfill in _ADDED_SESSION_COLUMNS:
-            if name not in present:
-                with self._transaction() as db:
-                    db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {definition}")
-                    if backfill is not None:
-                        db.execute(backfill)
+        for table, columns in _ADDED_COLUMNS.items():
+            with self.lock:
+                present = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, definition, backfill in columns:
+                if name not in present:
+                    with self._transaction() as db:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {definition}")
+                        if backfill is not None:
+                            db.execute(backfill)
 
     def _prune_idempotency(self) -> None:
         with self._transaction() as db:
@@ -496,9 +503,9 @@ class Store:
                 (status, orjson.dumps(body), session_id),
             )
             db.execute(
-                "UPDATE operations SET status = ?, error = ?, request = NULL"
+                "UPDATE operations SET status = ?, error = ?, request = NULL, finished_at = ?"
                 " WHERE session_id = ? AND status = ?",
-                (OP_FAILED, _not_active_error(), session_id, OP_PENDING),
+                (OP_FAILED, _not_active_error(), time.time(), session_id, OP_PENDING),
             )
         return dataclasses.replace(session, status=status, body=body)
 
@@ -566,6 +573,13 @@ class Store:
             return None
         return _operation_row(row)
 
+    def find_operation(self, owner: str, operation_id: str) -> OperationRow | None:
+        """The owner's operation `operation_id`, whatever its session and kind."""
+        row = self._one("SELECT * FROM operations WHERE id = ?", (operation_id,))
+        if row is None or row["owner"] != owner:
+            return None
+        return _operation_row(row)
+
     def operation_request(self, operation_id: str) -> bytes | None:
         row = self._one("SELECT request FROM operations WHERE id = ?", (operation_id,))
         return None if row is None else row["request"]
@@ -591,10 +605,10 @@ class Store:
     def fail_operation(self, operation_id: str, code: str, message: str) -> None:
         with self._transaction() as db:
             db.execute(
-                "UPDATE operations SET status = ?, error = ?, request = NULL"
+                "UPDATE operations SET status = ?, error = ?, request = NULL, finished_at = ?"
                 " WHERE id = ? AND status IN (?, ?)",
-                (OP_FAILED, orjson.dumps({"code": code, "message": message}), operation_id,
-                 OP_PENDING, OP_RUNNING),
+                (OP_FAILED, orjson.dumps({"code": code, "message": message}), time.time(),
+                 operation_id, OP_PENDING, OP_RUNNING),
             )  # fmt: skip
 
     def commit_operation(
@@ -642,8 +656,9 @@ class Store:
                 if record is not None:
                     record.insert(db, session.owner)
                 db.execute(
-                    "UPDATE operations SET status = ?, output = ?, request = NULL WHERE id = ?",
-                    (OP_COMPLETED, output, operation_id),
+                    "UPDATE operations SET status = ?, output = ?, request = NULL, finished_at = ?"
+                    " WHERE id = ?",
+                    (OP_COMPLETED, output, time.time(), operation_id),
                 )
                 db.execute(
                     "UPDATE sessions SET accumulated_passes = ?, grads_version = ?,"

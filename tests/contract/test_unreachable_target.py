@@ -6,6 +6,7 @@ Every server here listens on loopback; the host that does not resolve is under `
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import socket
@@ -145,19 +146,22 @@ def test_command_line_ends_with_one_line_and_exit_code_2(tmp_path: Path) -> None
 
 # ----------------------------------------------------------------------------- lost midway
 class GoesAway:
-    """ASGI middleware: after ``after`` requests the server stops (from another thread)."""
+    """ASGI middleware: the ``after``-th request stops the server (from another thread) and is
+    answered only once the server no longer accepts connections, so no later request is ever
+    answered, however fast the rest of the run would have been."""
 
     def __init__(self, app: Any, after: int) -> None:
         self.app, self.after, self.seen = app, after, 0
         self.stop: Callable[[], None] = lambda: None
-        self._stopping = threading.Event()
+        self.accepting: Callable[[], bool] = lambda: False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             self.seen += 1
-            if self.seen == self.after and not self._stopping.is_set():
-                self._stopping.set()
+            if self.seen == self.after:
                 threading.Thread(target=self.stop, daemon=True).start()
+                while self.accepting():
+                    await asyncio.sleep(0.005)
         await self.app(scope, receive, send)
 
 
@@ -169,6 +173,7 @@ def emulator_that_goes_away(after: int) -> Iterator[Target]:
     wrapper = GoesAway(app, after)
     server = serve_in_thread(wrapper, on_stop=app.emulator.close)
     wrapper.stop = server.stop
+    wrapper.accepting = lambda: any(s.is_serving() for s in server.server.servers)
     try:
         yield Target(base_url=server.base_url, api_key=KEYS[0], is_emulator=True)
     finally:

@@ -157,6 +157,32 @@ def test_op_latency_holds_the_result(emulator_app_factory: Any) -> None:
         assert time.monotonic() - posted >= 0.7  # a lower bound the emulator guarantees
 
 
+def test_the_emulator_reports_when_an_operation_arrived_and_finished(
+    emulator_app_factory: Any,
+) -> None:
+    """`GET /_emulator/operations/{id}`: the server's own times (what the benchmark measures
+    submit -> COMPLETED with), for COMPLETED and FAILED operations, to their key only."""
+    with emulator_test_client(emulator_app_factory(op_latency_ms=300)) as client:
+        sid = new_session(client)
+        before = time.time()
+        op_id = submit(client, sid, fb_body(), "k").json()["id"]
+        pending = client.get(f"/_emulator/operations/{op_id}").json()
+        assert pending["finished_at"] is None and before <= pending["submitted_at"] <= time.time()
+        wait_operation(client, sid, op_id)
+        done = client.get(f"/_emulator/operations/{op_id}").json()
+        assert done["status"] == COMPLETED and done["kind"] == "forward-backward"
+        assert done["finished_at"] - done["submitted_at"] >= 0.3  # the op latency held it
+        queued = submit(client, sid, fb_body(seed=1), "k1").json()["id"]
+        client.post(f"/v1/rl/training-sessions/{sid}/stop")
+        wait_operation(client, sid, queued)
+        failed = client.get(f"/_emulator/operations/{queued}").json()
+        assert failed["status"] == FAILED and failed["finished_at"] is not None
+        other = emulator_test_client(client.app, api_key="other-key")  # type: ignore[attr-defined]
+        assert other.get(f"/_emulator/operations/{op_id}").status_code == 404
+        missing = client.get("/_emulator/operations/op-nope")
+        assert missing.status_code == 404 and missing.json()["error"]["param"] == "operation_id"
+
+
 def test_stop_fails_queued_operations_with_session_not_active(emulator_app_factory: Any) -> None:
     with emulator_test_client(emulator_app_factory(op_latency_ms=60_000)) as client:
         sid = new_session(client)

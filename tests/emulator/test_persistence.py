@@ -4,6 +4,7 @@ idempotency records, policy weights, accumulated gradients); unfinished operatio
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from _emulator_bodies import (
     submit,
     wait_operation,
 )
+from together_rl_emulator._store import DB_FILE, Store
 
 from contract_tests._emulator_process import EmulatorProcess
 
@@ -130,3 +132,24 @@ def test_checkpoint_survives_kill_9_and_resumes_bit_for_bit(
             c, new_resources(c)["id"], resume_from_checkpoint_id=checkpoint["id"]
         )["id"]
         assert [train_step(c, resumed, step, "b") for step in (1, 2)] == uninterrupted
+
+
+def test_a_state_dir_of_an_older_emulator_gains_the_new_columns(tmp_path: Path) -> None:
+    """Operations written before `finished_at` existed open with it unknown (None)."""
+    db = sqlite3.connect(tmp_path / DB_FILE)
+    db.execute(
+        "CREATE TABLE operations (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT"
+        " NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL UNIQUE, status TEXT NOT NULL,"
+        " submitted_at REAL NOT NULL, request BLOB, output BLOB, error BLOB)"
+    )
+    db.execute(
+        "INSERT INTO operations VALUES ('op-1', 'sess-1', 'owner', 'forward-backward', 1,"
+        " 'TRAINING_OPERATION_STATUS_COMPLETED', 12.5, NULL, X'7B7D', NULL)"
+    )
+    db.commit()
+    db.close()
+    store = Store(tmp_path)
+    row = store.find_operation("owner", "op-1")
+    assert row is not None and row.submitted_at == 12.5 and row.finished_at is None
+    assert store.find_operation("someone else", "op-1") is None
+    store.close()
