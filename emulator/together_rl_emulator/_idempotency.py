@@ -67,62 +67,35 @@ def body_digest(body: Any, scan: BodyScan | None = None) -> str:
     (`_body_scan.py`), so the same body always gives the same digest. `scan` is the body's
     scan when the caller has it already (validation uses the same one).
     """
-    pieces = _Pieces()
+    sha = hashlib.sha256()
     try:
-        _feed(pieces, body, scan_body(body) if scan is None else scan, 0)
+        _feed(sha, body, scan_body(body) if scan is None else scan, 0)
     except orjson.JSONEncodeError as exc:
         raise _not_encodable(exc) from exc
-    return DIGEST_SCHEME + pieces.hexdigest()
+    return DIGEST_SCHEME + sha.hexdigest()
 
 
-def _feed(out: _Pieces, value: Any, scan: BodyScan, depth: int) -> None:
+def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
     numbers = scan.lists.get(id(value))
     if numbers is not None:  # a list of ints keeps its JSON text: its canonical JSON
-        out.piece(b"D" if numbers.kind == FLOATS else b"J", numbers.digest_payload())
+        _piece(sha, b"D" if numbers.kind == FLOATS else b"J", numbers.digest_payload())
     elif id(value) not in scan.carriers or depth >= MAX_DEPTH:
-        out.piece(b"J", orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+        _piece(sha, b"J", orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
     elif type(value) is dict:
-        out.add(b"{%d:" % len(value))
+        sha.update(b"{%d:" % len(value))
         for key in sorted(value):
-            out.piece(b"J", orjson.dumps(key))
-            _feed(out, value[key], scan, depth + 1)
+            _piece(sha, b"J", orjson.dumps(key))
+            _feed(sha, value[key], scan, depth + 1)
     else:
-        out.add(b"[%d:" % len(value))
+        sha.update(b"[%d:" % len(value))
         for item in value:
-            _feed(out, item, scan, depth + 1)
+            _feed(sha, item, scan, depth + 1)
 
 
-class _Pieces:
-    """The digest's input, small pieces gathered before they reach SHA-256: the digest of a
-    byte sequence does not depend on how it is split, and a batch has thousands of pieces."""
-
-    SMALL = 4096
-
-    def __init__(self) -> None:
-        self._sha = hashlib.sha256()
-        self._pending = bytearray()
-
-    def add(self, data: bytes) -> None:
-        self._pending += data
-
-    def piece(self, tag: bytes, payload: Any) -> None:
-        """`tag length ':' payload`; `payload`: bytes, or an array whose buffer is the bytes."""
-        view = memoryview(payload).cast("B")
-        self._pending += tag + b"%d:" % view.nbytes
-        if view.nbytes <= self.SMALL:
-            self._pending += view
-        else:
-            self._flush()
-            self._sha.update(view)
-
-    def hexdigest(self) -> str:
-        self._flush()
-        return self._sha.hexdigest()
-
-    def _flush(self) -> None:
-        if self._pending:
-            self._sha.update(self._pending)
-            self._pending.clear()
+def _piece(sha: Any, tag: bytes, payload: Any) -> None:
+    """`payload`: bytes, or an array whose buffer is the bytes."""
+    sha.update(tag + b"%d:" % memoryview(payload).nbytes)
+    sha.update(payload)
 
 
 def _not_encodable(exc: orjson.JSONEncodeError) -> ApiError:
