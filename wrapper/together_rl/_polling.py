@@ -67,6 +67,7 @@ class PollPolicy:
     min_step: float = 0.0005
     late_tolerance: float = 0.003
     jump_fraction: float = 0.03
+    bracket_slack: float = 0.003
 
 
 class PollHistory:
@@ -137,11 +138,11 @@ class DurationTracker:
     def bracket_points(self) -> list[float]:
         """Durations at which a warm-up operation is polled: the budget left but one GET for
         each later warm-up operation, spread geometrically over the bracket with its upper end
-        last (evenly when the bracket starts at 0)."""
+        (plus ``bracket_slack``) last (evenly when the bracket starts at 0)."""
         assert self.high is not None
         left, ops_left = self._budget_left()
         n = max(1, left - (ops_left - 1))
-        low, high = self.low, self.high
+        low, high = self.low, self.high + self._policy.bracket_slack
         if low <= 0.0:
             return [high * k / n for k in range(1, n + 1)]
         ratio = (high / low) ** (1.0 / n)
