@@ -96,8 +96,9 @@ def _load(a: argparse.Namespace) -> tuple[bool, list[str]]:
     return r.ok, [
         f"### Load ({r.clients} clients, {r.sessions} sessions, {r.duration_s:.0f} s)",
         "",
-        f"- the machine ({os.cpu_count()} cores) was shared with other sessions' tests and servers "
-        "during the run: throughput and latencies are a floor, not a benchmark",
+        f"- the client and the emulator share the machine's {os.cpu_count()} cores (1-minute load "
+        f"average {os.getloadavg()[0]:.2f} as the run ended): throughput and latencies are a "
+        "floor, not a benchmark",
         f"- operations completed: {r.operations} ({r.operations / r.duration_s:.0f}/s); HTTP requests: {r.requests}; "
         f"GETs per operation: {r.gets_per_operation:.2f}",
         f"- statuses: {r.status_counts}; errors: {len(r.errors)}; server log errors: {r.server_error_lines}; "
@@ -230,9 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = args.proofs or list(PROOFS)
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = " ".join(["python -m reliability", *(argv if argv is not None else sys.argv[1:])])
-    lines = [f"Measured {when} on {platform.machine()} ({os.cpu_count()} cores, shared with other "
-             f"sessions working at the same time), Python {platform.python_version()}, "
-             f"by `{command}`.", ""]  # fmt: skip
+    lines = [f"Measured {when} on {platform.machine()} ({os.cpu_count()} cores, 1-minute load "
+             f"average {os.getloadavg()[0]:.2f} at the start), Python "
+             f"{platform.python_version()}, by `{command}`.", ""]  # fmt: skip
     all_ok = True
     for name in chosen:
         print(f"[reliability] {name} ...", file=sys.stderr, flush=True)
