@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 import orjson
 import pytest
+from _emulator_bodies import LOSS_TYPES, fb_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from together_rl_emulator import _requests
 from together_rl_emulator._body_scan import MIN_LENGTH, scan_body
+from together_rl_emulator._engine import run_forward_backward
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._fast_decode import DecodedBody, decode_fast
 from together_rl_emulator._idempotency import (
@@ -28,6 +30,7 @@ from together_rl_emulator._idempotency import (
     canonical_json,
     digest,
 )
+from together_rl_emulator._policy_model import init_policy
 from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._spec import load_spec, resolve_ref
 from together_rl_emulator._store import NewOperation, Store
@@ -402,3 +405,20 @@ def test_the_fast_decoder_agrees_with_orjson_on_any_body(
     assert orjson.dumps(decoded.plain()) == orjson.dumps(plain)  # types too: 1 is not 1.0
     assert body_digest(decoded.value, decoded.scan) == body_digest(plain)
     assert outcome(None, decoded) == outcome(plain)
+
+
+@pytest.mark.parametrize("loss_type", LOSS_TYPES)
+def test_every_loss_computes_the_same_from_a_fast_decoded_body(loss_type: str) -> None:
+    """The math sees the same arrays whichever decoder read the body."""
+    raw = orjson.dumps(fb_body(loss_type, n_samples=2, length=N, return_loss_fn_outputs=True))
+    decoded = fast(raw)
+    assert decoded.scan.arrays_in_body
+    fast_request = decoded.validated(validate_forward_backward, VOCAB)
+    plain_request = validate_forward_backward(orjson.loads(raw), VOCAB)
+    params = init_policy(VOCAB, 3)
+    fast_result = run_forward_backward(params, fast_request)
+    plain_result = run_forward_backward(params, plain_request)
+    assert fast_result.output == plain_result.output
+    assert fast_result.grads is not None and plain_result.grads is not None
+    for name, grad in plain_result.grads.items():
+        assert np.array_equal(fast_result.grads[name], grad)
