@@ -128,7 +128,8 @@ def validate_forward_backward(
     """
     bulk = None
     scan = scan_body(body) if scan is None else scan
-    if valid_apart_from_bulk_items("ForwardBackwardBody", skeleton(body, scan)):
+    stand_ins = _bulk_list_ids(body)
+    if valid_apart_from_bulk_items("ForwardBackwardBody", skeleton(body, scan, stand_ins)):
         assert isinstance(body, dict)
         bulk = _bulk_arrays(body["samples"], scan)
     if bulk is None:
@@ -154,6 +155,27 @@ def validate_forward_backward(
         forward_only=bool(body.get("forward_only", False)),
         return_loss_fn_outputs=bool(body.get("return_loss_fn_outputs", False)),
     )
+
+
+def _bulk_list_ids(body: object) -> set[int]:
+    """The ids of the lists where `BULK_ARRAYS` sit in a forward-backward body (token lists and
+    tensor data), whatever else the body holds."""
+    ids: set[int] = set()
+    samples = body.get("samples") if isinstance(body, dict) else None
+    for sample in samples if isinstance(samples, list) else ():
+        if not isinstance(sample, dict):
+            continue
+        model_input = sample.get("model_input")
+        chunks = model_input.get("chunks") if isinstance(model_input, dict) else None
+        for chunk in chunks if isinstance(chunks, list) else ():
+            text = chunk.get("encoded_text") if isinstance(chunk, dict) else None
+            if isinstance(text, dict) and "tokens" in text:
+                ids.add(id(text["tokens"]))
+        tensors = sample.get("loss_fn_inputs")
+        for tensor in tensors.values() if isinstance(tensors, dict) else ():
+            if isinstance(tensor, dict) and "data" in tensor:
+                ids.add(id(tensor["data"]))
+    return ids
 
 
 def _bulk_arrays(samples: list[dict[str, Any]], scan: BodyScan) -> dict[int, np.ndarray] | None:

@@ -18,7 +18,7 @@ from _emulator_bodies import LOSS_TYPES, fb_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from together_rl_emulator import _requests
-from together_rl_emulator._body_scan import MIN_LENGTH, scan_body
+from together_rl_emulator._body_scan import MIN_LENGTH, scan_body, skeleton
 from together_rl_emulator._engine import run_forward_backward
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._fast_decode import DecodedBody, decode_fast
@@ -422,3 +422,18 @@ def test_every_loss_computes_the_same_from_a_fast_decoded_body(loss_type: str) -
     assert fast_result.grads is not None and plain_result.grads is not None
     for name, grad in plain_result.grads.items():
         assert np.array_equal(fast_result.grads[name], grad)
+
+
+def test_the_schema_view_stands_in_only_for_the_bulk_lists() -> None:
+    """The lists whose items the skeleton validator skips (tokens, tensor data) become short
+    stand-ins; an array anywhere else is checked by its real values."""
+    body = parsed(large_body())
+    body["samples"][0]["loss_fn_inputs"]["logprobs"]["sparse_crow_indices"] = [0.5] * N
+    decoded = fast(orjson.dumps(body))
+    tensor = decoded.value["samples"][0]["loss_fn_inputs"]["logprobs"]
+    assert type(tensor["sparse_crow_indices"]) is np.ndarray  # decoded as an array
+    view = skeleton(decoded.value, decoded.scan, _requests._bulk_list_ids(decoded.value))
+    viewed = view["samples"][0]["loss_fn_inputs"]["logprobs"]
+    assert len(viewed["data"]) == MIN_LENGTH and set(viewed["data"]) == {0}
+    assert viewed["sparse_crow_indices"] == [0.5] * N
+    assert outcome(None, decoded) == outcome(orjson.loads(orjson.dumps(body)))
