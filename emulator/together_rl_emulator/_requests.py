@@ -128,8 +128,8 @@ def validate_forward_backward(
     """
     bulk = None
     scan = scan_body(body) if scan is None else scan
-    stand_ins = _bulk_list_ids(body)
-    if valid_apart_from_bulk_items("ForwardBackwardBody", skeleton(body, scan, stand_ins)):
+    view = skeleton(body, scan, _bulk_list_ids(body)) if scan.arrays_in_body else body
+    if valid_apart_from_bulk_items("ForwardBackwardBody", view):
         assert isinstance(body, dict)
         bulk = _bulk_arrays(body["samples"], scan)
     if bulk is None:
