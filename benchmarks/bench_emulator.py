@@ -36,7 +36,7 @@ import httpx
 import numpy as np
 import orjson
 from together_rl_emulator._engine import run_forward_backward
-from together_rl_emulator._fast_decode import DecodedBody, decode_fast
+from together_rl_emulator._fast_decode import DecodedBody, decode_body, decode_fast
 from together_rl_emulator._idempotency import body_digest
 from together_rl_emulator._policy_model import init_policy
 from together_rl_emulator._requests import validate_forward_backward
@@ -87,7 +87,7 @@ def random_tokens(rng: np.random.Generator, length: int) -> list[int]:
 
 def server_decode(raw: bytes) -> DecodedBody:
     """What the server does with a forward-backward body: decode and scan it (`_app.py`)."""
-    return decode_fast(raw) or DecodedBody.of(orjson.loads(raw))
+    return decode_body(raw, orjson.loads, fast=True)
 
 
 @contextlib.contextmanager

@@ -127,11 +127,16 @@ def emulator(op_latency_ms: int) -> Iterator[str]:
             process.kill()
 
 
-def stats(base_url: str) -> dict[str, Any]:
-    response = httpx.get(base_url + "/_emulator/stats", headers={"Authorization": f"Bearer {KEY}"})
+def emulator_get(base_url: str, path: str) -> dict[str, Any]:
+    """A test-only `/_emulator/...` resource of the bench key."""
+    response = httpx.get(base_url + path, headers={"Authorization": f"Bearer {KEY}"})
     response.raise_for_status()
     data: dict[str, Any] = response.json()
     return data
+
+
+def stats(base_url: str) -> dict[str, Any]:
+    return emulator_get(base_url, "/_emulator/stats")
 
 
 def request_counts(base_url: str) -> dict[str, int]:
@@ -164,12 +169,7 @@ def small_payload_facts(batch: list[Sample]) -> dict[str, Any]:
 
 def finished_at(base_url: str, operation_id: str) -> float:
     """When the emulator committed the operation (Unix seconds, its clock: this machine's)."""
-    r = httpx.get(
-        f"{base_url}/_emulator/operations/{operation_id}",
-        headers={"Authorization": f"Bearer {KEY}"},
-    )
-    r.raise_for_status()
-    return float(r.json()["finished_at"])
+    return float(emulator_get(base_url, f"/_emulator/operations/{operation_id}")["finished_at"])
 
 
 def gets_posts(base_url: str) -> tuple[int, int]:

@@ -34,7 +34,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ._catalog import supported_models_body
 from ._checkpoints import CHECKPOINT_FILE_ROUTE
 from ._errors import ApiError, invalid
-from ._fast_decode import DecodedBody, decode_fast
+from ._fast_decode import DecodedBody, decode_body
 from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_fault
 from ._kinds import KINDS, kind_named
 from ._payloads import PAYLOAD_ROUTE
@@ -221,6 +221,10 @@ def parse_json(raw: bytes, *, allow_empty: bool = False) -> Any:
         raise ApiError(400, f"the body is not valid JSON: {exc}", code="invalid_json") from exc
 
 
+def _json_object(raw: bytes) -> dict[str, Any]:
+    return require_object(parse_json(raw))
+
+
 def require_object(body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         kind = "null" if body is None else type(body).__name__
@@ -379,10 +383,8 @@ def submit_handler(name: str) -> Handler:
                 ignored = parse_json(raw, allow_empty=True)
                 if ignored is not None:
                     require_object(ignored)
-            elif kind.fast_decode:
-                body = decode_fast(raw)
-            if kind.validate is not None and body is None:
-                body = DecodedBody.of(require_object(parse_json(raw)))
+            else:
+                body = decode_body(raw, _json_object, fast=kind.fast_decode)
             return st.service.submit_operation(kind, owner, session, key, body, arrived_at)
 
         if len(raw) > THREADPOOL_BODY_BYTES:

@@ -137,21 +137,12 @@ def scan_list(values: list[Any], scan: BodyScan) -> bool:
     return False
 
 
-def skeleton(body: Any, scan: BodyScan, stand_ins: set[int]) -> Any:
-    """`body` for a JSON Schema validator that leaves the items of the lists `stand_ins` names
-    (by id) unchecked, when the body holds arrays in place of lists: each of those becomes
-    `_STAND_IN`, which meets the rules on their length that this validator admits
+def skeleton(value: Any, scan: BodyScan, stand_ins: set[int]) -> Any:
+    """A body that holds arrays in place of lists (`scan.arrays_in_body`), for a JSON Schema
+    validator that leaves the items of the lists `stand_ins` names (by id) unchecked: each of
+    those becomes `_STAND_IN`, which meets the rules on their length that this validator admits
     (`_validation._skeleton_validator`), and any other array its values as a list. The
     containers that hold one are copied; nothing else is."""
-    if not scan.arrays_in_body:
-        return body
-    return _skeleton(body, scan, stand_ins)
-
-
-_STAND_IN = (0,) * MIN_LENGTH  # every scanned list has at least MIN_LENGTH items
-
-
-def _skeleton(value: Any, scan: BodyScan, stand_ins: set[int]) -> Any:
     if id(value) in scan.lists:
         if id(value) in stand_ins:
             return _STAND_IN
@@ -159,8 +150,11 @@ def _skeleton(value: Any, scan: BodyScan, stand_ins: set[int]) -> Any:
     if id(value) not in scan.carriers:
         return value
     if type(value) is dict:
-        return {key: _skeleton(item, scan, stand_ins) for key, item in value.items()}
-    return [_skeleton(item, scan, stand_ins) for item in value]
+        return {key: skeleton(item, scan, stand_ins) for key, item in value.items()}
+    return [skeleton(item, scan, stand_ins) for item in value]
+
+
+_STAND_IN = (0,) * MIN_LENGTH  # every scanned list has at least MIN_LENGTH items
 
 
 def _all_floats(values: list[Any]) -> bool:

@@ -43,7 +43,7 @@ from ._body_scan import (
 )
 from ._errors import ApiError
 
-__all__ = ["FAST_DECODE_MIN_BYTES", "DecodedBody", "Validator", "decode_fast"]
+__all__ = ["FAST_DECODE_MIN_BYTES", "DecodedBody", "Validator", "decode_body", "decode_fast"]
 
 # Below this size the plain decode is as fast (the parser's set-up dominates).
 FAST_DECODE_MIN_BYTES = 256 * 1024
@@ -83,6 +83,13 @@ class DecodedBody:
             if not self.scan.arrays_in_body:
                 raise
         return validate(self.plain(), vocab_size, None)
+
+
+def decode_body(raw: bytes, parse: Callable[[bytes], Any], *, fast: bool) -> DecodedBody:
+    """`raw` decoded by `decode_fast` when `fast` and it can, else by `parse` (orjson, with the
+    caller's errors for a body it refuses) and scanned."""
+    decoded = decode_fast(raw) if fast else None
+    return decoded if decoded is not None else DecodedBody.of(parse(raw))
 
 
 def decode_fast(raw: bytes, min_bytes: int | None = None) -> DecodedBody | None:

@@ -20,7 +20,7 @@ import orjson
 
 from ._body_scan import extend_scan
 from ._errors import ApiError, invalid
-from ._fast_decode import DecodedBody, decode_fast
+from ._fast_decode import DecodedBody, decode_body
 from ._store import ResultPayload
 
 __all__ = [
@@ -55,21 +55,23 @@ def effective_body(
             "payload_id",
             "nothing was uploaded for this payload yet; PUT the full body to its upload_url first",
         )
-    decoded = decode_fast(uploaded) if fast else None
-    if decoded is None:
-        try:
-            decoded = DecodedBody.of(orjson.loads(uploaded))
-        except orjson.JSONDecodeError as exc:
-            raise ApiError(
-                400, f"payload_id: the uploaded payload is not valid JSON: {exc}",
-                param="payload_id", code="invalid_json",
-            ) from exc  # fmt: skip
+    decoded = decode_body(uploaded, _parse_uploaded, fast=fast)
     full = decoded.value
     if not isinstance(full, dict):
         raise invalid("payload_id", "the uploaded payload must be a JSON object")
     merged = {k: v for k, v in inline.items() if k != "payload_id"}
     merged.update((k, v) for k, v in full.items() if k != "payload_id")
     return DecodedBody(merged, extend_scan(merged, decoded.scan))
+
+
+def _parse_uploaded(uploaded: bytes) -> Any:
+    try:
+        return orjson.loads(uploaded)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(
+            400, f"payload_id: the uploaded payload is not valid JSON: {exc}",
+            param="payload_id", code="invalid_json",
+        ) from exc  # fmt: skip
 
 
 def offload(output: bytes, member: str, *, keep_empty: bool) -> tuple[bytes, ResultPayload | None]:

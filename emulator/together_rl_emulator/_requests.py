@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import array
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,10 +128,13 @@ def validate_forward_backward(
     """
     bulk = None
     scan = scan_body(body) if scan is None else scan
-    view = skeleton(body, scan, _bulk_list_ids(body)) if scan.arrays_in_body else body
+    bulk_lists = list(_bulk_lists(body))
+    if scan.arrays_in_body:
+        view = skeleton(body, scan, {id(values) for _, values in bulk_lists})
+    else:
+        view = body
     if valid_apart_from_bulk_items("ForwardBackwardBody", view):
-        assert isinstance(body, dict)
-        bulk = _bulk_arrays(body["samples"], scan)
+        bulk = _bulk_arrays(bulk_lists, scan)
     if bulk is None:
         validate_schema("ForwardBackwardBody", body)
         bulk = {}
@@ -157,10 +160,9 @@ def validate_forward_backward(
     )
 
 
-def _bulk_list_ids(body: object) -> set[int]:
-    """The ids of the lists where `BULK_ARRAYS` sit in a forward-backward body (token lists and
-    tensor data), whatever else the body holds."""
-    ids: set[int] = set()
+def _bulk_lists(body: object) -> Iterator[tuple[bool, Any]]:
+    """`(is a token list, the list)` for every place where `BULK_ARRAYS` sit in a
+    forward-backward body (token lists, tensor data), whatever else the body holds."""
     samples = body.get("samples") if isinstance(body, dict) else None
     for sample in samples if isinstance(samples, list) else ():
         if not isinstance(sample, dict):
@@ -170,35 +172,31 @@ def _bulk_list_ids(body: object) -> set[int]:
         for chunk in chunks if isinstance(chunks, list) else ():
             text = chunk.get("encoded_text") if isinstance(chunk, dict) else None
             if isinstance(text, dict) and "tokens" in text:
-                ids.add(id(text["tokens"]))
+                yield True, text["tokens"]
         tensors = sample.get("loss_fn_inputs")
         for tensor in tensors.values() if isinstance(tensors, dict) else ():
             if isinstance(tensor, dict) and "data" in tensor:
-                ids.add(id(tensor["data"]))
-    return ids
+                yield False, tensor["data"]
 
 
-def _bulk_arrays(samples: list[dict[str, Any]], scan: BodyScan) -> dict[int, np.ndarray] | None:
-    """The token and tensor lists of skeleton-valid samples as arrays, by identity of the list,
-    when the scan vouches for every item (what the schema's items say: token ids JSON ints in
-    [0, 2**63), tensor data JSON numbers); None when it cannot for one of them."""
+def _bulk_arrays(
+    bulk_lists: list[tuple[bool, Any]], scan: BodyScan
+) -> dict[int, np.ndarray] | None:
+    """The token and tensor lists (`_bulk_lists`) of a skeleton-valid body as arrays, by
+    identity of the list, when the scan vouches for every item (what the schema's items say:
+    token ids JSON ints in [0, 2**63), tensor data JSON numbers); None when it cannot for one
+    of them."""
     arrays: dict[int, np.ndarray] = {}
-    for sample in samples:
-        for chunk in sample["model_input"]["chunks"]:
-            tokens: list[Any] = chunk["encoded_text"]["tokens"]
-            numbers = scan.lists.get(id(tokens))
-            if numbers is None or numbers.kind != INTS or numbers.values.min() < 0:
-                return None
-            arrays[id(tokens)] = numbers.values
-        for tensor in sample["loss_fn_inputs"].values():
-            data: list[Any] = tensor["data"]
-            numbers = scan.lists.get(id(data))
-            if numbers is None:
-                return None
-            # NaN or Infinity (a lenient decoder's) are left to the schema's message.
-            if numbers.kind == FLOATS and not np.isfinite(numbers.values).all():
-                return None
-            arrays[id(data)] = numbers.values
+    for is_tokens, values in bulk_lists:
+        numbers = scan.lists.get(id(values))
+        if numbers is None:
+            return None
+        if is_tokens and (numbers.kind != INTS or numbers.values.min() < 0):
+            return None
+        # NaN or Infinity (a lenient decoder's) are left to the schema's message.
+        if numbers.kind == FLOATS and not np.isfinite(numbers.values).all():
+            return None
+        arrays[id(values)] = numbers.values
     return arrays
 
 

@@ -87,12 +87,12 @@ def test_large_bodies_decoded_fast_keep_replays_mismatches_and_errors(
     replays, a changed body is 422, and a refused body gets the plain decode's error."""
     fast_decoded: list[bool] = []
 
-    def spy(raw: bytes, min_bytes: int | None = None) -> Any:
-        decoded = _fast_decode.decode_fast(raw, min_bytes)
-        fast_decoded.append(decoded is not None)
+    def spy(raw: bytes, parse: Any, *, fast: bool) -> Any:
+        decoded = _fast_decode.decode_body(raw, parse, fast=fast)
+        fast_decoded.append(decoded.scan.arrays_in_body)  # the fast decoder made it
         return decoded
 
-    monkeypatch.setattr(_app, "decode_fast", spy)
+    monkeypatch.setattr(_app, "decode_body", spy)
     sid = new_session(emulator_client)
     body = fb_body(n_samples=2, length=200)
     bad = fb_body(n_samples=2, length=200)

@@ -80,12 +80,12 @@ def test_uploaded_bodies_are_decoded_like_inline_ones(
     error the inline body gets."""
     decoded: list[bool] = []
 
-    def spy(raw: bytes, min_bytes: int | None = None) -> Any:
-        body = _fast_decode.decode_fast(raw, min_bytes)
-        decoded.append(body is not None and body.scan.arrays_in_body)
+    def spy(raw: bytes, parse: Any, *, fast: bool) -> Any:
+        body = _fast_decode.decode_body(raw, parse, fast=fast)
+        decoded.append(body.scan.arrays_in_body)  # the fast decoder made it
         return body
 
-    monkeypatch.setattr(_payloads, "decode_fast", spy)
+    monkeypatch.setattr(_payloads, "decode_body", spy)
     monkeypatch.setattr(_fast_decode, "FAST_DECODE_MIN_BYTES", 0)
     sid = new_session(emulator_client)
     full = fb_body(n_samples=2, length=200, seed=4)

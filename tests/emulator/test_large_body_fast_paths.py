@@ -432,7 +432,8 @@ def test_the_schema_view_stands_in_only_for_the_bulk_lists() -> None:
     decoded = fast(orjson.dumps(body))
     tensor = decoded.value["samples"][0]["loss_fn_inputs"]["logprobs"]
     assert type(tensor["sparse_crow_indices"]) is np.ndarray  # decoded as an array
-    view = skeleton(decoded.value, decoded.scan, _requests._bulk_list_ids(decoded.value))
+    stand_ins = {id(values) for _, values in _requests._bulk_lists(decoded.value)}
+    view = skeleton(decoded.value, decoded.scan, stand_ins)
     viewed = view["samples"][0]["loss_fn_inputs"]["logprobs"]
     assert len(viewed["data"]) == MIN_LENGTH and set(viewed["data"]) == {0}
     assert viewed["sparse_crow_indices"] == [0.5] * N
