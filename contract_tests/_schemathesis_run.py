@@ -442,8 +442,12 @@ def _sent_query_is_valid(check: Any, interaction: Any) -> bool:
     request = getattr(interaction, "request", None)
     if check.name != "negative_data_rejection" or info is None or request is None:
         return False
-    components = re.findall(r"Invalid component: (.*)", getattr(info.failure, "message", ""))
-    if not components or any(not c.rstrip().endswith("in query") for c in components):
+    # "Invalid component: parameters `a`, `b` in query", its violation on the next line or
+    # after " - " on the same one.
+    components = re.findall(
+        r"Invalid component: (.*?)(?:\s+-\s|$)", getattr(info.failure, "message", ""), re.M
+    )
+    if not components or any(not c.endswith("in query") for c in components):
         return False
     url = urlsplit(str(request.uri))
     route = find_route(str(request.method), url.path)

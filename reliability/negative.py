@@ -50,8 +50,15 @@ def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
         max_examples=max_examples,
         checks_passed=sum(1 for r in results if r.status == PASSED),
         checks_failed=len(failed),
-        failures=[f"{r.operation} {r.check}: {r.detail}"[:600] for r in failed],
+        failures=[_short(f"{r.operation} {r.check}: {r.detail}") for r in failed],
         checks_by_name=dict(Counter(r.check for r in results if r.status == PASSED)),
         checks_by_operation=dict(Counter(r.operation for r in results if r.status == PASSED)),
         duration_s=time.monotonic() - started,
     )
+
+
+def _short(failure: str, limit: int = 600) -> str:
+    """`failure` cut to `limit` characters, keeping its `Reproduce:` line (the request sent)."""
+    head, found, reproduce = failure.partition("\nReproduce: ")
+    tail = f" ... Reproduce: {reproduce}" if found else ""
+    return head[: max(0, limit - len(tail))] + tail

@@ -25,9 +25,19 @@ def _failure(uri: str, message: str = MESSAGE, name: str = "negative_data_reject
 BASE = "http://127.0.0.1:1/v1/rl/model-resources"
 
 
+ONE_LINE = (
+    "Invalid data should have been rejected\nInvalid component: parameter `status` in query -"
+    " violates `enum` at /properties/status/items"
+)
+
+
 def test_a_valid_request_as_sent_is_a_false_positive() -> None:
     assert _failure(f"{BASE}?status=&created_by=me")
     assert _failure(f"{BASE}?status=MODEL_RESOURCES_STATUS_READY&limit=5")
+    # schemathesis also puts the violation on the component's line.
+    assert _failure(f"{BASE}?status=", message=ONE_LINE)
+    assert _failure("http://127.0.0.1:1/v1/rl/training-sessions?status=", message=ONE_LINE)
+    assert not _failure(f"{BASE}?status=NOT_A_STATUS", message=ONE_LINE)
 
 
 def test_an_invalid_request_as_sent_stays_a_failure() -> None:
