@@ -44,7 +44,8 @@ class LossConfig:
                   invalid when its probability moved more than `delta_high` (A > 0) or `delta_low` (A < 0).
 
                 `LOSS_TYPE_UNSPECIFIED` is the proto zero value and is refused. The user's documentation
-                omits `type` from its example; the SDK requires it.
+                omits `type` from its example; the SDK requires it. `x-required-inputs` states the
+                required `loss_fn_inputs` keys per type.
             cross_entropy_params (CrossEntropyLossParams | Unset): Currently empty.
             grpo_params (GRPOLossParams | Unset): GRPO parameters. The user's documentation shows `clip_low_threshold: 0.8`,
                 `clip_high_threshold: 1.2`, `beta: 0.1` as example values, not defaults. This project's
