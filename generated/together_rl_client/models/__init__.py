@@ -10,6 +10,7 @@ from .checkpoint_variant import CheckpointVariant
 from .checkpoints_list_response import CheckpointsListResponse
 from .cispo_loss_params import CISPOLossParams
 from .compute_config import ComputeConfig
+from .compute_config_gpu_type import ComputeConfigGpuType
 from .compute_config_request import ComputeConfigRequest
 from .compute_config_request_gpu_type import ComputeConfigRequestGpuType
 from .cross_entropy_loss_params import CrossEntropyLossParams
@@ -39,6 +40,7 @@ from .inference_checkpoint_registration import InferenceCheckpointRegistration
 from .inference_checkpoint_result import InferenceCheckpointResult
 from .inference_registration import InferenceRegistration
 from .list_meta import ListMeta
+from .list_training_sessions_status_item import ListTrainingSessionsStatusItem
 from .lora_config import LoraConfig
 from .lora_trainer_limits import LoraTrainerLimits
 from .loss_config import LossConfig
@@ -117,6 +119,7 @@ __all__ = (
     "CheckpointVariant",
     "CheckpointsListResponse",
     "ComputeConfig",
+    "ComputeConfigGpuType",
     "ComputeConfigRequest",
     "ComputeConfigRequestGpuType",
     "CrossEntropyLossParams",
@@ -146,6 +149,7 @@ __all__ = (
     "InferenceCheckpointResult",
     "InferenceRegistration",
     "ListMeta",
+    "ListTrainingSessionsStatusItem",
     "LoraConfig",
     "LoraTrainerLimits",
     "LossConfig",

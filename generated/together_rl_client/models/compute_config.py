@@ -6,7 +6,7 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.gpu_type import GpuType
+from ..models.compute_config_gpu_type import ComputeConfigGpuType
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ComputeConfig")
@@ -17,11 +17,12 @@ class ComputeConfig:
     """
     Attributes:
         num_generator_replicas (int):
-        gpu_type (GpuType | Unset):
+        gpu_type (ComputeConfigGpuType | Unset): The GPU type provisioned (the SDK's response model also knows
+            `H100-80GB`).
     """
 
     num_generator_replicas: int
-    gpu_type: GpuType | Unset = UNSET
+    gpu_type: ComputeConfigGpuType | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -49,11 +50,11 @@ class ComputeConfig:
         num_generator_replicas = d.pop("num_generator_replicas")
 
         _gpu_type = d.pop("gpu_type", UNSET)
-        gpu_type: GpuType | Unset
+        gpu_type: ComputeConfigGpuType | Unset
         if isinstance(_gpu_type, Unset):
             gpu_type = UNSET
         else:
-            gpu_type = GpuType(_gpu_type)
+            gpu_type = ComputeConfigGpuType(_gpu_type)
 
         compute_config = cls(
             num_generator_replicas=num_generator_replicas,
@@ -89,8 +90,6 @@ SCHEMA: dict[str, Any] = {
     ],
     "properties": {
         "num_generator_replicas": {},
-        "gpu_type": {
-            "class": "GpuType",
-        },
+        "gpu_type": {},
     },
 }

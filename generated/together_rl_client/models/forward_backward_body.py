@@ -22,10 +22,12 @@ class ForwardBackwardBody:
 
         Attributes:
             samples (list[Sample]): The batch of training samples.
-            loss (LossConfig): The loss function and its parameters. Only the params object that matches `type` may be
-                present (a 400 otherwise); `LOSS_TYPE_IMPORTANCE_SAMPLING` has none and `LOSS_TYPE_DRO`
-                requires `dro_params`. The user's documentation shows five params objects at once and no
-                `type`; the official SDK requires `type` and rejects foreign params objects.
+            loss (LossConfig): The loss function and its parameters. Only the params object that matches `type` is
+                read; a params object of another loss is accepted and ignored (the official SDK refuses
+                to send one because "the server would otherwise drop it silently",
+                `together==3.1.1 together/post_training/_request_types.py LossConfig`; the user's
+                documentation shows five params objects at once). `LOSS_TYPE_IMPORTANCE_SAMPLING` has none
+                and `LOSS_TYPE_DRO` requires `dro_params`.
             forward_only (bool | Unset): Run the forward pass only: report the loss and metrics, and the per-sample outputs
                 when
                 requested, without accumulating gradients. Pair it with `return_loss_fn_outputs` to

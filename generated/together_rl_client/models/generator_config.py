@@ -6,8 +6,6 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 if TYPE_CHECKING:
     from ..models.sampling_defaults import SamplingDefaults
 
@@ -19,28 +17,27 @@ T = TypeVar("T", bound="GeneratorConfig")
 class GeneratorConfig:
     """
     Attributes:
-        context_length (int | Unset):
-        sampling_defaults (SamplingDefaults | Unset):
+        context_length (int):
+        sampling_defaults (SamplingDefaults):
     """
 
-    context_length: int | Unset = UNSET
-    sampling_defaults: SamplingDefaults | Unset = UNSET
+    context_length: int
+    sampling_defaults: SamplingDefaults
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         context_length = self.context_length
 
-        sampling_defaults: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.sampling_defaults, Unset):
-            sampling_defaults = self.sampling_defaults.to_dict()
+        sampling_defaults = self.sampling_defaults.to_dict()
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if context_length is not UNSET:
-            field_dict["context_length"] = context_length
-        if sampling_defaults is not UNSET:
-            field_dict["sampling_defaults"] = sampling_defaults
+        field_dict.update(
+            {
+                "context_length": context_length,
+                "sampling_defaults": sampling_defaults,
+            }
+        )
 
         return field_dict
 
@@ -49,14 +46,9 @@ class GeneratorConfig:
         from ..models.sampling_defaults import SamplingDefaults
 
         d = dict(src_dict)
-        context_length = d.pop("context_length", UNSET)
+        context_length = d.pop("context_length")
 
-        _sampling_defaults = d.pop("sampling_defaults", UNSET)
-        sampling_defaults: SamplingDefaults | Unset
-        if isinstance(_sampling_defaults, Unset):
-            sampling_defaults = UNSET
-        else:
-            sampling_defaults = SamplingDefaults.from_dict(_sampling_defaults)
+        sampling_defaults = SamplingDefaults.from_dict(d.pop("sampling_defaults"))
 
         generator_config = cls(
             context_length=context_length,
@@ -87,7 +79,10 @@ class GeneratorConfig:
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
 #: property that names another schema).
 SCHEMA: dict[str, Any] = {
-    "required": [],
+    "required": [
+        "context_length",
+        "sampling_defaults",
+    ],
     "properties": {
         "context_length": {},
         "sampling_defaults": {

@@ -3,7 +3,6 @@ from enum import StrEnum
 
 class GpuType(StrEnum):
     B200_SXM = "B200-SXM"
-    H100_80GB = "H100-80GB"
 
     @classmethod
     def _missing_(cls, value: object) -> "GpuType | None":

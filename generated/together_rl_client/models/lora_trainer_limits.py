@@ -6,8 +6,6 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 T = TypeVar("T", bound="LoraTrainerLimits")
 
 
@@ -15,14 +13,14 @@ T = TypeVar("T", bound="LoraTrainerLimits")
 class LoraTrainerLimits:
     """
     Attributes:
-        max_batch_size (int | Unset):
-        max_rank (int | Unset):
-        max_seq_length (int | Unset):
+        max_batch_size (int):
+        max_rank (int):
+        max_seq_length (int):
     """
 
-    max_batch_size: int | Unset = UNSET
-    max_rank: int | Unset = UNSET
-    max_seq_length: int | Unset = UNSET
+    max_batch_size: int
+    max_rank: int
+    max_seq_length: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -34,24 +32,24 @@ class LoraTrainerLimits:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if max_batch_size is not UNSET:
-            field_dict["max_batch_size"] = max_batch_size
-        if max_rank is not UNSET:
-            field_dict["max_rank"] = max_rank
-        if max_seq_length is not UNSET:
-            field_dict["max_seq_length"] = max_seq_length
+        field_dict.update(
+            {
+                "max_batch_size": max_batch_size,
+                "max_rank": max_rank,
+                "max_seq_length": max_seq_length,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        max_batch_size = d.pop("max_batch_size", UNSET)
+        max_batch_size = d.pop("max_batch_size")
 
-        max_rank = d.pop("max_rank", UNSET)
+        max_rank = d.pop("max_rank")
 
-        max_seq_length = d.pop("max_seq_length", UNSET)
+        max_seq_length = d.pop("max_seq_length")
 
         lora_trainer_limits = cls(
             max_batch_size=max_batch_size,
@@ -83,7 +81,11 @@ class LoraTrainerLimits:
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
 #: property that names another schema).
 SCHEMA: dict[str, Any] = {
-    "required": [],
+    "required": [
+        "max_batch_size",
+        "max_rank",
+        "max_seq_length",
+    ],
     "properties": {
         "max_batch_size": {},
         "max_rank": {},

@@ -22,10 +22,12 @@ T = TypeVar("T", bound="LossConfig")
 
 @_attrs_define
 class LossConfig:
-    """The loss function and its parameters. Only the params object that matches `type` may be
-    present (a 400 otherwise); `LOSS_TYPE_IMPORTANCE_SAMPLING` has none and `LOSS_TYPE_DRO`
-    requires `dro_params`. The user's documentation shows five params objects at once and no
-    `type`; the official SDK requires `type` and rejects foreign params objects.
+    """The loss function and its parameters. Only the params object that matches `type` is
+    read; a params object of another loss is accepted and ignored (the official SDK refuses
+    to send one because "the server would otherwise drop it silently",
+    `together==3.1.1 together/post_training/_request_types.py LossConfig`; the user's
+    documentation shows five params objects at once). `LOSS_TYPE_IMPORTANCE_SAMPLING` has none
+    and `LOSS_TYPE_DRO` requires `dro_params`.
 
         Attributes:
             type_ (LossType): The loss function. Required inputs per type (all need `target_tokens`), and the definition

@@ -22,11 +22,10 @@ class ModelResourcesCreate:
         base_model (str): A base model of `GET /rl/supported-models`.
         base_weights_ref (str | Unset):
         compute_config (ComputeConfigRequest | Unset):
-        inactive_timeout (int | Unset): Seconds without activity after which the resources stop and their sessions
-            expire,
-            counted from when they become ready and from their last activity. Every operation on
-            any of their sessions restarts the count; `extend-expiry` can keep them up longer.
-            Omitted or 0 (the proto default, indistinguishable from omitted on the wire): 3600.
+        inactive_timeout (int | Unset): Seconds (300-86400) without activity after which the resources stop and their
+            sessions expire, counted from when they become ready and from their last activity.
+            Every operation on any of their sessions restarts the count; `extend-expiry` can keep
+            them up longer. Omitted: 3600.
         lora_enabled (bool | Unset):
         optimizer_config (OptimizerConfig | Unset):
     """
@@ -131,7 +130,8 @@ SCHEMA: dict[str, Any] = {
             "class": "ComputeConfigRequest",
         },
         "inactive_timeout": {
-            "minimum": 0.0,
+            "minimum": 300.0,
+            "maximum": 86400.0,
         },
         "lora_enabled": {},
         "optimizer_config": {

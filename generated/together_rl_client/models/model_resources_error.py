@@ -8,7 +8,6 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.model_resources_error_code import ModelResourcesErrorCode
-from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ModelResourcesError")
 
@@ -17,57 +16,43 @@ T = TypeVar("T", bound="ModelResourcesError")
 class ModelResourcesError:
     """
     Attributes:
-        code (ModelResourcesErrorCode | Unset):
-        message (str | Unset):
-        occurred_at (datetime.datetime | Unset):
+        code (ModelResourcesErrorCode):
+        message (str):
+        occurred_at (datetime.datetime):
     """
 
-    code: ModelResourcesErrorCode | Unset = UNSET
-    message: str | Unset = UNSET
-    occurred_at: datetime.datetime | Unset = UNSET
+    code: ModelResourcesErrorCode
+    message: str
+    occurred_at: datetime.datetime
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        code: str | Unset = UNSET
-        if not isinstance(self.code, Unset):
-            code = self.code.value
+        code = self.code.value
 
         message = self.message
 
-        occurred_at: str | Unset = UNSET
-        if not isinstance(self.occurred_at, Unset):
-            occurred_at = self.occurred_at.isoformat()
+        occurred_at = self.occurred_at.isoformat()
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if code is not UNSET:
-            field_dict["code"] = code
-        if message is not UNSET:
-            field_dict["message"] = message
-        if occurred_at is not UNSET:
-            field_dict["occurred_at"] = occurred_at
+        field_dict.update(
+            {
+                "code": code,
+                "message": message,
+                "occurred_at": occurred_at,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        _code = d.pop("code", UNSET)
-        code: ModelResourcesErrorCode | Unset
-        if isinstance(_code, Unset):
-            code = UNSET
-        else:
-            code = ModelResourcesErrorCode(_code)
+        code = ModelResourcesErrorCode(d.pop("code"))
 
-        message = d.pop("message", UNSET)
+        message = d.pop("message")
 
-        _occurred_at = d.pop("occurred_at", UNSET)
-        occurred_at: datetime.datetime | Unset
-        if isinstance(_occurred_at, Unset):
-            occurred_at = UNSET
-        else:
-            occurred_at = datetime.datetime.fromisoformat(_occurred_at)
+        occurred_at = datetime.datetime.fromisoformat(d.pop("occurred_at"))
 
         model_resources_error = cls(
             code=code,
@@ -99,7 +84,11 @@ class ModelResourcesError:
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
 #: property that names another schema).
 SCHEMA: dict[str, Any] = {
-    "required": [],
+    "required": [
+        "code",
+        "message",
+        "occurred_at",
+    ],
     "properties": {
         "code": {
             "class": "ModelResourcesErrorCode",

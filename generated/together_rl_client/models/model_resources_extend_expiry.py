@@ -12,7 +12,7 @@ T = TypeVar("T", bound="ModelResourcesExtendExpiry")
 class ModelResourcesExtendExpiry:
     """
     Attributes:
-        seconds (int): Seconds from now during which the resources must not stop for inactivity.
+        seconds (int): Seconds (60-86400) from now during which the resources must not stop for inactivity.
     """
 
     seconds: int
@@ -50,6 +50,9 @@ SCHEMA: dict[str, Any] = {
         "seconds",
     ],
     "properties": {
-        "seconds": {},
+        "seconds": {
+            "minimum": 60.0,
+            "maximum": 86400.0,
+        },
     },
 }

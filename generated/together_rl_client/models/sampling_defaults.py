@@ -6,8 +6,6 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 T = TypeVar("T", bound="SamplingDefaults")
 
 
@@ -15,16 +13,16 @@ T = TypeVar("T", bound="SamplingDefaults")
 class SamplingDefaults:
     """
     Attributes:
-        logprobs (int | Unset):
-        max_tokens (int | Unset):
-        n (int | Unset):
-        temperature (float | Unset):
+        logprobs (int):
+        max_tokens (int):
+        n (int):
+        temperature (float):
     """
 
-    logprobs: int | Unset = UNSET
-    max_tokens: int | Unset = UNSET
-    n: int | Unset = UNSET
-    temperature: float | Unset = UNSET
+    logprobs: int
+    max_tokens: int
+    n: int
+    temperature: float
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,28 +36,27 @@ class SamplingDefaults:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if logprobs is not UNSET:
-            field_dict["logprobs"] = logprobs
-        if max_tokens is not UNSET:
-            field_dict["max_tokens"] = max_tokens
-        if n is not UNSET:
-            field_dict["n"] = n
-        if temperature is not UNSET:
-            field_dict["temperature"] = temperature
+        field_dict.update(
+            {
+                "logprobs": logprobs,
+                "max_tokens": max_tokens,
+                "n": n,
+                "temperature": temperature,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        logprobs = d.pop("logprobs", UNSET)
+        logprobs = d.pop("logprobs")
 
-        max_tokens = d.pop("max_tokens", UNSET)
+        max_tokens = d.pop("max_tokens")
 
-        n = d.pop("n", UNSET)
+        n = d.pop("n")
 
-        temperature = d.pop("temperature", UNSET)
+        temperature = d.pop("temperature")
 
         sampling_defaults = cls(
             logprobs=logprobs,
@@ -92,7 +89,12 @@ class SamplingDefaults:
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
 #: property that names another schema).
 SCHEMA: dict[str, Any] = {
-    "required": [],
+    "required": [
+        "logprobs",
+        "max_tokens",
+        "n",
+        "temperature",
+    ],
     "properties": {
         "logprobs": {},
         "max_tokens": {},

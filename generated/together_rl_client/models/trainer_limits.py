@@ -6,8 +6,6 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 T = TypeVar("T", bound="TrainerLimits")
 
 
@@ -15,12 +13,12 @@ T = TypeVar("T", bound="TrainerLimits")
 class TrainerLimits:
     """
     Attributes:
-        max_batch_size (int | Unset): The maximum global batch size accepted by a forward-backward step.
-        max_seq_length (int | Unset):
+        max_batch_size (int): The maximum global batch size accepted by a forward-backward step.
+        max_seq_length (int):
     """
 
-    max_batch_size: int | Unset = UNSET
-    max_seq_length: int | Unset = UNSET
+    max_batch_size: int
+    max_seq_length: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -30,20 +28,21 @@ class TrainerLimits:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if max_batch_size is not UNSET:
-            field_dict["max_batch_size"] = max_batch_size
-        if max_seq_length is not UNSET:
-            field_dict["max_seq_length"] = max_seq_length
+        field_dict.update(
+            {
+                "max_batch_size": max_batch_size,
+                "max_seq_length": max_seq_length,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        max_batch_size = d.pop("max_batch_size", UNSET)
+        max_batch_size = d.pop("max_batch_size")
 
-        max_seq_length = d.pop("max_seq_length", UNSET)
+        max_seq_length = d.pop("max_seq_length")
 
         trainer_limits = cls(
             max_batch_size=max_batch_size,
@@ -74,7 +73,10 @@ class TrainerLimits:
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
 #: property that names another schema).
 SCHEMA: dict[str, Any] = {
-    "required": [],
+    "required": [
+        "max_batch_size",
+        "max_seq_length",
+    ],
     "properties": {
         "max_batch_size": {},
         "max_seq_length": {},

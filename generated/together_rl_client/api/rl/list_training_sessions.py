@@ -6,7 +6,7 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
-from ...models.session_status import SessionStatus
+from ...models.list_training_sessions_status_item import ListTrainingSessionsStatusItem
 from ...models.sessions_list_response import SessionsListResponse
 from ...types import UNSET, RequestParts, Response, Unset
 
@@ -17,7 +17,7 @@ def _get_kwargs(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -102,7 +102,7 @@ def sync_detailed(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> Response[ErrorData | SessionsListResponse]:
     """List training sessions
 
@@ -113,7 +113,7 @@ def sync_detailed(
         limit (int | Unset):  Default: 20.
         created_by (str | Unset):
         model_resources_id (str | Unset):
-        status (list[SessionStatus] | Unset):
+        status (list[ListTrainingSessionsStatusItem] | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,7 +145,7 @@ def sync(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> ErrorData | SessionsListResponse | None:
     """List training sessions
 
@@ -156,7 +156,7 @@ def sync(
         limit (int | Unset):  Default: 20.
         created_by (str | Unset):
         model_resources_id (str | Unset):
-        status (list[SessionStatus] | Unset):
+        status (list[ListTrainingSessionsStatusItem] | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,7 +183,7 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> Response[ErrorData | SessionsListResponse]:
     """List training sessions
 
@@ -194,7 +194,7 @@ async def asyncio_detailed(
         limit (int | Unset):  Default: 20.
         created_by (str | Unset):
         model_resources_id (str | Unset):
-        status (list[SessionStatus] | Unset):
+        status (list[ListTrainingSessionsStatusItem] | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -224,7 +224,7 @@ async def asyncio(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> ErrorData | SessionsListResponse | None:
     """List training sessions
 
@@ -235,7 +235,7 @@ async def asyncio(
         limit (int | Unset):  Default: 20.
         created_by (str | Unset):
         model_resources_id (str | Unset):
-        status (list[SessionStatus] | Unset):
+        status (list[ListTrainingSessionsStatusItem] | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -267,7 +267,7 @@ def request_parts(
     limit: int | Unset = 20,
     created_by: str | Unset = UNSET,
     model_resources_id: str | Unset = UNSET,
-    status: list[SessionStatus] | Unset = UNSET,
+    status: list[ListTrainingSessionsStatusItem] | Unset = UNSET,
 ) -> RequestParts:
     """Method, URL, query parameters and headers of `GET /rl/training-sessions`,
     without the body: for callers that encode the body themselves (and then send it with the

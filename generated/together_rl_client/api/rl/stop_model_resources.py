@@ -112,8 +112,11 @@ def sync_detailed(
     409 while any of its training sessions is `TRAINING_SESSION_STATUS_RUNNING` (the message
     names them; the answer carries `x-should-retry: false`). With `force: true` those sessions
     stop too, and their queued operations fail with
-    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping stopped resources returns
-    them unchanged.
+    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping resources that are already
+    `MODEL_RESOURCES_STATUS_STOPPED` or `MODEL_RESOURCES_STATUS_ERROR` is refused with 400
+    (the message names the status): the official SDK catches that 400 and reads the resource
+    (`together==3.1.1 together/post_training/clients/model_resources.py
+    ModelResourcesClient._stop_remote`).
 
     Args:
         model_resources_id (str):
@@ -152,8 +155,11 @@ def sync(
     409 while any of its training sessions is `TRAINING_SESSION_STATUS_RUNNING` (the message
     names them; the answer carries `x-should-retry: false`). With `force: true` those sessions
     stop too, and their queued operations fail with
-    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping stopped resources returns
-    them unchanged.
+    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping resources that are already
+    `MODEL_RESOURCES_STATUS_STOPPED` or `MODEL_RESOURCES_STATUS_ERROR` is refused with 400
+    (the message names the status): the official SDK catches that 400 and reads the resource
+    (`together==3.1.1 together/post_training/clients/model_resources.py
+    ModelResourcesClient._stop_remote`).
 
     Args:
         model_resources_id (str):
@@ -187,8 +193,11 @@ async def asyncio_detailed(
     409 while any of its training sessions is `TRAINING_SESSION_STATUS_RUNNING` (the message
     names them; the answer carries `x-should-retry: false`). With `force: true` those sessions
     stop too, and their queued operations fail with
-    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping stopped resources returns
-    them unchanged.
+    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping resources that are already
+    `MODEL_RESOURCES_STATUS_STOPPED` or `MODEL_RESOURCES_STATUS_ERROR` is refused with 400
+    (the message names the status): the official SDK catches that 400 and reads the resource
+    (`together==3.1.1 together/post_training/clients/model_resources.py
+    ModelResourcesClient._stop_remote`).
 
     Args:
         model_resources_id (str):
@@ -225,8 +234,11 @@ async def asyncio(
     409 while any of its training sessions is `TRAINING_SESSION_STATUS_RUNNING` (the message
     names them; the answer carries `x-should-retry: false`). With `force: true` those sessions
     stop too, and their queued operations fail with
-    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping stopped resources returns
-    them unchanged.
+    `TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE`. Stopping resources that are already
+    `MODEL_RESOURCES_STATUS_STOPPED` or `MODEL_RESOURCES_STATUS_ERROR` is refused with 400
+    (the message names the status): the official SDK catches that 400 and reads the resource
+    (`together==3.1.1 together/post_training/clients/model_resources.py
+    ModelResourcesClient._stop_remote`).
 
     Args:
         model_resources_id (str):

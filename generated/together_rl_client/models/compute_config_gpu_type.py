@@ -1,0 +1,20 @@
+from enum import StrEnum
+
+
+class ComputeConfigGpuType(StrEnum):
+    B200_SXM = "B200-SXM"
+    H100_80GB = "H100-80GB"
+
+    @classmethod
+    def _missing_(cls, value: object) -> "ComputeConfigGpuType | None":
+        """Keep values a newer server sends instead of failing: they parse as an ``UNKNOWN`` member
+        whose ``value`` is the string received, and serialise back unchanged."""
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "UNKNOWN"
+        member._value_ = value
+        return member
+
+    def __str__(self) -> str:
+        return str(self.value)
