@@ -5,22 +5,43 @@ from __future__ import annotations
 import argparse
 import sys
 
-from contract_tests.vectors._generate import VECTORS_DIR, generate_all, stale_files, write_all
+from contract_tests.vectors._compare import FLOAT_ABSOLUTE_TOLERANCE, FLOAT_RELATIVE_TOLERANCE
+from contract_tests.vectors._generate import VECTORS_DIR, compare_files, generate_all, write_all
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m contract_tests.vectors")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the files are stale")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if a file is stale (exact data differs, or a float beyond the tolerance)",
+    )
     args = parser.parse_args()
     vectors = generate_all()
-    if args.check:
-        stale = stale_files(vectors)
-        for name in stale:
-            print(f"stale: {VECTORS_DIR / name} (run python -m contract_tests.vectors)")
-        return 1 if stale else 0
-    for path in write_all(vectors):
-        print(f"wrote {path}")
-    return 0
+    if not args.check:
+        written = write_all(vectors)
+        for path in written:
+            print(f"wrote {path}")
+        print(
+            f"{len(vectors) - len(written)} of {len(vectors)} files agree and are kept as they are"
+        )
+        return 0
+    stale = False
+    tolerance = f"{FLOAT_ABSOLUTE_TOLERANCE:g} + {FLOAT_RELATIVE_TOLERANCE:g} x |value|"
+    for name, comparison in compare_files(vectors).items():
+        if comparison.agree:
+            where = comparison.largest_float_difference_at or "-"
+            print(
+                f"fresh: {name} (largest float difference {comparison.largest_float_difference:.3g}"
+                f" at {where}; tolerance {tolerance})"
+            )
+            continue
+        stale = True
+        print(f"stale: {VECTORS_DIR / name} ({comparison.difference_count} differences; run"
+              " python -m contract_tests.vectors)")  # fmt: skip
+        for difference in comparison.differences:
+            print(f"  {difference}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":
