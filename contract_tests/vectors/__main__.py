@@ -1,11 +1,12 @@
-"""``python -m contract_tests.vectors [--check]``."""
+"""``python -m contract_tests.vectors [--check] [--directory DIR]``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from contract_tests.vectors._compare import FLOAT_ABSOLUTE_TOLERANCE, FLOAT_RELATIVE_TOLERANCE
+from contract_tests.vectors import FLOAT_ABSOLUTE_TOLERANCE, FLOAT_RELATIVE_TOLERANCE
 from contract_tests.vectors._generate import VECTORS_DIR, compare_files, generate_all, write_all
 
 
@@ -16,10 +17,16 @@ def main() -> int:
         action="store_true",
         help="exit 1 if a file is stale (exact data differs, or a float beyond the tolerance)",
     )
+    parser.add_argument(
+        "--directory",
+        type=Path,
+        default=VECTORS_DIR,
+        help=f"where the files are read and written (default: {VECTORS_DIR})",
+    )
     args = parser.parse_args()
     vectors = generate_all()
     if not args.check:
-        written = write_all(vectors)
+        written = write_all(vectors, args.directory)
         for path in written:
             print(f"wrote {path}")
         print(
@@ -28,7 +35,7 @@ def main() -> int:
         return 0
     stale = False
     tolerance = f"{FLOAT_ABSOLUTE_TOLERANCE:g} + {FLOAT_RELATIVE_TOLERANCE:g} x |value|"
-    for name, comparison in compare_files(vectors).items():
+    for name, comparison in compare_files(vectors, args.directory).items():
         if comparison.agree:
             where = comparison.largest_float_difference_at or "-"
             print(
@@ -37,7 +44,7 @@ def main() -> int:
             )
             continue
         stale = True
-        print(f"stale: {VECTORS_DIR / name} ({comparison.difference_count} differences; run"
+        print(f"stale: {args.directory / name} ({comparison.difference_count} differences; run"
               " python -m contract_tests.vectors)")  # fmt: skip
         for difference in comparison.differences:
             print(f"  {difference}")

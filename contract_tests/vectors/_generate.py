@@ -503,14 +503,16 @@ def render(vectors: list[dict[str, Any]]) -> str:
     return json.dumps(vectors, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def compare_files(vectors: dict[str, list[dict[str, Any]]]) -> dict[str, Comparison]:
-    """Per file, how the file on disk compares with ``vectors`` (see ``_compare``).
+def compare_files(
+    vectors: dict[str, list[dict[str, Any]]], directory: Path = VECTORS_DIR
+) -> dict[str, Comparison]:
+    """Per file, how the file in ``directory`` compares with ``vectors`` (see ``_compare``).
 
     A missing file, or one not in the canonical layout of :func:`render`, disagrees.
     """
     out = {}
     for name, content in vectors.items():
-        path = VECTORS_DIR / name
+        path = directory / name
         if not path.exists():
             out[name] = Comparison(differences=[f"{name}: missing"], difference_count=1)
             continue
@@ -522,17 +524,23 @@ def compare_files(vectors: dict[str, list[dict[str, Any]]]) -> dict[str, Compari
     return out
 
 
-def stale_files(vectors: dict[str, list[dict[str, Any]]]) -> list[str]:
+def stale_files(
+    vectors: dict[str, list[dict[str, Any]]], directory: Path = VECTORS_DIR
+) -> list[str]:
     """The files that disagree with ``vectors``: exact data differs or a float beyond tolerance."""
-    return [name for name, comparison in compare_files(vectors).items() if not comparison.agree]
+    comparisons = compare_files(vectors, directory)
+    return [name for name, comparison in comparisons.items() if not comparison.agree]
 
 
-def write_all(vectors: dict[str, list[dict[str, Any]]]) -> list[Path]:
-    """Write the stale files; a file that agrees within tolerance is left as it is, so that a
-    regeneration on another machine does not rewrite the last bits of every float."""
+def write_all(
+    vectors: dict[str, list[dict[str, Any]]], directory: Path = VECTORS_DIR
+) -> list[Path]:
+    """Write the stale files into ``directory``; a file that agrees within tolerance is left as it
+    is, so that a regeneration on another machine does not rewrite the last bits of its floats."""
+    directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name in stale_files(vectors):
-        path = VECTORS_DIR / name
+    for name in stale_files(vectors, directory):
+        path = directory / name
         path.write_text(render(vectors[name]), encoding="utf-8")
         paths.append(path)
     return paths
