@@ -12,24 +12,27 @@ vectors' tolerance (:mod:`contract_tests.vectors._compare`)::
 
 A *column path* names every leaf of the document that sits at the same place, with ``[]`` for
 "each item of a list": ``results[].sequences[].tokens[]`` is every token of every sequence of
-every result. A column summary is, by the JSON type of its leaves:
+every result. A column summary has the JSON ``type`` of its leaves, their ``count`` and the
+column's ``shape``: the lengths of the lists of its projection (below) level by level,
+``[1, 64, 1024]`` for one result of 64 sequences of 1,024 tokens, or ``null`` when the lists of
+one level differ in length. Then, by type:
 
-- integers: ``{"type": "int", "count", "min", "max", "sha256"}``;
-- strings: ``{"type": "string", "count", "values": {value: how many}, "sha256"}``;
-- booleans and nulls: ``{"type": "bool"|"null", "count", "sha256"}``;
-- floats: ``{"type": "float", "count", "min", "max", "sum", "head"}``: ``sum`` is ``math.fsum``,
-  the exactly rounded sum (a plain left-to-right sum differs from it by far less than the
-  tolerance), ``head`` the first :data:`HEAD` leaves in document order, and, when the leaves sit
-  in lists (the path ends in ``[]``), ``sums``: the projection (below) with each innermost list
-  replaced by its ``math.fsum`` (for ``results[].sequences[].logprobs[]``, each sequence's
-  log-likelihood, ``[[s_1, ..., s_64]]``).
+- ``"int"``: ``min``, ``max``, ``sha256``;
+- ``"string"``: ``values`` (``{value: how many}``), ``sha256``;
+- ``"bool"``, ``"null"``: ``sha256``;
+- ``"float"``: ``min``, ``max``, ``sum`` (``math.fsum``, the exactly rounded sum; a plain
+  left-to-right sum differs from it by far less than the tolerance), ``head`` (the first
+  :data:`HEAD` leaves in document order) and, when the leaves sit in lists (the path ends in
+  ``[]``), ``sums``: the projection with each innermost list replaced by its ``math.fsum`` (for
+  ``results[].sequences[].logprobs[]``, each sequence's log-likelihood, ``[[s_1, ..., s_64]]``);
+- ``"mixed"`` (leaves of several JSON types): nothing more.
 
 ``sha256`` is the hex digest of the column's *projection*: the document with everything but that
-column removed, lists kept (so the shape is hashed too), serialised as compact JSON
+column removed, lists kept (so the grouping is hashed too), serialised as compact JSON
 (``json.dumps(projection, separators=(",", ":"), ensure_ascii=False)``, UTF-8). The projection of
 ``results[].sequences[].tokens[]`` over ``{"results": [{"sequences": [{"tokens": [1, 2]},
-{"tokens": [3]}]}]}`` is ``[[[1,2],[3]]]``; a key missing from one object projects to
-``null``. A column whose leaves mix JSON types gets ``"type": "mixed"`` and only its ``count``.
+{"tokens": [3]}]}]}`` is ``[[[1,2],[3]]]``; a key missing from one object projects to ``null``.
+Floats are never hashed.
 """
 
 from __future__ import annotations
@@ -98,6 +101,17 @@ def _project(value: Any, steps: list[str]) -> Any:
     return _project(value.get(head), rest) if isinstance(value, dict) else None
 
 
+def _shape(projection: Any) -> list[int] | None:
+    """The lengths of the nested lists of ``projection`` level by level (``[1, 64, 1024]``), or
+    None when lists of one level differ in length."""
+    if not isinstance(projection, list):
+        return []
+    shapes = [_shape(item) for item in projection]
+    if any(shape is None or shape != shapes[0] for shape in shapes):
+        return None
+    return [len(projection), *(shapes[0] if shapes else [])]
+
+
 def _inner_sums(projection: Any) -> Any:
     """``projection`` with each innermost list of numbers replaced by its ``math.fsum``."""
     if isinstance(projection, list) and all(not isinstance(x, list) for x in projection):
@@ -113,7 +127,11 @@ def _digest(projection: Any) -> str:
 def _column(document: Any, path: str, leaves: list[Any]) -> dict[str, Any]:
     types = {_json_type(leaf) for leaf in leaves}
     kind = types.pop() if len(types) == 1 else "mixed"
-    summary: dict[str, Any] = {"type": kind, "count": len(leaves)}
+    summary: dict[str, Any] = {
+        "type": kind,
+        "count": len(leaves),
+        "shape": _shape(column_projection(document, path)),
+    }
     if kind == "float":
         return (
             summary

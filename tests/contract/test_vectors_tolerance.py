@@ -119,6 +119,8 @@ def test_the_summary_digests_exact_columns_with_their_shape() -> None:
     assert column_projection(BODY, "results[].sequences[].tokens[]") == [[[5, 7, 9], [3]]]
     tokens = columns["results[].sequences[].tokens[]"]
     assert tokens["type"] == "int" and tokens["count"] == 4
+    assert tokens["shape"] is None  # two sequences of 3 and 1 tokens
+    assert columns["results[].sequences[].stop_reason"]["shape"] == [1, 2]
     assert (tokens["min"], tokens["max"]) == (3, 9)
     regrouped = {"results": [{"sequences": [{"tokens": [5, 7]}, {"tokens": [9, 3]}]}]}
     assert _summary(regrouped)["results[].sequences[].tokens[]"]["sha256"] != tokens["sha256"]
@@ -132,6 +134,7 @@ def test_the_summary_gives_floats_as_values_never_as_a_digest() -> None:
     assert logprobs == {
         "type": "float",
         "count": 4,
+        "shape": None,  # sequences of 3 and 1 log-probs
         "min": -2.25,
         "max": -0.125,
         "sum": -4.375,
