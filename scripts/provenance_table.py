@@ -196,7 +196,8 @@ def _response_rules(location: str, response: Any) -> Iterator[Rule]:
 
 
 def iter_rules(spec: Mapping[str, Any]) -> Iterator[Rule]:
-    """Every rule of the spec, in document order: operations first, then components."""
+    """Every rule of the spec: the operations (paths in order, methods in `_HTTP_METHODS`
+    order), then the components."""
     for template, item in (spec.get("paths") or {}).items():
         for parameter in item.get("parameters", []):
             yield from _parameter_rules(
@@ -355,59 +356,78 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_INTRO = """\
+# Provenance of the spec's rules
+
+Generated from `spec/openapi.yaml` by `make provenance` (`scripts/provenance_table.py`); do not
+edit: `make test` fails while this page differs from what the command writes.
+
+Every rule of the spec carries `x-source`, saying where the API states it:
+
+- `together==3.1.1 <path> <Symbol>`: the official SDK, a file of the installed package and the
+  symbol (typed params, response models, docstrings, or the validation of the hand-written
+  `together/post_training/` layer) that states the rule;
+- `docs <page>`: a page of the live documentation (docs.together.ai);
+- `live <cassette>#<n>`: exchange n of a cassette recorded against the live API;
+- `emulator`: this project's own choice; the live API was never asked. The emulator enforces
+  it, and a check of any other server reports a breach of it as a difference, not a failure.
+
+What counts as a rule: the constraint keywords of every schema (`minimum`, `maximum`,
+`exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`,
+`minItems`, `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`, `required`, `enum`,
+`const`, `additionalProperties: false`), `default`, `x-server-default` and every other `x-`
+keyword of a schema (`x-input-dtypes`, `x-exclusive-inputs`, `x-tensor-length`,
+`x-required-inputs`, `x-requires-inputs-when-positive`), in request and response schemas alike;
+`required: true` on a query or header parameter, a response header and a request body (a path
+parameter is required by OpenAPI itself); and each entry of an `x-rules` list (a rule stated in
+prose: a status code, a cap, an ordering, a retention), which sits on its operation, or on the
+component the operations share (the `IdempotencyKey` parameter; the `ErrorData` schema for the
+rules of every error answer). `type`, `format`, `properties`, `items` and `oneOf` are the shape
+of the API, not rules: the SDK-introspection test holds them to the official SDK as a whole.
+
+A `status` given with an `x-rules` entry is part of what its source states. Where a source
+states that a request is refused but not with which code, the entry has no `status`, and the
+code is the `emulator` rule of `ErrorData` (400) or an entry of its own.
+
+How the sources were chosen:
+
+- Only what a source says counts. A bound the SDK implies but does not state ("0 disables"
+  `topk_prompt_logprobs`, so it is at least 0; "0 runs the trainer only", so generator
+  replicas are at least 0) is `emulator`; the bound it states ("Maximum 20", "Must be <= 1")
+  is the SDK's.
+- The validation of the SDK's hand-written layer counts as the SDK's statement of the wire
+  contract (`INPUT_DTYPES`, `LOSS_SPECS`), except where the SDK says the server behaves
+  otherwise: it refuses a params object of another loss because "the server would otherwise
+  drop it silently", so the spec accepts and ignores one.
+- `additionalProperties: false` is `emulator` everywhere: the SDK sends fields beyond its typed
+  params (`payload_id` through `extra_body`), and it says the server drops what it does not read.
+- Together's April 2026 OpenAPI document (togethercomputer/openapi) is not a source: it predates
+  most of this API. What only it states (a page size of 20, a learning rate of 1e-4) is
+  `emulator`.
+- Response `required` lists and enums are the SDK's where its pydantic model or `Literal` says
+  the same; `ErrorData` is `emulator` (the SDK does not parse error bodies).
+
+## Count by source
+
+| source | keywords | x-rules | total |
+|---|---|---|---|
+"""
+
+
 def render_table(spec: Mapping[str, Any]) -> str:
     """The text of docs/provenance.md for `spec`."""
     rules = list(iter_rules(spec))
-    counts = Counter(source_kind(rule.source or "") or "(none)" for rule in rules)
     keyword_rules = [rule for rule in rules if rule.keyword != "x-rules"]
     prose_rules = [rule for rule in rules if rule.keyword == "x-rules"]
-    lines = [
-        "# Provenance of the spec's rules",
-        "",
-        f"Generated from `spec/openapi.yaml` by `{COMMAND}` (`scripts/provenance_table.py`);",
-        "do not edit: `make test` fails while this page differs from what the command writes.",
-        "",
-        "Every rule of the spec carries `x-source`, saying where the API states it:",
-        "",
-        "- `together==3.1.1 <path> <Symbol>`: the official SDK, a file of the installed package",
-        "  and the symbol (typed params, response models, docstrings or the validation of the",
-        "  hand-written `together/post_training/` layer) that states the rule;",
-        "- `docs <page>`: a page of the live documentation (docs.together.ai);",
-        "- `live <cassette>#<n>`: exchange n of a cassette recorded against the live API;",
-        "- `emulator`: this project's own choice; the live API was never asked. The emulator",
-        "  enforces it, and a check of any other server reports a breach of it as a difference,",
-        "  not as a failure.",
-        "",
-        "What counts as a rule: the constraint keywords of every schema (`minimum`, `maximum`,",
-        "`exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`,",
-        "`pattern`, `minItems`, `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`,",
-        "`required`, `enum`, `const`, `additionalProperties: false`), `default`,",
-        "`x-server-default` and every other `x-` keyword of a schema (`x-input-dtypes`,",
-        "`x-exclusive-inputs`, `x-tensor-length`, `x-required-inputs`,",
-        "`x-requires-inputs-when-positive`), in request and response schemas alike;",
-        "`required: true` on a query or header parameter, a response header and a request body",
-        "(a path parameter is required by OpenAPI itself); and each entry of an `x-rules` list",
-        "(a rule stated in prose: a status code, a cap, an ordering, a retention), which sits",
-        "on its operation, or on the component the operations share (the `IdempotencyKey`",
-        "parameter, the `ErrorData` schema for the rules of every error answer). `type`,",
-        "`format`, `properties`, `items` and `oneOf` are the shape of the API, not rules: the",
-        "SDK-introspection test holds them to the official SDK as a whole.",
-        "",
-        "A `status` given with an `x-rules` entry is part of what its source states. Where a",
-        "source states that a request is refused but not with which code, the entry has no",
-        "`status`, and the code is the `emulator` rule of `ErrorData` (400) or an entry of its",
-        "own.",
-        "",
-        "## Count by source",
-        "",
-        "| source | rules |",
-        "|---|---|",
-    ]
+    keyword_counts = Counter(source_kind(rule.source or "") or "(none)" for rule in keyword_rules)
+    prose_counts = Counter(source_kind(rule.source or "") or "(none)" for rule in prose_rules)
+    lines = _INTRO.splitlines()
     for kind in (*SOURCE_KINDS, "(none)"):
-        if counts[kind] or kind != "(none)":
-            lines.append(f"| `{kind}` | {counts[kind]} |")
+        keywords, prose = keyword_counts[kind], prose_counts[kind]
+        if kind != "(none)" or keywords or prose:
+            lines.append(f"| `{kind}` | {keywords} | {prose} | {keywords + prose} |")
+    lines.append(f"| total | {len(keyword_rules)} | {len(prose_rules)} | {len(rules)} |")
     lines += [
-        f"| total | {len(rules)} ({len(keyword_rules)} keywords, {len(prose_rules)} x-rules) |",
         "",
         "## Keywords",
         "",

@@ -299,10 +299,11 @@ def test_the_table_counts_every_rule_by_its_source_kind() -> None:
         C={"type": "object", "x-rules": [{"rule": "Capped.", "x-source": "docs docs/a/b"}]},
     )
     table = provenance.render_table(spec)
-    assert "| `together==3.1.1` | 1 |" in table
-    assert "| `docs` | 1 |" in table
-    assert "| `live` | 0 |" in table
-    assert "| `emulator` | 2 |" in table
-    assert "| total | 4 (3 keywords, 1 x-rules) |" in table
+    assert "| `together==3.1.1` | 1 | 0 | 1 |" in table
+    assert "| `docs` | 0 | 1 | 1 |" in table
+    assert "| `live` | 0 | 0 | 0 |" in table
+    assert "| `emulator` | 2 | 0 | 2 |" in table
+    assert "| total | 3 | 1 | 4 |" in table
+    assert "(none)" not in table
     assert "| `A` | `maximum` | `9` | `emulator` |" in table
     assert "| `C` |  | Capped. | `docs docs/a/b` |" in table
