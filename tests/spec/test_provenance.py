@@ -55,7 +55,11 @@ def _tiny_spec(**schemas: Any) -> dict[str, Any]:
 
 def test_every_rule_of_the_spec_has_a_well_formed_source(sdk_root: Path) -> None:
     problems = _problems(load_spec(), sdk_root)
-    assert not problems, "rules without a usable x-source:\n  " + "\n  ".join(problems)
+    assert not problems, (
+        "give each rule an x-source in the same object (`together==3.1.1 <path> <Symbol>`, "
+        "`docs <page>`, `live <cassette>#<n>` or `emulator`; docs/provenance.md says which "
+        "keywords are rules), then run `make provenance`:\n  " + "\n  ".join(problems)
+    )
 
 
 def test_the_walk_reaches_every_kind_of_place_a_rule_lives() -> None:
