@@ -14,7 +14,7 @@ RECORD ?=
 CASSETTE ?=
 PORT ?=
 
-.PHONY: all test conformance proxy replay generate derive lint vectors bench reliability clean venv
+.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv
 
 all: test
 
@@ -61,6 +61,10 @@ proxy: $(STAMP)
 replay: $(STAMP)
 	$(if $(CASSETTE),,$(error give the cassette: make replay CASSETTE=run.jsonl))
 	$(BIN)/python -m contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
+
+## Rewrite docs/provenance.md: every rule of spec/openapi.yaml with its x-source (make test checks it fresh).
+provenance: $(STAMP)
+	$(BIN)/python scripts/provenance_table.py
 
 ## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
 vectors: $(STAMP)

@@ -97,7 +97,7 @@ def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
     decoded fast stands in for its lists with `MIN_LENGTH` zeros, `_body_scan.skeleton`)."""
     components = copy.deepcopy(load_spec()["components"])
     schemas = components["schemas"]
-    token_id = {k: v for k, v in schemas.get("TokenId", {}).items() if k != "description"}
+    token_id = _without_annotations(schemas.get("TokenId", {}))
     if token_id != _BULK_TOKEN_ID:
         return None
     for (owner, name), items in BULK_ARRAYS.items():
@@ -109,10 +109,23 @@ def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
     return jsonschema_rs.validator_for({**root, "components": components}, mask="<value>")
 
 
+# The keys that say something about a rule without being one (`x-source`: where it comes from).
+_ANNOTATIONS = frozenset({"description", "x-source", "x-rules"})
+
+
+def _without_annotations(node: Any) -> Any:
+    """`node` (a schema) without its `_ANNOTATIONS`, at every depth."""
+    if isinstance(node, dict):
+        return {k: _without_annotations(v) for k, v in node.items() if k not in _ANNOTATIONS}
+    if isinstance(node, list):
+        return [_without_annotations(item) for item in node]
+    return node
+
+
 def _stand_in_exact(array: dict[str, Any]) -> bool:
     """Whether a list of `MIN_LENGTH` zeros meets `array`'s rules (items aside) exactly when a
     scanned list (at least `MIN_LENGTH` items) does."""
-    rules = set(array) - {"type", "items", "description"}
+    rules = set(array) - {"type", "items"} - _ANNOTATIONS
     return rules <= {"minItems"} and array.get("minItems", 0) <= MIN_LENGTH
 
 

@@ -62,7 +62,7 @@ def check_request(request: httpx.Request) -> tuple[Operation, Any]:
             value: Any = values[0]
             if schema.get("type") == "integer":
                 value = int(value)
-            elif schema.get("type") == "boolean":  # sent as `true`/`false` (wire-format.md §0)
+            elif schema.get("type") == "boolean":  # sent as `true`/`false` (docs/wire-facts.md §0)
                 assert value in ("true", "false"), f"{where}: query {name}={value!r}"
                 value = value == "true"
             problems += [f"query {name}: {e}" for e in schema_errors(schema, value)]
