@@ -56,15 +56,18 @@ class CISPOLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "clip_low_threshold": {
             "minimum": 0.0,
+            "x-server-default": 0.0,
         },
         "clip_high_threshold": {
             "minimum": 0.0,
+            "x-server-default": 4.0,
         },
     },
 }

@@ -106,19 +106,24 @@ class GRPOLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "clip_low_threshold": {
             "minimum": 0.0,
             "maximum": 1.0,
+            "x-server-default": 0.8,
         },
         "clip_high_threshold": {
             "minimum": 1.0,
+            "x-server-default": 1.28,
         },
         "beta": {
             "minimum": 0.0,
+            "x-requires-inputs-when-positive": ["reference_logprobs"],
+            "x-server-default": 0.0,
         },
         "agg_type": {
             "class": "GRPOLossAggregationType",

@@ -72,8 +72,19 @@ class LossFnInputs:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-exclusive-inputs": [["weights", "mask"]],
+    "x-input-dtypes": {
+        "advantages": ["float32"],
+        "logprobs": ["float32"],
+        "mask": ["int64", "float32"],
+        "reference_logprobs": ["float32"],
+        "target_tokens": ["int64"],
+        "weights": ["float32", "int64"],
+    },
+    "x-tensor-length": "model_input",
     "required": [],
     "properties": {},
 }

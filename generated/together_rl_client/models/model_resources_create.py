@@ -116,7 +116,8 @@ class ModelResourcesCreate:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "base_model",
@@ -132,6 +133,7 @@ SCHEMA: dict[str, Any] = {
         "inactive_timeout": {
             "minimum": 300.0,
             "maximum": 86400.0,
+            "x-server-default": 3600,
         },
         "lora_enabled": {},
         "optimizer_config": {

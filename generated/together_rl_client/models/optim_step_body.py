@@ -76,7 +76,8 @@ class OptimStepBody:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
