@@ -11,7 +11,8 @@ import numpy as np
 import orjson
 import pytest
 from together_rl import InvalidRequestError, Sample, losses
-from together_rl._wire import build_forward_backward, encode_body
+from together_rl._bodies import build_forward_backward
+from together_rl._wire import encode_body
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,12 @@
 into the wire ``LossConfig`` with :meth:`Loss.to_wire`. Plain wire dicts are accepted wherever a
 loss is, and are checked by the same rules (:func:`normalize_loss`).
 
-The bounds, the required parameters and the ``LossConfig`` key of each params object come from
-the spec (through the generated models); what the schema cannot say (which sample inputs a loss
-needs, CISPO's low <= high) is stated here once, as in the spec's descriptions."""
+The bounds, the required parameters, the ``LossConfig`` key of each params object and the inputs a
+positive parameter requires (``x-requires-inputs-when-positive``) come from the spec (through the
+generated models). The sample inputs each loss type needs are the spec's
+``LossType.x-required-inputs``, stated here once per builder because the generator keeps no
+``x-`` keyword of an enum (``tests/wrapper/test_builders.py`` holds them to the spec); CISPO's
+low <= high is stated here as the spec's description says it."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from together_rl_client.models import (
 
 from ._checks import enum_value, known_keys
 from ._errors import InvalidRequestError
-from ._schema import check_number, property_for_class, schema_of
+from ._schema import check_number, inputs_required_when_positive, property_for_class, schema_of
 
 __all__ = [
     "CISPO",
@@ -41,7 +44,7 @@ __all__ = [
     "normalize_loss",
 ]
 
-#: the sample inputs every policy-gradient loss needs (the spec's ``LossType`` description)
+#: the sample inputs every policy-gradient loss needs (the spec's ``LossType.x-required-inputs``)
 POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
 
 
@@ -98,7 +101,13 @@ class Loss:
         return wire
 
     def required_sample_inputs(self) -> frozenset[str]:
-        return self.required_inputs
+        """The ``loss_fn_inputs`` keys every sample needs with this loss: its type's, and those
+        the spec requires when a parameter is positive (GRPO's ``beta``)."""
+        required = self.required_inputs
+        for name, value in self.params().items():
+            if self.params_model is not None and isinstance(value, int | float) and value > 0:
+                required |= inputs_required_when_positive(self.params_model, name)
+        return required
 
 
 @dataclass(frozen=True)
@@ -146,11 +155,6 @@ class GRPO(Loss):
                 "GRPO_LOSS_RATIO_TYPE_",
             ),
         )
-
-    def required_sample_inputs(self) -> frozenset[str]:
-        if self.beta is not None and self.beta > 0:
-            return POLICY_INPUTS | {"reference_logprobs"}
-        return POLICY_INPUTS
 
 
 @dataclass(frozen=True)
