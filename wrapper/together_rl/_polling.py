@@ -8,6 +8,7 @@ themselves (``time.sleep`` or ``asyncio.sleep``).
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -141,9 +142,15 @@ class DurationTracker:
         each later warm-up operation, spread geometrically over the bracket with its upper end
         (plus ``bracket_slack``) last (evenly when the bracket starts at 0)."""
         assert self.high is not None
+        p = self._policy
         left, ops_left = self._budget_left()
         n = max(1, left - (ops_left - 1))
-        low, high = self.low, self.high + self._policy.bracket_slack
+        low, high = self.low, self.high + p.bracket_slack
+        if self.warmup_ops >= p.max_warmup_ops and low > 0.0:
+            # Past the budgeted operations, one more spreads as many GETs as collecting it
+            # within max(settle_floor, settle_fraction x D) takes: the bracket is then narrow.
+            step = max(p.settle_fraction, p.settle_floor / low)
+            n = max(1, math.ceil(math.log(high / low) / math.log1p(step)))
         if low <= 0.0:
             return [high * k / n for k in range(1, n + 1)]
         ratio = (high / low) ** (1.0 / n)
@@ -165,7 +172,7 @@ class DurationTracker:
         self.warmup_ops += 1
         p = self._policy
         narrow = self.high - self.low <= max(p.settle_floor, p.settle_fraction * self.low)
-        if narrow or self.low >= self.high or self.warmup_ops >= p.max_warmup_ops:
+        if narrow or self.low >= self.high or self.warmup_ops > p.max_warmup_ops:
             self._settle(narrow)
 
     def _settle(self, narrow: bool = False) -> None:
