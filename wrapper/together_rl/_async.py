@@ -17,38 +17,8 @@ from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
 import httpx
-from together_rl_client.api.rl import (
-    create_model_resources,
-    create_payload_download_url,
-    create_payload_upload_url,
-    download_checkpoint,
-    estimate_model_resources_cost,
-    extend_model_resources_expiry,
-    get_checkpoint,
-    get_model_resources,
-    get_supported_models,
-    get_training_session,
-    list_checkpoints,
-    list_model_resources,
-    list_training_sessions,
-    start_training_session,
-    stop_model_resources,
-    stop_training_session,
-    update_training_session,
-)
-from together_rl_client.models import (
-    Checkpoint,
-    CheckpointsListResponse,
-    CheckpointType,
-    CheckpointVariant,
-    ListTrainingSessionsStatusItem,
-    ModelResourcesCostEstimate,
-    ModelResourcesListResponse,
-    ModelResourcesStatus,
-    SessionsListResponse,
-    SupportedModels,
-    WeightSyncType,
-)
+from together_rl_client import models
+from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
@@ -177,9 +147,9 @@ class AsyncClient:
         """A handle on an existing session (no request is sent)."""
         return AsyncSession(self, session_id)
 
-    async def supported_models(self) -> SupportedModels:
+    async def supported_models(self) -> models.SupportedModels:
         """The base models the API can train, with their limits."""
-        return await self._call(get_supported_models.ENDPOINT, None)
+        return await self._call(rl.get_supported_models.ENDPOINT, None)
 
     async def close(self) -> None:
         """Close the pooled connections."""
@@ -257,7 +227,7 @@ class AsyncModelResourcesAPI:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
         body = {"base_model": base_model, **options}
-        info = await self._client._call(create_model_resources.ENDPOINT, body)
+        info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
             return info
         return await self._client._wait_ready(
@@ -270,7 +240,7 @@ class AsyncModelResourcesAPI:
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
-        return await self._client._call(get_model_resources.ENDPOINT, None, model_resources_id)
+        return await self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
 
     async def open(
         self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
@@ -288,11 +258,11 @@ class AsyncModelResourcesAPI:
         created_by: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> ModelResourcesListResponse:
+    ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(ModelResourcesStatus, status)
+        statuses = _enums(models.ModelResourcesStatus, status)
         return await self._client._call(
-            list_model_resources.ENDPOINT,
+            rl.list_model_resources.ENDPOINT,
             None,
             **set_values(
                 {"after": after, "limit": limit, "status": statuses, "created_by": created_by}
@@ -302,18 +272,20 @@ class AsyncModelResourcesAPI:
     async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
         """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
         naming them) while sessions run; with it, those sessions stop too."""
-        endpoint = stop_model_resources.ENDPOINT
+        endpoint = rl.stop_model_resources.ENDPOINT
         return await self._client._call(endpoint, None, model_resources_id, force=force)
 
     async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResourcesInfo:
         """Keep READY resources up at least ``seconds`` from now without any operation."""
-        endpoint = extend_model_resources_expiry.ENDPOINT
+        endpoint = rl.extend_model_resources_expiry.ENDPOINT
         return await self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
 
-    async def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+    async def estimate_cost(
+        self, base_model: str, **options: Any
+    ) -> models.ModelResourcesCostEstimate:
         """The hourly price of resources created with the same arguments (nothing is created)."""
         body = {"base_model": base_model, **options}
-        return await self._client._call(estimate_model_resources_cost.ENDPOINT, body)
+        return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
 class AsyncModelResources:
@@ -388,7 +360,7 @@ class AsyncSessionsAPI:
             "resume_from_checkpoint_id": resume_from_checkpoint_id,
             "load_optimizer": load_optimizer,
         }
-        info = await self._client._call(start_training_session.ENDPOINT, body)
+        info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = await self._client._wait_ready(
                 lambda: self._info(info.id), session_readiness, timeout, f"session {info.id}", info
@@ -405,18 +377,18 @@ class AsyncSessionsAPI:
         status: Sequence[str] | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> SessionsListResponse:
+    ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(ListTrainingSessionsStatusItem, status)
+        statuses = _enums(models.ListTrainingSessionsStatusItem, status)
         return await self._client._call(
-            list_training_sessions.ENDPOINT,
+            rl.list_training_sessions.ENDPOINT,
             None,
             **set_values({"after": after, "limit": limit, "status": statuses}),
         )
 
     async def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
-        return await self._client._call(stop_training_session.ENDPOINT, None, session_id)
+        return await self._client._call(rl.stop_training_session.ENDPOINT, None, session_id)
 
     async def update(
         self,
@@ -428,10 +400,10 @@ class AsyncSessionsAPI:
         """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
         unchanged, ``""`` clears it."""
         body = {"display_name": display_name, "metadata": metadata}
-        return await self._client._call(update_training_session.ENDPOINT, body, session_id)
+        return await self._client._call(rl.update_training_session.ENDPOINT, body, session_id)
 
     async def _info(self, session_id: str) -> SessionInfo:
-        return await self._client._call(get_training_session.ENDPOINT, None, session_id)
+        return await self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
 
 
 class AsyncSession:
@@ -598,7 +570,7 @@ class AsyncSession:
 
     async def sync_weights(
         self,
-        weight_sync_type: str = WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
+        weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
     ) -> AsyncOperationFuture[WeightsSyncResult]:
@@ -671,7 +643,7 @@ class AsyncSession:
                 raise
             client._uploads_supported = False
             return content
-        upload = read_body(create_payload_upload_url.ENDPOINT, answer)
+        upload = read_body(rl.create_payload_upload_url.ENDPOINT, answer)
         await client._http.send(_payloads.upload_request(upload.upload_url, content))
         return encode_json(_payloads.shrink_body(body, upload.payload_id))
 
@@ -683,7 +655,7 @@ class AsyncSession:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
         answer = await client._json(_payloads.download_url_request(self.id, state.payload_id))
-        url = read_body(create_payload_download_url.ENDPOINT, answer).download_url
+        url = read_body(rl.create_payload_download_url.ENDPOINT, answer).download_url
         downloaded = await client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
 
@@ -702,11 +674,11 @@ class AsyncCheckpointsAPI:
         type: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> CheckpointsListResponse:
+    ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
-        checkpoint_type = None if type is None else CheckpointType(type)
+        checkpoint_type = None if type is None else models.CheckpointType(type)
         return await self._client._call(
-            list_checkpoints.ENDPOINT,
+            rl.list_checkpoints.ENDPOINT,
             None,
             **set_values(
                 {
@@ -719,9 +691,9 @@ class AsyncCheckpointsAPI:
             ),
         )
 
-    async def get(self, checkpoint_id: str) -> Checkpoint:
+    async def get(self, checkpoint_id: str) -> models.Checkpoint:
         """One checkpoint by id."""
-        return await self._client._call(get_checkpoint.ENDPOINT, None, checkpoint_id)
+        return await self._client._call(rl.get_checkpoint.ENDPOINT, None, checkpoint_id)
 
     async def download(
         self,
@@ -739,7 +711,10 @@ class AsyncCheckpointsAPI:
         folder = Path(to)
         folder.mkdir(parents=True, exist_ok=True)
         listing = await self._client._call(
-            download_checkpoint.ENDPOINT, None, checkpoint_id, variant=CheckpointVariant(variant)
+            rl.download_checkpoint.ENDPOINT,
+            None,
+            checkpoint_id,
+            variant=models.CheckpointVariant(variant),
         )
         paths = []
         for item in listing.data:

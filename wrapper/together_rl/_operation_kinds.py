@@ -9,22 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from together_rl_client.api.rl import (
-    create_inference_checkpoint,
-    create_training_checkpoint,
-    custom_forward_backward,
-    forward_backward,
-    get_custom_forward_backward_operation,
-    get_forward_backward_operation,
-    get_inference_checkpoint_operation,
-    get_optim_step_operation,
-    get_sample_operation,
-    get_training_checkpoint_operation,
-    get_weights_sync_operation,
-    optim_step,
-    sample,
-    weights_sync,
-)
+from together_rl_client.api import rl
 from together_rl_client.types import Endpoint
 
 from ._errors import InvalidRequestError
@@ -77,31 +62,31 @@ class OperationKind(Generic[R]):
 
 
 FORWARD_BACKWARD: OperationKind[ForwardBackwardResult] = OperationKind(
-    forward_backward.ENDPOINT, get_forward_backward_operation.ENDPOINT, parse_forward_backward
+    rl.forward_backward.ENDPOINT, rl.get_forward_backward_operation.ENDPOINT, parse_forward_backward
 )
 OPTIM_STEP: OperationKind[OptimStepResult] = OperationKind(
-    optim_step.ENDPOINT, get_optim_step_operation.ENDPOINT, parse_optim_step
+    rl.optim_step.ENDPOINT, rl.get_optim_step_operation.ENDPOINT, parse_optim_step
 )
 SAMPLE: OperationKind[SampleResult] = OperationKind(
-    sample.ENDPOINT, get_sample_operation.ENDPOINT, parse_sample
+    rl.sample.ENDPOINT, rl.get_sample_operation.ENDPOINT, parse_sample
 )
 WEIGHTS_SYNC: OperationKind[WeightsSyncResult] = OperationKind(
-    weights_sync.ENDPOINT, get_weights_sync_operation.ENDPOINT, parse_weights_sync
+    rl.weights_sync.ENDPOINT, rl.get_weights_sync_operation.ENDPOINT, parse_weights_sync
 )
 CUSTOM_FORWARD_BACKWARD: OperationKind[CustomForwardBackwardResult] = OperationKind(
-    custom_forward_backward.ENDPOINT,
-    get_custom_forward_backward_operation.ENDPOINT,
+    rl.custom_forward_backward.ENDPOINT,
+    rl.get_custom_forward_backward_operation.ENDPOINT,
     parse_custom_forward_backward,
     output_optional=True,
 )
 TRAINING_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
-    create_training_checkpoint.ENDPOINT,
-    get_training_checkpoint_operation.ENDPOINT,
+    rl.create_training_checkpoint.ENDPOINT,
+    rl.get_training_checkpoint_operation.ENDPOINT,
     parse_checkpoint,
 )
 INFERENCE_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
-    create_inference_checkpoint.ENDPOINT,
-    get_inference_checkpoint_operation.ENDPOINT,
+    rl.create_inference_checkpoint.ENDPOINT,
+    rl.get_inference_checkpoint_operation.ENDPOINT,
     parse_checkpoint,
 )
 KINDS: dict[str, OperationKind[Any]] = {

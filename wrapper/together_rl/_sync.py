@@ -13,38 +13,8 @@ from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
 import httpx
-from together_rl_client.api.rl import (
-    create_model_resources,
-    create_payload_download_url,
-    create_payload_upload_url,
-    download_checkpoint,
-    estimate_model_resources_cost,
-    extend_model_resources_expiry,
-    get_checkpoint,
-    get_model_resources,
-    get_supported_models,
-    get_training_session,
-    list_checkpoints,
-    list_model_resources,
-    list_training_sessions,
-    start_training_session,
-    stop_model_resources,
-    stop_training_session,
-    update_training_session,
-)
-from together_rl_client.models import (
-    Checkpoint,
-    CheckpointsListResponse,
-    CheckpointType,
-    CheckpointVariant,
-    ListTrainingSessionsStatusItem,
-    ModelResourcesCostEstimate,
-    ModelResourcesListResponse,
-    ModelResourcesStatus,
-    SessionsListResponse,
-    SupportedModels,
-    WeightSyncType,
-)
+from together_rl_client import models
+from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
@@ -173,9 +143,9 @@ class Client:
         """A handle on an existing session (no request is sent)."""
         return Session(self, session_id)
 
-    def supported_models(self) -> SupportedModels:
+    def supported_models(self) -> models.SupportedModels:
         """The base models the API can train, with their limits."""
-        return self._call(get_supported_models.ENDPOINT, None)
+        return self._call(rl.get_supported_models.ENDPOINT, None)
 
     def close(self) -> None:
         """Close the pooled connections."""
@@ -253,7 +223,7 @@ class ModelResourcesAPI:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
         body = {"base_model": base_model, **options}
-        info = self._client._call(create_model_resources.ENDPOINT, body)
+        info = self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
             return info
         return self._client._wait_ready(
@@ -266,7 +236,7 @@ class ModelResourcesAPI:
 
     def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
-        return self._client._call(get_model_resources.ENDPOINT, None, model_resources_id)
+        return self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
 
     def open(
         self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
@@ -284,11 +254,11 @@ class ModelResourcesAPI:
         created_by: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> ModelResourcesListResponse:
+    ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(ModelResourcesStatus, status)
+        statuses = _enums(models.ModelResourcesStatus, status)
         return self._client._call(
-            list_model_resources.ENDPOINT,
+            rl.list_model_resources.ENDPOINT,
             None,
             **set_values(
                 {"after": after, "limit": limit, "status": statuses, "created_by": created_by}
@@ -298,18 +268,18 @@ class ModelResourcesAPI:
     def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
         """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
         naming them) while sessions run; with it, those sessions stop too."""
-        endpoint = stop_model_resources.ENDPOINT
+        endpoint = rl.stop_model_resources.ENDPOINT
         return self._client._call(endpoint, None, model_resources_id, force=force)
 
     def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResourcesInfo:
         """Keep READY resources up at least ``seconds`` from now without any operation."""
-        endpoint = extend_model_resources_expiry.ENDPOINT
+        endpoint = rl.extend_model_resources_expiry.ENDPOINT
         return self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
 
-    def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+    def estimate_cost(self, base_model: str, **options: Any) -> models.ModelResourcesCostEstimate:
         """The hourly price of resources created with the same arguments (nothing is created)."""
         body = {"base_model": base_model, **options}
-        return self._client._call(estimate_model_resources_cost.ENDPOINT, body)
+        return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
 class ModelResources:
@@ -382,7 +352,7 @@ class SessionsAPI:
             "resume_from_checkpoint_id": resume_from_checkpoint_id,
             "load_optimizer": load_optimizer,
         }
-        info = self._client._call(start_training_session.ENDPOINT, body)
+        info = self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = self._client._wait_ready(
                 lambda: self._info(info.id), session_readiness, timeout, f"session {info.id}", info
@@ -399,18 +369,18 @@ class SessionsAPI:
         status: Sequence[str] | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> SessionsListResponse:
+    ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(ListTrainingSessionsStatusItem, status)
+        statuses = _enums(models.ListTrainingSessionsStatusItem, status)
         return self._client._call(
-            list_training_sessions.ENDPOINT,
+            rl.list_training_sessions.ENDPOINT,
             None,
             **set_values({"after": after, "limit": limit, "status": statuses}),
         )
 
     def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
-        return self._client._call(stop_training_session.ENDPOINT, None, session_id)
+        return self._client._call(rl.stop_training_session.ENDPOINT, None, session_id)
 
     def update(
         self,
@@ -422,10 +392,10 @@ class SessionsAPI:
         """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
         unchanged, ``""`` clears it."""
         body = {"display_name": display_name, "metadata": metadata}
-        return self._client._call(update_training_session.ENDPOINT, body, session_id)
+        return self._client._call(rl.update_training_session.ENDPOINT, body, session_id)
 
     def _info(self, session_id: str) -> SessionInfo:
-        return self._client._call(get_training_session.ENDPOINT, None, session_id)
+        return self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
 
 
 class Session:
@@ -588,7 +558,7 @@ class Session:
 
     def sync_weights(
         self,
-        weight_sync_type: str = WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
+        weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
     ) -> OperationFuture[WeightsSyncResult]:
@@ -659,7 +629,7 @@ class Session:
                 raise
             client._uploads_supported = False
             return content
-        upload = read_body(create_payload_upload_url.ENDPOINT, answer)
+        upload = read_body(rl.create_payload_upload_url.ENDPOINT, answer)
         client._http.send(_payloads.upload_request(upload.upload_url, content))
         return encode_json(_payloads.shrink_body(body, upload.payload_id))
 
@@ -671,7 +641,7 @@ class Session:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
         answer = client._json(_payloads.download_url_request(self.id, state.payload_id))
-        url = read_body(create_payload_download_url.ENDPOINT, answer).download_url
+        url = read_body(rl.create_payload_download_url.ENDPOINT, answer).download_url
         downloaded = client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
 
@@ -690,11 +660,11 @@ class CheckpointsAPI:
         type: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> CheckpointsListResponse:
+    ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
-        checkpoint_type = None if type is None else CheckpointType(type)
+        checkpoint_type = None if type is None else models.CheckpointType(type)
         return self._client._call(
-            list_checkpoints.ENDPOINT,
+            rl.list_checkpoints.ENDPOINT,
             None,
             **set_values(
                 {
@@ -707,9 +677,9 @@ class CheckpointsAPI:
             ),
         )
 
-    def get(self, checkpoint_id: str) -> Checkpoint:
+    def get(self, checkpoint_id: str) -> models.Checkpoint:
         """One checkpoint by id."""
-        return self._client._call(get_checkpoint.ENDPOINT, None, checkpoint_id)
+        return self._client._call(rl.get_checkpoint.ENDPOINT, None, checkpoint_id)
 
     def download(
         self,
@@ -727,7 +697,10 @@ class CheckpointsAPI:
         folder = Path(to)
         folder.mkdir(parents=True, exist_ok=True)
         listing = self._client._call(
-            download_checkpoint.ENDPOINT, None, checkpoint_id, variant=CheckpointVariant(variant)
+            rl.download_checkpoint.ENDPOINT,
+            None,
+            checkpoint_id,
+            variant=models.CheckpointVariant(variant),
         )
         paths = []
         for item in listing.data:
