@@ -120,11 +120,13 @@ class AdamParams:
                 object.__setattr__(self, f.name, checked)
 
     def to_wire(self) -> dict[str, float]:
+        """The ``AdamParams`` wire dict: the set fields only."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         return {name: value for name, value in values.items() if value is not None}
 
     @classmethod
     def from_value(cls, value: AdamParams | Mapping[str, Any]) -> AdamParams:
+        """An ``AdamParams`` as given, or checked from a dict of its fields."""
         if isinstance(value, AdamParams):
             return value
         if not isinstance(value, Mapping):
@@ -196,6 +198,7 @@ class SamplingParams:
             object.__setattr__(self, "stop", tuple(stop))
 
     def to_wire(self) -> dict[str, Any]:
+        """The ``SamplingParams`` wire dict: the set fields only."""
         wire: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)

@@ -30,6 +30,7 @@ class AdamParams:
     grad_clip_norm: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         learning_rate = self.learning_rate
 
         beta1 = self.beta1
@@ -62,6 +63,8 @@ class AdamParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         learning_rate = d.pop("learning_rate", UNSET)
 

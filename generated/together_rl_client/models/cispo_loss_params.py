@@ -25,6 +25,7 @@ class CISPOLossParams:
     clip_high_threshold: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         clip_low_threshold = self.clip_low_threshold
 
         clip_high_threshold = self.clip_high_threshold
@@ -41,6 +42,8 @@ class CISPOLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         clip_low_threshold = d.pop("clip_low_threshold", UNSET)
 

@@ -13,6 +13,7 @@ class CrossEntropyLossParams:
     """Currently empty."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
 
         field_dict: dict[str, Any] = {}
 
@@ -20,6 +21,8 @@ class CrossEntropyLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         cross_entropy_loss_params = cls()
 
         return cross_entropy_loss_params

@@ -19,6 +19,7 @@ class DROLossParams:
     beta: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         beta = self.beta
 
         field_dict: dict[str, Any] = {}
@@ -33,6 +34,8 @@ class DROLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         beta = d.pop("beta")
 

@@ -50,6 +50,7 @@ class ForwardBackwardBody:
     payload_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         samples = []
         for samples_item_data in self.samples:
             samples_item = samples_item_data.to_dict()
@@ -82,6 +83,8 @@ class ForwardBackwardBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.loss_config import LossConfig
         from ..models.sample import Sample
 

@@ -24,6 +24,7 @@ class Gradient:
     dtype: GradientDType | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         data = self.data
 
         dtype: str | Unset = UNSET
@@ -44,6 +45,8 @@ class Gradient:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         data = cast(list[float], d.pop("data"))
 

@@ -38,6 +38,7 @@ class ModelResourcesCreate:
     optimizer_config: OptimizerConfig | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         base_model = self.base_model
 
         base_weights_ref = self.base_weights_ref
@@ -76,6 +77,8 @@ class ModelResourcesCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.compute_config_request import ComputeConfigRequest
         from ..models.optimizer_config import OptimizerConfig
 

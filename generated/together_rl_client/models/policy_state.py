@@ -32,6 +32,7 @@ class PolicyState:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         applied_weights_version: int | str
         applied_weights_version = self.applied_weights_version
 
@@ -58,6 +59,8 @@ class PolicyState:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
 
         def _parse_applied_weights_version(data: object) -> int | str:
@@ -89,6 +92,7 @@ class PolicyState:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
