@@ -125,3 +125,15 @@ def test_durations_that_vary_more_than_the_bracket_end_the_warm_up() -> None:
     assert gets[0] <= 12 and outcomes[0][1] < 0.2
     assert planner.tracker("fb").estimate is not None
     assert max(gets[2:]) <= 3
+
+
+@pytest.mark.parametrize("duration", DURATIONS, ids=lambda d: f"{1000 * d:.0f}ms")
+def test_a_session_after_four_operations_of_another_starts_learned(duration: float) -> None:
+    """The first session's 4 warm-up operations leave the client's history a duration, even
+    when its bracket is still wide (its fifth operation would narrow it): the next session
+    polls each of its operations first at the predicted end, with no search."""
+    history = PollHistory()
+    run_operations(PollPlanner(history=history), duration, 4)
+    assert history.get("fb") is not None
+    outcomes = run_operations(PollPlanner(history=history), duration, 4)
+    assert sum(gets for gets, _ in outcomes) <= 4 * 2, outcomes

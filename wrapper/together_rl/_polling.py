@@ -113,6 +113,8 @@ class DurationTracker:
         self.high: float | None = None
         self.warmup_ops = 0
         self.warmup_spent = 0
+        #: the warm-up ended on a wide bracket: the next operation narrows it (see bracket_points)
+        self.narrowing = False
         self._last_direction = 0
         self._step_multiplier = 1.0
 
@@ -146,9 +148,10 @@ class DurationTracker:
         left, ops_left = self._budget_left()
         n = max(1, left - (ops_left - 1))
         low, high = self.low, self.high + p.bracket_slack
-        if self.warmup_ops >= p.max_warmup_ops and low > 0.0:
-            # Past the budgeted operations, one more spreads as many GETs as collecting it
-            # within max(settle_floor, settle_fraction x D) takes: the bracket is then narrow.
+        if self.narrowing and low > 0.0:
+            # The budgeted operations left the bracket wide: one more spreads as many GETs as
+            # collecting it within max(settle_floor, settle_fraction x D) takes, so it is then
+            # narrow and every later operation is collected within that bound.
             step = max(p.settle_fraction, p.settle_floor / low)
             n = max(1, math.ceil(math.log(high / low) / math.log1p(step)))
         if low <= 0.0:
@@ -158,13 +161,17 @@ class DurationTracker:
 
     def running_at(self, duration: float) -> None:
         """Warm-up: an operation was seen still running ``duration`` after its start."""
-        if self.estimate is None:
+        if self.estimate is None or self.narrowing:
             self.warmup_spent += 1
             self.low = max(self.low, duration)
 
     def done_at(self, duration: float) -> None:
         """Warm-up: an operation was seen done ``duration`` after its start (the last GET of
         one operation)."""
+        if self.narrowing:
+            self.narrowing = False
+            self.high = min(self.high or duration, duration)
+            self._set(self.high if self.low < self.high else self.low)
         if self.estimate is not None:
             return
         self.warmup_spent += 1
@@ -172,7 +179,7 @@ class DurationTracker:
         self.warmup_ops += 1
         p = self._policy
         narrow = self.high - self.low <= max(p.settle_floor, p.settle_fraction * self.low)
-        if narrow or self.low >= self.high or self.warmup_ops > p.max_warmup_ops:
+        if narrow or self.low >= self.high or self.warmup_ops >= p.max_warmup_ops:
             self._settle(narrow)
 
     def _settle(self, narrow: bool = False) -> None:
@@ -186,6 +193,7 @@ class DurationTracker:
             self._set(self.high)
         else:
             self._set((self.low * self.high) ** 0.5)
+            self.narrowing = True
 
     def at_least(self, duration: float) -> None:
         """An operation was seen still running `duration` after its start. When that is far
@@ -263,7 +271,7 @@ class OperationPoll:
         tracker = self._tracker
         if self.gets == 0:
             done = self.predicted_done
-            if done is not None:
+            if done is not None and not (tracker.narrowing and self.learning):
                 self._learned = True
                 at = done
             elif tracker.high is not None and self.learning:

@@ -53,7 +53,9 @@ def _as_float_vector(name: str, values: Any, length: int) -> Any:
         return np.full(length, float(values), dtype=np.float64)
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
-    vector = np.asarray(values, dtype=np.float64)
+    vector = np.asarray(
+        values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
+    )
     if len(vector) != length:
         raise InvalidRequestError(
             f"{name} must have one value per completion token ({length}), got {len(vector)}",
