@@ -18,10 +18,10 @@ from together_rl_client.models import AdamParams as AdamParamsModel
 from together_rl_client.models import GradientDType, SampleBody, WeightSyncType
 from together_rl_client.models import SamplingParams as SamplingParamsModel
 
-from ._checks import all_of_type, enum_value, integer, known_keys, number
+from ._checks import all_of_type, integer, known_keys, number
 from ._errors import InvalidRequestError
 from ._samples import Sample, as_int_vector, normalize_sample, sample_list, wire_array
-from ._schema import INT64_MAX, check_integer, check_number
+from ._schema import INT64_MAX, check_enum, check_integer, check_number
 from .losses import Loss, normalize_loss
 
 __all__ = [
@@ -35,8 +35,6 @@ __all__ = [
     "build_weights_sync",
     "sampling_params_from",
 ]
-
-WEIGHT_SYNC_TYPES = tuple(member.value for member in WeightSyncType)
 
 
 def build_forward_backward(
@@ -293,8 +291,7 @@ def build_sample(
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
-    text = enum_value("weight_sync_type", weight_sync_type, WEIGHT_SYNC_TYPES, "WEIGHT_SYNC_TYPE_")
-    return {"weight_sync_type": text}
+    return {"weight_sync_type": check_enum("weight_sync_type", weight_sync_type, WeightSyncType)}
 
 
 # ------------------------------------------------------------------ custom-forward-backward

@@ -6,22 +6,27 @@ wrapper checks values with these, so a bound, a limit or a loss-input rule chang
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
+from enum import Enum
 from typing import Any
 
+from together_rl_client import models
 from together_rl_client.models import LossFnInputs
 
-from ._checks import bounded, integer
+from ._checks import bounded, enum_value, integer
 
 __all__ = [
     "EXCLUSIVE_INPUTS",
     "INPUT_DTYPES",
     "INT64_MAX",
+    "check_enum",
     "check_integer",
     "check_number",
     "field_names",
     "inputs_required_when_positive",
     "int_range",
+    "property_enum",
     "property_for_class",
     "schema_of",
 ]
@@ -69,6 +74,23 @@ def int_range(model: type, name: str) -> tuple[int, int]:
 def check_integer(label: str, value: object, model: type, name: str) -> int:
     """An integer within the range the spec gives ``model``'s property ``name``."""
     return integer(label, value, *int_range(model, name))
+
+
+def check_enum(
+    label: str, value: object, enum: type[Enum], allowed: Iterable[str] | None = None
+) -> str:
+    """One of the generated ``enum``'s values (or of ``allowed``, a subset), or its short name:
+    ``"token_mean"`` for ``GRPOLossAggregationType``'s ``GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN``
+    (the prefix is the class name in upper snake case, as the spec names its enum values)."""
+    prefix = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", enum.__name__).upper()
+    values = (str(m.value) for m in enum) if allowed is None else allowed
+    return enum_value(label, value, values, prefix + "_")
+
+
+def property_enum(model: type, name: str) -> type[Enum] | None:
+    """The generated enum class of ``model``'s property ``name``, if it is one."""
+    cls = getattr(models, str(_property(model, name).get("class", "")), None)
+    return cls if isinstance(cls, type) and issubclass(cls, Enum) else None
 
 
 def property_for_class(model: type, cls: type) -> str:

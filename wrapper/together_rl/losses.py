@@ -20,17 +20,22 @@ from together_rl_client.models import (
     CrossEntropyLossParams,
     DPPOLossParams,
     DROLossParams,
-    GRPOLossAggregationType,
     GRPOLossParams,
-    GRPOLossRatioType,
     LossConfig,
     LossType,
     PPOLossParams,
 )
 
-from ._checks import enum_value, known_keys
+from ._checks import known_keys
 from ._errors import InvalidRequestError
-from ._schema import check_number, inputs_required_when_positive, property_for_class, schema_of
+from ._schema import (
+    check_enum,
+    check_number,
+    inputs_required_when_positive,
+    property_enum,
+    property_for_class,
+    schema_of,
+)
 
 __all__ = [
     "CISPO",
@@ -46,12 +51,6 @@ __all__ = [
 
 #: the sample inputs every policy-gradient loss needs (the spec's ``LossType.x-required-inputs``)
 POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
-
-
-def _enum_value(field: str, value: object, enum: Any, prefix: str) -> str | None:
-    if value is None:
-        return None
-    return enum_value(field, value, (member.value for member in enum), prefix)
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,9 @@ class Loss:
                         f"{label} is required for {self.wire_type} (there is no default)",
                         field=label,
                     )
-            elif "class" not in schema["properties"][f.name]:  # enums are checked by the builder
+            elif (enum := property_enum(model, f.name)) is not None:
+                object.__setattr__(self, f.name, check_enum(label, value, enum))
+            else:
                 object.__setattr__(self, f.name, check_number(label, value, model, f.name))
 
     def params(self) -> dict[str, Any]:
@@ -132,29 +133,6 @@ class GRPO(Loss):
 
     wire_type: ClassVar[str] = LossType.LOSS_TYPE_GRPO.value
     params_model: ClassVar[type | None] = GRPOLossParams
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(
-            self,
-            "agg_type",
-            _enum_value(
-                "loss.grpo_params.agg_type",
-                self.agg_type,
-                GRPOLossAggregationType,
-                "GRPO_LOSS_AGGREGATION_TYPE_",
-            ),
-        )
-        object.__setattr__(
-            self,
-            "ratio_type",
-            _enum_value(
-                "loss.grpo_params.ratio_type",
-                self.ratio_type,
-                GRPOLossRatioType,
-                "GRPO_LOSS_RATIO_TYPE_",
-            ),
-        )
 
 
 @dataclass(frozen=True)
@@ -240,7 +218,7 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     raw_type = loss.get("type")
     if raw_type is None:
         raise InvalidRequestError("loss.type is required", field="loss.type")
-    wire_type = enum_value("loss.type", raw_type, _BUILDERS, "LOSS_TYPE_")
+    wire_type = check_enum("loss.type", raw_type, LossType, _BUILDERS)
     builder_cls = _BUILDERS[wire_type]
     for key in loss:
         if key == "type":
