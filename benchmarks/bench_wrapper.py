@@ -36,9 +36,17 @@ import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, PollPolicy, Sample, losses
 from together_rl._responses import interpret_operation
-from together_rl._wire import build_forward_backward, encode_body
+from together_rl._wire import encode_body
 
-from benchmarks._report import RunInfo, Table, digest, interleaved, versions, write_section
+from benchmarks._report import (
+    ROOT,
+    RunInfo,
+    Table,
+    digest,
+    interleaved,
+    versions,
+    write_section,
+)
 
 __all__ = ["checked_facts", "main"]
 
@@ -160,6 +168,14 @@ def small_batch() -> list[Sample]:
         )
         for _ in range(n)
     ]
+
+
+def build_forward_backward(samples: Any, loss: Any) -> dict[str, Any]:
+    """The wrapper's checked forward-backward body (imported here, where it is used: the
+    polling runs of ``--side-by-side`` also import this module over an older wrapper)."""
+    from together_rl._bodies import build_forward_backward as build
+
+    return build(samples, loss)
 
 
 def small_payload_facts(batch: list[Sample]) -> dict[str, Any]:
@@ -798,6 +814,37 @@ def checked_facts(key: str, quick: bool) -> dict[str, Any]:
     return {"quick": quick, **facts}
 
 
+# --------------------------------------------------------------------------- side by side
+
+
+def side_by_side(other: Path, quick: bool) -> list[dict[str, Any]]:
+    """The polling tables' runs for another copy of the wrapper (``other``: a folder holding a
+    ``together_rl`` package, put first on ``PYTHONPATH``) and for this checkout's, alternating
+    one subprocess per code version for each D, so both see the same load."""
+    cfg = config(quick)
+    calls = [("polling", f"polling({d}, {n})") for d, n in cfg["poll_ops"].items()]
+    calls += [("warmup", f"polling_warmup({d}, {WARMUP_OPS}, 3)") for d in WARMUP_D_MS]
+    rows = []
+    for table, call in calls:
+        for code, path in (("other", str(other)), ("this", "")):
+            source = (
+                "import json, together_rl; from benchmarks.bench_wrapper import polling, "
+                f"polling_warmup; r = {call}; r['code_path'] = together_rl.__file__; "
+                "print(json.dumps(r))"
+            )
+            env = {**os.environ, "PYTHONPATH": path} if path else dict(os.environ)
+            out = subprocess.run(
+                [sys.executable, "-c", source],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            rows.append({"table": table, "code": code, **json.loads(out.stdout.splitlines()[-1])})
+    return rows
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -806,9 +853,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
+    parser.add_argument(
+        "--side-by-side",
+        metavar="DIR",
+        type=Path,
+        help="print the polling runs of the together_rl package in DIR and of this checkout, "
+        "interleaved, as JSON (no table is written)",
+    )
     args = parser.parse_args(argv)
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
+        return 0
+    if args.side_by_side:
+        load = os.getloadavg()[0]
+        rows = side_by_side(args.side_by_side, args.quick)
+        print(json.dumps({"load": [load, os.getloadavg()[0]], "rows": rows}, indent=1))
         return 0
     cfg = config(args.quick)
     command = ".venv/bin/python -m benchmarks.bench_wrapper" + (" --quick" if args.quick else "")

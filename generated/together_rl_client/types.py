@@ -1,8 +1,8 @@
 """Contains some shared types for properties"""
 
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from http import HTTPStatus
-from typing import IO, Any, BinaryIO, Generic, Literal, TypeVar
+from typing import IO, Any, BinaryIO, Generic, Literal, ParamSpec, TypeVar
 
 from attrs import define, field, frozen
 
@@ -63,4 +63,36 @@ class RequestParts:
     headers: dict[str, str] = field(factory=dict)
 
 
-__all__ = ["UNSET", "File", "FileTypes", "RequestFiles", "RequestParts", "Response", "Unset"]
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@frozen
+class Endpoint(Generic[P, R]):
+    """What a caller that sends requests itself needs of one endpoint
+    (``api.<tag>.<endpoint>.ENDPOINT``): its method and path, ``request_parts`` (everything of
+    the request but its body), the names of its path parameters (the positional arguments of
+    ``request_parts``), the generated model of its JSON request body (``None`` without one),
+    ``parse_response`` (the generated reader of its 2xx body, ``None`` when the spec gives it no
+    JSON schema), and ``operation_kind``: the path segment after ``/operations/`` when the
+    endpoint submits or polls a training operation (``"optim-step"``), else ``None``."""
+
+    method: str
+    path: str
+    request_parts: Callable[P, RequestParts]
+    path_params: tuple[str, ...]
+    body_model: type | None
+    parse_response: Callable[[Any], R] | None
+    operation_kind: str | None
+
+
+__all__ = [
+    "UNSET",
+    "Endpoint",
+    "File",
+    "FileTypes",
+    "RequestFiles",
+    "RequestParts",
+    "Response",
+    "Unset",
+]

@@ -4,6 +4,7 @@ body compared with what the official SDK (together==3.1.1) sends for the same da
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,7 +12,10 @@ import numpy as np
 import orjson
 import pytest
 from together_rl import InvalidRequestError, Sample, losses
-from together_rl._wire import build_forward_backward, encode_body
+from together_rl._bodies import build_forward_backward
+from together_rl._wire import encode_body
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -264,3 +268,48 @@ def test_body_matches_official_sdk(
     body = orjson.loads(encode_body(build_forward_backward(ours, loss, **flags)))
     assert body == sdk_body(theirs, loss.to_wire(), **flags)
     assert body["samples"] == theirs  # and the builder wrote what the SDK docs prescribe
+
+
+def test_loss_input_rules_are_the_specs() -> None:
+    """Each builder needs the sample inputs `LossType.x-required-inputs` lists for its type (the
+    generator keeps no x- keyword of an enum, so the builders state them; this holds them to
+    the spec), and the rules the generated SCHEMA carries are the spec's, as the wrapper reads
+    them: dtypes per key, exclusive keys, and GRPO's beta > 0 requiring reference log-probs."""
+    import yaml
+    from together_rl._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES
+
+    schemas = yaml.safe_load((ROOT / "spec" / "openapi.yaml").read_text())["components"]["schemas"]
+    required = schemas["LossType"]["x-required-inputs"]
+    builders = [losses.CrossEntropy(), losses.GRPO(), losses.ImportanceSampling(), losses.PPO()]
+    builders += [losses.CISPO(), losses.DRO(beta=0.1), losses.DPPO()]
+    assert {b.wire_type for b in builders} == set(required)
+    for builder in builders:
+        assert builder.required_sample_inputs() == frozenset(required[builder.wire_type])
+    inputs = schemas["LossFnInputs"]
+    assert {k: tuple(v) for k, v in inputs["x-input-dtypes"].items()} == INPUT_DTYPES
+    assert [list(group) for group in EXCLUSIVE_INPUTS] == inputs["x-exclusive-inputs"]
+    when_positive = schemas["GRPOLossParams"]["properties"]["beta"][
+        "x-requires-inputs-when-positive"
+    ]
+    grpo = frozenset(required["LOSS_TYPE_GRPO"])
+    assert losses.GRPO(beta=0.1).required_sample_inputs() == grpo | set(when_positive)
+    assert losses.GRPO(beta=0.0).required_sample_inputs() == grpo
+
+
+def test_every_public_method_has_a_docstring() -> None:
+    """Every method and property of every class `together_rl` exports says what it does."""
+    import inspect
+
+    import together_rl
+
+    undocumented = []
+    for name in together_rl.__all__:
+        cls = getattr(together_rl, name)
+        if not inspect.isclass(cls):
+            continue
+        for attr, member in vars(cls).items():
+            target = member.fget if isinstance(member, property) else member
+            target = getattr(target, "__func__", target)  # classmethods, staticmethods
+            if not attr.startswith("_") and callable(target) and not inspect.getdoc(target):
+                undocumented.append(f"{name}.{attr}")
+    assert not undocumented

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -131,7 +131,8 @@ def test_keep_alive_holds_idle_resources_up(
     api_factory: Callable[..., Api], emulator_factory: Callable[..., Emulator], mode: str
 ) -> None:
     """Resources idle past their inactive_timeout stop, unless a keep_alive block runs: it
-    extends their expiry at once and then every `every` seconds (on the emulator clock)."""
+    extends their expiry at once and then every `every` seconds. The emulator's clock moves
+    only when the test says, and the keep-alive's waits are the test's: no real time passes."""
     emulator = emulator_factory("inproc")
     api = connect(api_factory, mode, emulator)
     client = api.client
@@ -140,23 +141,45 @@ def test_keep_alive_holds_idle_resources_up(
         r = emulator._control.post("/_emulator/clock", json={"advance_seconds": seconds})
         assert r.status_code == 200, r.text
 
-    held = api.call(client.model_resources.open, TINY, inactive_timeout=60)
-    idle = api.call(client.model_resources.open, TINY, inactive_timeout=60)
+    held = api.call(client.model_resources.open, TINY, inactive_timeout=300)
+    idle = api.call(client.model_resources.open, TINY, inactive_timeout=300)
+    waits = 3  # each wait of the keep-alive loop moves the emulator clock by `every` (200 s)
+    keeper: Any = held.keep_alive(every=200, seconds=300)
+    if mode == "async":
 
-    async def hold_async() -> int:
-        async with held.keep_alive(every=0.01, seconds=3600) as keeper:
-            await asyncio.sleep(0.05)
-        return int(keeper.extensions)
+        async def hold() -> None:
+            parked = asyncio.Event()
 
-    def hold_sync() -> int:
-        with held.keep_alive(every=0.01, seconds=3600) as keeper:
-            time.sleep(0.05)
-        return int(keeper.extensions)
+            async def fake_sleep(seconds: float) -> None:
+                nonlocal waits
+                if waits == 0:
+                    parked.set()
+                    await asyncio.Event().wait()  # until the block ends and cancels the loop
+                waits -= 1
+                advance(seconds)
 
-    extensions = api.run(hold_async()) if mode == "async" else hold_sync()
-    assert extensions >= 2
-    advance(120)
-    assert (
-        api.call(client.model_resources.get, held.id).status.value == "MODEL_RESOURCES_STATUS_READY"
-    )
+            keeper._sleep = fake_sleep
+            async with keeper:
+                await parked.wait()
+
+        api.run(hold())
+    else:
+        stopped = threading.Event()
+
+        def fake_wait(seconds: float) -> bool:
+            nonlocal waits
+            if waits == 0:
+                stopped.set()
+                return True  # as if the block had ended: the loop stops
+            waits -= 1
+            advance(seconds)
+            return False
+
+        keeper._wait = fake_wait
+        with keeper:
+            assert stopped.wait(timeout=60)
+    # 3 x 200 s passed, twice the inactive_timeout: only the held resources are still up.
+    assert keeper.extensions == 1 + 3 and not keeper.errors
+    ready = "MODEL_RESOURCES_STATUS_READY"
+    assert api.call(client.model_resources.get, held.id).status.value == ready
     assert api.call(client.model_resources.get, idle.id).status.value == STOPPED_RESOURCES

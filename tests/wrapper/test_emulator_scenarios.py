@@ -165,8 +165,12 @@ def test_timeout_keeps_operation_collectable(
     assert isinstance(caught.value, TimeoutError)
     assert caught.value.operation_id == future.operation_id
     again = api.call(session.get_forward_backward, caught.value.operation_id)
-    assert api.result(again).operation_id == future.operation_id
-    assert api.result(future).operation_id == future.operation_id
+    reattached, collected = api.result(again), api.result(future)
+    # Both futures give the result of the one operation the emulator ran, under its id.
+    ran = emulator._control.get(f"/_emulator/operations/{future.operation_id}").json()
+    assert ran["id"] and ran["status"] == "TRAINING_OPERATION_STATUS_COMPLETED"
+    assert reattached.operation_id == collected.operation_id == ran["id"]
+    assert reattached.loss == collected.loss
     assert emulator.stats()["operations_created"]["forward-backward"] == 1
 
 

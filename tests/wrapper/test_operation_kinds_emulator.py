@@ -52,10 +52,12 @@ def test_each_operation_sync_and_async(
     synced = api.result(api.call(session.sync_weights, "WEIGHT_SYNC_TYPE_BACKGROUND_PUBLISH"))
     assert isinstance(synced, WeightsSyncResult) and synced.weights_version == 1
     sample = Sample.from_completion(PROMPT, [1, 2])
-    custom = api.result(
-        api.call(session.custom_forward_backward, [sample], [[0.0, -1.0, -1.0, -1.0]])
-    )
-    assert custom.operation_id == "".join(custom.operation_id.split())  # an id, not blank
+    submitted = api.call(session.custom_forward_backward, [sample], [[0.0, -1.0, -1.0, -1.0]])
+    custom = api.result(submitted)
+    # The result carries the id of the operation the emulator ran (not blank, not another's).
+    ran = emulator._control.get(f"/_emulator/operations/{submitted.operation_id}").json()
+    assert ran["kind"] == "custom-forward-backward" and ran["id"]
+    assert custom.operation_id == submitted.operation_id == ran["id"]
     accumulated = emulator.stats()["sessions"][session.id]
     assert accumulated["accumulated_passes"] == 1  # the custom gradient was accumulated
     assert accumulated["accumulated_grad_norm"] > 0

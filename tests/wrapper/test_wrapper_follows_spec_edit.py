@@ -27,7 +27,8 @@ PROBE = textwrap.dedent(
     import together_rl_client
     from together_rl import InvalidRequestError, SamplingParams, losses
     from together_rl._bodies import AdamParams, build_sample, build_weights_sync
-    from together_rl._requests import list_sessions_request
+    from together_rl._requests import endpoint_request
+    from together_rl_client.api.rl import list_training_sessions
 
     def refused(build):
         try:
@@ -43,7 +44,7 @@ PROBE = textwrap.dedent(
         "num_samples_100": refused(lambda: build_sample([[1, 2]], num_samples=100)),
         "max_tokens_9000": refused(lambda: SamplingParams(max_tokens=9000)),
         "new_sync_type": refused(lambda: build_weights_sync("drill")),
-        "page_size": list_sessions_request(after=None, limit=None, status=None).params["limit"],
+        "page_size": endpoint_request(list_training_sessions.ENDPOINT, None).params["limit"],
     }))
     """
 )

@@ -9,16 +9,34 @@ result = future.result(timeout=300)    # .loss, .metrics, .loss_fn_outputs
 session.optim_step(learning_rate=1e-4).result()            # .step
 session.sync_weights().result()                             # .weights_version
 session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
+
+Names: ``Session`` and ``ModelResources`` are handles (``.info``: their last known state, a
+``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources`` and
+``client.checkpoints`` are a ``SessionsAPI``, ``ModelResourcesAPI`` and ``CheckpointsAPI``; the
+``Async`` names are their asyncio twins. Every type a method returns is exported here.
 """
+
+from together_rl_client.models import (
+    Checkpoint,
+    CheckpointDownloadResponse,
+    CheckpointsListResponse,
+    ModelResourcesCostEstimate,
+    ModelResourcesListResponse,
+    SessionsListResponse,
+    SupportedModels,
+)
+from together_rl_client.models import ModelResources as ModelResourcesInfo
+from together_rl_client.models import Session as SessionInfo
 
 from . import losses
 from ._async import (
-    AsyncCheckpoints,
+    AsyncCheckpointsAPI,
     AsyncClient,
-    AsyncForwardBackwardFuture,
-    AsyncModelResource,
+    AsyncModelResources,
+    AsyncModelResourcesAPI,
     AsyncOperationFuture,
     AsyncSession,
+    AsyncSessionsAPI,
 )
 from ._bodies import AdamParams, SamplingParams
 from ._errors import (
@@ -42,6 +60,7 @@ from ._errors import (
     TogetherRLError,
     UnprocessableEntityError,
 )
+from ._http import VERSION as __version__
 from ._keep_alive import AsyncKeepAlive, KeepAlive
 from ._polling import PollPolicy
 from ._results import (
@@ -58,12 +77,13 @@ from ._results import (
 from ._retry import RetryPolicy
 from ._samples import Sample
 from ._sync import (
-    Checkpoints,
+    CheckpointsAPI,
     Client,
-    ForwardBackwardFuture,
-    ModelResource,
+    ModelResources,
+    ModelResourcesAPI,
     OperationFuture,
     Session,
+    SessionsAPI,
 )
 
 __all__ = [
@@ -71,27 +91,34 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AdamParams",
-    "AsyncCheckpoints",
+    "AsyncCheckpointsAPI",
     "AsyncClient",
-    "AsyncForwardBackwardFuture",
     "AsyncKeepAlive",
-    "AsyncModelResource",
+    "AsyncModelResources",
+    "AsyncModelResourcesAPI",
     "AsyncOperationFuture",
     "AsyncSession",
+    "AsyncSessionsAPI",
     "AuthenticationError",
     "BadRequestError",
+    "Checkpoint",
+    "CheckpointDownloadResponse",
     "CheckpointResult",
-    "Checkpoints",
+    "CheckpointsAPI",
+    "CheckpointsListResponse",
     "Client",
     "ConflictError",
     "CustomForwardBackwardResult",
-    "ForwardBackwardFuture",
     "ForwardBackwardResult",
     "InternalServerError",
     "InvalidRequestError",
     "KeepAlive",
     "MalformedResponseError",
-    "ModelResource",
+    "ModelResources",
+    "ModelResourcesAPI",
+    "ModelResourcesCostEstimate",
+    "ModelResourcesInfo",
+    "ModelResourcesListResponse",
     "NotFoundError",
     "NotReadyError",
     "OperationFailedError",
@@ -111,8 +138,13 @@ __all__ = [
     "SampledSequence",
     "SamplingParams",
     "Session",
+    "SessionInfo",
+    "SessionsAPI",
+    "SessionsListResponse",
+    "SupportedModels",
     "TogetherRLError",
     "UnprocessableEntityError",
     "WeightsSyncResult",
+    "__version__",
     "losses",
 ]

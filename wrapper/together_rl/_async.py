@@ -1,5 +1,7 @@
-"""The asynchronous client. Its decisions come from :mod:`._requests`, :mod:`._responses` and
-:mod:`._polling`; only the I/O is here."""
+"""The asynchronous client. Every request goes through one generic call over the generated
+endpoints (:meth:`AsyncClient._call`), every operation through one submit / poll / collect path;
+the decisions come from :mod:`._requests`, :mod:`._responses` and :mod:`._polling`; only the I/O
+is here."""
 
 # unasync: async only
 # scripts/unasync.py derives _sync.py from this file (make derive): edit here, not there.
@@ -12,33 +14,31 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import httpx
-from together_rl_client.models import (
-    Checkpoint,
-    CheckpointsListResponse,
-    ModelResources,
-    ModelResourcesCostEstimate,
-    ModelResourcesListResponse,
-    SessionsListResponse,
-    SupportedModels,
-    WeightSyncType,
-)
+from together_rl_client import models
+from together_rl_client.api import rl
+from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
+from together_rl_client.types import Endpoint
 
-from . import _payloads, _requests, _responses
+from . import _payloads
 from ._async_http import AsyncHTTP
 from ._bodies import (
     AdamParams,
     SamplingParams,
+    adam_params_from,
     build_custom_forward_backward,
+    build_forward_backward,
     build_optim_step,
     build_sample,
     build_weights_sync,
+    sampling_params_from,
 )
+from ._downloads import checkpoint_file_path, terminal_progress
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
-from ._http import RequestSpec, parse_json, resolve_config
+from ._http import parse_json, resolve_config
 from ._keep_alive import AsyncKeepAlive
 from ._operation_kinds import (
     CUSTOM_FORWARD_BACKWARD,
@@ -49,6 +49,7 @@ from ._operation_kinds import (
     TRAINING_CHECKPOINT,
     WEIGHTS_SYNC,
     OperationKind,
+    operation_kind,
 )
 from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
@@ -56,10 +57,19 @@ from ._polling import (
     PollHistory,
     PollPlanner,
     PollPolicy,
+    duration_class,
     poll_wait,
     readiness_interval,
 )
-from ._progress import terminal_progress
+from ._requests import RequestSpec, endpoint_request, new_idempotency_key, set_values
+from ._responses import (
+    OperationState,
+    complete_operation,
+    interpret_operation,
+    read_body,
+    resources_readiness,
+    session_readiness,
+)
 from ._results import (
     CheckpointResult,
     CustomForwardBackwardResult,
@@ -69,20 +79,21 @@ from ._results import (
     WeightsSyncResult,
 )
 from ._retry import RetryPolicy
-from ._wire import build_forward_backward, encode_body, encode_json
+from ._wire import encode_body, encode_json
 from .losses import Loss
 
 __all__ = [
-    "AsyncCheckpoints",
+    "AsyncCheckpointsAPI",
     "AsyncClient",
-    "AsyncForwardBackwardFuture",
-    "AsyncModelResource",
+    "AsyncModelResources",
     "AsyncModelResourcesAPI",
     "AsyncOperationFuture",
     "AsyncSession",
-    "AsyncSessions",
+    "AsyncSessionsAPI",
 ]
 
+P = ParamSpec("P")
+M = TypeVar("M")
 R = TypeVar("R")
 T = TypeVar("T")
 
@@ -93,9 +104,9 @@ class AsyncClient:
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
     ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
     as a context manager (``async with``) or close it with :meth:`close`.
-    ``transport`` (an httpx transport) and ``sleep`` are for tests and instrumentation.
-    Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the official SDK) go
-    through the upload protocol; ``None`` always sends them inline.
+    ``transport`` (an httpx transport), ``sleep`` and ``clock`` are for tests and
+    instrumentation. Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the
+    official SDK) go through the upload protocol; ``None`` always sends them inline.
     """
 
     def __init__(
@@ -128,20 +139,20 @@ class AsyncClient:
         self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
         self._planners_lock = threading.Lock()
-        self.sessions = AsyncSessions(self)
+        self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
-        self.checkpoints = AsyncCheckpoints(self)
+        self.checkpoints = AsyncCheckpointsAPI(self)
 
     def session(self, session_id: str) -> AsyncSession:
         """A handle on an existing session (no request is sent)."""
         return AsyncSession(self, session_id)
 
-    async def supported_models(self) -> SupportedModels:
-        return _responses.parse_supported_models(
-            await self._json(_requests.supported_models_request())
-        )
+    async def supported_models(self) -> models.SupportedModels:
+        """The base models the API can train, with their limits."""
+        return await self._call(rl.get_supported_models.ENDPOINT, None)
 
     async def close(self) -> None:
+        """Close the pooled connections."""
         await self._http.close()
 
     async def __aenter__(self) -> AsyncClient:
@@ -151,6 +162,19 @@ class AsyncClient:
         await self.close()
 
     # internals shared by the resource classes
+    async def _call(
+        self,
+        endpoint: Endpoint[P, M],
+        body: Mapping[str, Any] | None,
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> M:
+        """The one way to call an endpoint: build its request (``body``: the fields of its
+        request model), send it with retries, read the 2xx body with its generated model."""
+        spec = endpoint_request(endpoint, body, *args, **kwargs)
+        return read_body(endpoint, await self._json(spec), spec.operation)
+
     async def _json(self, spec: RequestSpec) -> Any:
         return parse_json(await self._http.send(spec), spec.operation)
 
@@ -181,8 +205,13 @@ class AsyncClient:
         return current
 
 
+def _enums(enum: Callable[[str], T], values: Sequence[str] | None) -> list[T] | None:
+    return [enum(value) for value in values] if values else None
+
+
 class AsyncModelResourcesAPI:
-    """``client.model_resources``: create and get model resources."""
+    """``client.model_resources``: create, open, get, list, stop, extend and price model
+    resources (the GPUs that bill until stopped)."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -194,33 +223,33 @@ class AsyncModelResourcesAPI:
         wait: bool = True,
         timeout: float | None = 3600.0,
         **options: Any,
-    ) -> ModelResources:
+    ) -> ModelResourcesInfo:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
-        spec = _requests.create_model_resources_request(base_model, options)
-        resources = _responses.parse_model_resources(await self._client._json(spec))
+        body = {"base_model": base_model, **options}
+        info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
-            return resources
+            return info
         return await self._client._wait_ready(
-            lambda: self.get(resources.id),
-            _responses.resources_readiness,
+            lambda: self.get(info.id),
+            resources_readiness,
             timeout,
-            f"model resources {resources.id}",
-            resources,
+            f"model resources {info.id}",
+            info,
         )
 
-    async def get(self, model_resources_id: str) -> ModelResources:
-        spec = _requests.get_model_resources_request(model_resources_id)
-        return _responses.parse_model_resources(await self._client._json(spec))
+    async def get(self, model_resources_id: str) -> ModelResourcesInfo:
+        """The model resources as they are now."""
+        return await self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
 
     async def open(
         self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
-    ) -> AsyncModelResource:
+    ) -> AsyncModelResources:
         """Create model resources, wait until READY, and return a handle that stops them
         (``force``: their sessions too) when its ``async with`` block exits, exceptions
         included: billing stops with the block."""
         info = await self.create(base_model, timeout=timeout, **options)
-        return AsyncModelResource(self._client, info.id, info)
+        return AsyncModelResources(self._client, info.id, info)
 
     async def list(
         self,
@@ -229,48 +258,59 @@ class AsyncModelResourcesAPI:
         created_by: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> ModelResourcesListResponse:
+    ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
-        spec = _requests.list_model_resources_request(
-            after=after, limit=limit, status=list(status) if status else None, created_by=created_by
+        statuses = _enums(models.ModelResourcesStatus, status)
+        return await self._client._call(
+            rl.list_model_resources.ENDPOINT,
+            None,
+            **set_values(
+                {"after": after, "limit": limit, "status": statuses, "created_by": created_by}
+            ),
         )
-        return _responses.parse_model_resources_list(await self._client._json(spec))
 
-    async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResources:
+    async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
         """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
         naming them) while sessions run; with it, those sessions stop too."""
-        spec = _requests.stop_model_resources_request(model_resources_id, force)
-        return _responses.parse_model_resources(await self._client._json(spec))
+        endpoint = rl.stop_model_resources.ENDPOINT
+        return await self._client._call(endpoint, None, model_resources_id, force=force)
 
-    async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResources:
+    async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResourcesInfo:
         """Keep READY resources up at least ``seconds`` from now without any operation."""
-        spec = _requests.extend_expiry_request(model_resources_id, seconds)
-        return _responses.parse_model_resources(await self._client._json(spec))
+        endpoint = rl.extend_model_resources_expiry.ENDPOINT
+        return await self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
 
-    async def estimate_cost(self, base_model: str, **options: Any) -> ModelResourcesCostEstimate:
+    async def estimate_cost(
+        self, base_model: str, **options: Any
+    ) -> models.ModelResourcesCostEstimate:
         """The hourly price of resources created with the same arguments (nothing is created)."""
-        spec = _requests.estimate_cost_request(base_model, options)
-        return _responses.parse_cost_estimate(await self._client._json(spec))
+        body = {"base_model": base_model, **options}
+        return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
-class AsyncModelResource:
+class AsyncModelResources:
     """A handle on model resources that bill until stopped: ``async with`` stops them (with
-    their sessions) on exit, exceptions included."""
+    their sessions) on exit, exceptions included. ``info`` is their last known state."""
 
-    def __init__(self, client: AsyncClient, model_resources_id: str, info: ModelResources) -> None:
+    def __init__(
+        self, client: AsyncClient, model_resources_id: str, info: ModelResourcesInfo
+    ) -> None:
         self._client = client
         self.id = model_resources_id
         self.info = info
 
-    async def refresh(self) -> ModelResources:
+    async def refresh(self) -> ModelResourcesInfo:
+        """Fetch their state again (``info``)."""
         self.info = await self._client.model_resources.get(self.id)
         return self.info
 
-    async def stop(self, *, force: bool = True) -> ModelResources:
+    async def stop(self, *, force: bool = True) -> ModelResourcesInfo:
+        """Stop them; with ``force`` (the default here) their sessions too."""
         self.info = await self._client.model_resources.stop(self.id, force=force)
         return self.info
 
-    async def extend_expiry(self, seconds: int) -> ModelResources:
+    async def extend_expiry(self, seconds: int) -> ModelResourcesInfo:
+        """Keep them up at least ``seconds`` from now without any operation."""
         self.info = await self._client.model_resources.extend_expiry(self.id, seconds)
         return self.info
 
@@ -283,7 +323,7 @@ class AsyncModelResource:
         """A session on these resources (``options``: those of ``client.sessions.create``)."""
         return await self._client.sessions.create(self.id, **options)
 
-    async def __aenter__(self) -> AsyncModelResource:
+    async def __aenter__(self) -> AsyncModelResources:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -293,8 +333,8 @@ class AsyncModelResource:
         return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
 
 
-class AsyncSessions:
-    """``client.sessions``: create, get, list and stop training sessions."""
+class AsyncSessionsAPI:
+    """``client.sessions``: create, get, list, update and stop training sessions."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -312,26 +352,23 @@ class AsyncSessions:
         timeout: float | None = 3600.0,
     ) -> AsyncSession:
         """Start a session and, with ``wait``, poll until it is RUNNING."""
-        options = {
+        body = {
+            "model_resources_id": model_resources_id,
             "display_name": display_name,
             "lora_config": lora_config,
             "metadata": metadata,
             "resume_from_checkpoint_id": resume_from_checkpoint_id,
             "load_optimizer": load_optimizer,
         }
-        spec = _requests.create_session_request(model_resources_id, options)
-        info = _responses.parse_session(await self._client._json(spec))
+        info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = await self._client._wait_ready(
-                lambda: self._info(info.id),
-                _responses.session_readiness,
-                timeout,
-                f"session {info.id}",
-                info,
+                lambda: self._info(info.id), session_readiness, timeout, f"session {info.id}", info
             )
         return AsyncSession(self._client, info.id, info)
 
     async def get(self, session_id: str) -> AsyncSession:
+        """A handle on the session, with its state as it is now."""
         return AsyncSession(self._client, session_id, await self._info(session_id))
 
     async def list(
@@ -340,17 +377,18 @@ class AsyncSessions:
         status: Sequence[str] | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> SessionsListResponse:
+    ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        spec = _requests.list_sessions_request(
-            after=after, limit=limit, status=list(status) if status else None
+        statuses = _enums(models.ListTrainingSessionsStatusItem, status)
+        return await self._client._call(
+            rl.list_training_sessions.ENDPOINT,
+            None,
+            **set_values({"after": after, "limit": limit, "status": statuses}),
         )
-        return _responses.parse_sessions(await self._client._json(spec))
 
     async def stop(self, session_id: str) -> SessionInfo:
-        return _responses.parse_session(
-            await self._client._json(_requests.stop_session_request(session_id))
-        )
+        """Stop the session (its model resources keep running, and billing)."""
+        return await self._client._call(rl.stop_training_session.ENDPOINT, None, session_id)
 
     async def update(
         self,
@@ -361,19 +399,17 @@ class AsyncSessions:
     ) -> SessionInfo:
         """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
         unchanged, ``""`` clears it."""
-        options = {"display_name": display_name, "metadata": metadata}
-        spec = _requests.update_session_request(session_id, options)
-        return _responses.parse_session(await self._client._json(spec))
+        body = {"display_name": display_name, "metadata": metadata}
+        return await self._client._call(rl.update_training_session.ENDPOINT, body, session_id)
 
     async def _info(self, session_id: str) -> SessionInfo:
-        return _responses.parse_session(
-            await self._client._json(_requests.get_session_request(session_id))
-        )
+        return await self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
 
 
 class AsyncSession:
     """A training session: submit operations (forward-backward, optimizer steps, sampling,
-    weight syncs, custom gradients) and collect their results through futures."""
+    weight syncs, custom gradients, checkpoints) and collect their results through futures.
+    ``info`` is its last known state; ``async with`` stops it on exit."""
 
     def __init__(
         self, client: AsyncClient, session_id: str, info: SessionInfo | None = None
@@ -384,10 +420,12 @@ class AsyncSession:
         self._planner = client._planner(session_id)
 
     async def refresh(self) -> SessionInfo:
+        """Fetch its state again (``info``)."""
         self.info = await self._client.sessions._info(self.id)
         return self.info
 
     async def stop(self) -> SessionInfo:
+        """Stop the session (its model resources keep running, and billing)."""
         self.info = await self._client.sessions.stop(self.id)
         return self.info
 
@@ -431,7 +469,7 @@ class AsyncSession:
         forward_only: bool = False,
         return_loss_fn_outputs: bool = False,
         idempotency_key: str | None = None,
-    ) -> AsyncForwardBackwardFuture:
+    ) -> AsyncOperationFuture[ForwardBackwardResult]:
         """Submit a forward-backward pass; returns as soon as the POST is acknowledged.
 
         One Idempotency-Key (``idempotency_key`` or a new uuid4) is used for every retry of
@@ -440,10 +478,8 @@ class AsyncSession:
         body = build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        poll_kind = _requests.forward_backward_poll_kind(forward_only)
-        future = await self._submit(FORWARD_BACKWARD, body, idempotency_key, poll_kind=poll_kind)
-        assert isinstance(future, AsyncForwardBackwardFuture)
-        return future
+        learned_as = duration_class(FORWARD_BACKWARD.name, forward_only)
+        return await self._submit(FORWARD_BACKWARD, body, idempotency_key, learned_as=learned_as)
 
     async def forward(
         self,
@@ -481,19 +517,18 @@ class AsyncSession:
         :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
-        body = build_optim_step(
-            _requests.adam_params_from(
-                adam_params,
-                learning_rate=learning_rate,
-                beta1=beta1,
-                beta2=beta2,
-                eps=eps,
-                weight_decay=weight_decay,
-                grad_clip_norm=grad_clip_norm,
-            ),
-            muon_params,
+        params = adam_params_from(
+            adam_params,
+            learning_rate=learning_rate,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            weight_decay=weight_decay,
+            grad_clip_norm=grad_clip_norm,
         )
-        return await self._submit(OPTIM_STEP, body, idempotency_key)
+        return await self._submit(
+            OPTIM_STEP, build_optim_step(params, muon_params), idempotency_key
+        )
 
     async def sample(
         self,
@@ -515,7 +550,7 @@ class AsyncSession:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = _requests.sampling_params_from(
+        params = sampling_params_from(
             sampling_params,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -535,15 +570,14 @@ class AsyncSession:
 
     async def sync_weights(
         self,
-        weight_sync_type: str = WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
+        weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
     ) -> AsyncOperationFuture[WeightsSyncResult]:
         """Publish the trainer's weights to the sampler; the result's ``.weights_version``
         is the version samples submitted afterwards use."""
-        return await self._submit(
-            WEIGHTS_SYNC, build_weights_sync(weight_sync_type), idempotency_key
-        )
+        body = build_weights_sync(weight_sync_type)
+        return await self._submit(WEIGHTS_SYNC, body, idempotency_key)
 
     async def custom_forward_backward(
         self,
@@ -557,39 +591,38 @@ class AsyncSession:
         body = build_custom_forward_backward(samples, gradients)
         return await self._submit(CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
-    async def get_forward_backward(self, operation_id: str) -> AsyncForwardBackwardFuture:
-        """Re-attach to an operation by id (e.g. after an ``OperationTimeoutError``)."""
-        future = await self.get_operation(FORWARD_BACKWARD.name, operation_id)
-        assert isinstance(future, AsyncForwardBackwardFuture)
-        return future
+    async def get_forward_backward(
+        self, operation_id: str
+    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+        """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
+        return await self._attach(FORWARD_BACKWARD, operation_id)
 
     async def get_operation(self, kind: str, operation_id: str) -> AsyncOperationFuture[Any]:
         """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
-        operation_kind = _requests.operation_kind(kind)
-        state = _responses.OperationState(operation_id, "")
-        poll = self._planner.attached(operation_kind.name, self._client._http.clock())
-        future = _future_class(operation_kind)(
-            self, state, poll, idempotency_key=None, kind=operation_kind
-        )
+        return await self._attach(operation_kind(kind), operation_id)
+
+    # internals: one implementation for every operation kind
+    async def _attach(self, kind: OperationKind[R], operation_id: str) -> AsyncOperationFuture[R]:
+        poll = self._planner.attached(kind.name, self._client._http.clock())
+        future = AsyncOperationFuture(self, OperationState(operation_id, ""), poll, None, kind)
         await future._fetch()
         return future
 
-    # internals: one implementation for every operation kind
     async def _submit(
         self,
         kind: OperationKind[R],
         body: dict[str, Any] | None,
         idempotency_key: str | None,
         *,
-        poll_kind: str | None = None,
+        learned_as: str | None = None,
     ) -> AsyncOperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
-        key = idempotency_key or _requests.new_idempotency_key()
+        key = idempotency_key or new_idempotency_key()
         content = None if body is None else await self._post_content(body)
-        spec = kind.post_request(self.id, content, key)
-        state = _responses.interpret_operation(await self._client._json(spec), kind)
-        poll = self._planner.submitted(poll_kind or kind.name, self._client._http.clock())
-        future = _future_class(kind)(self, state, poll, idempotency_key=key, kind=kind)
+        spec = endpoint_request(kind.submit, content, self.id, idempotency_key=key)
+        state = interpret_operation(await self._client._json(spec), kind)
+        poll = self._planner.submitted(learned_as or kind.name, self._client._http.clock())
+        future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             await future._download()
         return future
@@ -610,27 +643,24 @@ class AsyncSession:
                 raise
             client._uploads_supported = False
             return content
-        payload_id, upload_url = _payloads.parse_upload_url(answer)
-        await client._http.send(_payloads.upload_request(upload_url, content))
-        return encode_json(_payloads.shrink_body(body, payload_id))
+        upload = read_body(rl.create_payload_upload_url.ENDPOINT, answer)
+        await client._http.send(_payloads.upload_request(upload.upload_url, content))
+        return encode_json(_payloads.shrink_body(body, upload.payload_id))
 
-    async def _get_operation(
-        self, operation_id: str, kind: OperationKind[Any]
-    ) -> _responses.OperationState:
-        spec = kind.get_request(self.id, operation_id)
-        return _responses.interpret_operation(await self._client._json(spec), kind)
+    async def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> OperationState:
+        spec = endpoint_request(kind.poll, None, self.id, operation_id)
+        return interpret_operation(await self._client._json(spec), kind)
 
-    async def _download_output(self, state: _responses.OperationState) -> dict[str, Any]:
+    async def _download_output(self, state: OperationState) -> dict[str, Any]:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
-        url = _payloads.parse_download_url(
-            await client._json(_payloads.download_url_request(self.id, state.payload_id))
-        )
+        answer = await client._json(_payloads.download_url_request(self.id, state.payload_id))
+        url = read_body(rl.create_payload_download_url.ENDPOINT, answer).download_url
         downloaded = await client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
 
 
-class AsyncCheckpoints:
+class AsyncCheckpointsAPI:
     """``client.checkpoints``: list, get and download checkpoints."""
 
     def __init__(self, client: AsyncClient) -> None:
@@ -644,16 +674,26 @@ class AsyncCheckpoints:
         type: str | None = None,
         limit: int | None = None,
         after: str | None = None,
-    ) -> CheckpointsListResponse:
+    ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
-        spec = _requests.list_checkpoints_request(
-            after=after, limit=limit, session_id=session_id, base_model=base_model, type=type
+        checkpoint_type = None if type is None else models.CheckpointType(type)
+        return await self._client._call(
+            rl.list_checkpoints.ENDPOINT,
+            None,
+            **set_values(
+                {
+                    "after": after,
+                    "limit": limit,
+                    "session_id": session_id,
+                    "base_model": base_model,
+                    "type_": checkpoint_type,
+                }
+            ),
         )
-        return _responses.parse_checkpoints(await self._client._json(spec))
 
-    async def get(self, checkpoint_id: str) -> Checkpoint:
-        spec = _requests.get_checkpoint_request(checkpoint_id)
-        return _responses.parse_checkpoint(await self._client._json(spec))
+    async def get(self, checkpoint_id: str) -> models.Checkpoint:
+        """One checkpoint by id."""
+        return await self._client._call(rl.get_checkpoint.ENDPOINT, None, checkpoint_id)
 
     async def download(
         self,
@@ -670,11 +710,15 @@ class AsyncCheckpoints:
         off with False)."""
         folder = Path(to)
         folder.mkdir(parents=True, exist_ok=True)
-        spec = _requests.checkpoint_download_request(checkpoint_id, variant)
-        listing = _responses.parse_checkpoint_download(await self._client._json(spec))
+        listing = await self._client._call(
+            rl.download_checkpoint.ENDPOINT,
+            None,
+            checkpoint_id,
+            variant=models.CheckpointVariant(variant),
+        )
         paths = []
         for item in listing.data:
-            path = _requests.checkpoint_file_path(folder, item.filename)
+            path = checkpoint_file_path(folder, item.filename)
             bar = None if progress is False else terminal_progress(item.filename)
             await self._client._http.download(_payloads.download_request(item.url), path, bar)
             paths.append(path)
@@ -686,23 +730,23 @@ class AsyncOperationFuture(Generic[R]):
 
     ``result(timeout=)`` polls on the session's learned schedule (per operation kind) and
     returns the kind's result (:class:`ForwardBackwardResult`, :class:`OptimStepResult`,
-    :class:`SampleResult`, :class:`WeightsSyncResult`, :class:`CustomForwardBackwardResult`),
-    raises ``OperationFailedError`` (FAILED) or ``OperationTimeoutError`` (a ``TimeoutError``;
-    the operation keeps running: call ``result`` again or ``session.get_operation(kind, id)``).
-    An output offloaded by the server (``payload_id``) is downloaded and merged first.
+    :class:`SampleResult`, :class:`WeightsSyncResult`, :class:`CustomForwardBackwardResult`,
+    :class:`CheckpointResult`), raises ``OperationFailedError`` (FAILED) or
+    ``OperationTimeoutError`` (a ``TimeoutError``; the operation keeps running: call ``result``
+    again or ``session.get_operation(kind, id)``). An output offloaded by the server
+    (``payload_id``) is downloaded and merged first. Async futures are awaitable.
     """
 
     def __init__(
         self,
         session: AsyncSession,
-        state: _responses.OperationState,
+        state: OperationState,
         poll: OperationPoll,
-        *,
         idempotency_key: str | None,
         kind: OperationKind[R],
     ) -> None:
         self.session = session
-        self.kind: OperationKind[Any] = kind
+        self.kind: OperationKind[R] = kind
         self.operation_id = state.operation_id
         self.idempotency_key = idempotency_key
         self._state = state
@@ -721,6 +765,9 @@ class AsyncOperationFuture(Generic[R]):
         return self._state.status
 
     async def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
+        """Wait for the operation (at most ``timeout`` seconds; ``None``: no limit) and return
+        its result; raises ``OperationFailedError`` when it failed and
+        ``OperationTimeoutError`` when the time is up (the operation keeps running)."""
         async with self._lock:
             http = self.session._client._http
             start = http.clock()
@@ -739,7 +786,10 @@ class AsyncOperationFuture(Generic[R]):
                 if wait > 0:
                     await http.sleep(wait)
                 await self._fetch()
-            return self._outcome()
+            if self._state.failure is not None:
+                raise self._state.failure
+            result: R = self._state.result
+            return result
 
     async def _fetch(self) -> None:
         http = self.session._client._http
@@ -752,16 +802,7 @@ class AsyncOperationFuture(Generic[R]):
     async def _download(self) -> None:
         state = self._state
         output = await self.session._download_output(state)
-        self._state = _responses.complete_operation(
-            self.kind, state.operation_id, state.status, output
-        )
-
-    def _outcome(self) -> R:
-        if self._state.failure is not None:
-            raise self._state.failure
-        assert self._state.result is not None
-        result: R = self._state.result
-        return result
+        self._state = complete_operation(self.kind, state.operation_id, state.status, output)
 
     # unasync: async only
     def __await__(self) -> Generator[Any, None, R]:
@@ -775,11 +816,3 @@ class AsyncOperationFuture(Generic[R]):
             f"{name}(kind={self.kind.name!r}, operation_id={self.operation_id!r}, "
             f"status={self.status!r})"
         )
-
-
-class AsyncForwardBackwardFuture(AsyncOperationFuture[ForwardBackwardResult]):
-    """The pending result of a forward-backward (or forward) submission."""
-
-
-def _future_class(kind: OperationKind[Any]) -> type[AsyncOperationFuture[Any]]:
-    return AsyncForwardBackwardFuture if kind is FORWARD_BACKWARD else AsyncOperationFuture

@@ -93,7 +93,7 @@ class AuthenticationError(APIStatusError):
 
 
 class PermissionDeniedError(APIStatusError):
-    """403."""
+    """403: the API key may not do this."""
 
 
 class NotFoundError(APIStatusError):
@@ -101,11 +101,14 @@ class NotFoundError(APIStatusError):
 
 
 class ConflictError(APIStatusError):
-    """409: a request with the same Idempotency-Key is still being processed."""
+    """409: the request conflicts with the resource's state, e.g. stopping model resources
+    without ``force`` while sessions run on them (``message`` names them), or a request whose
+    Idempotency-Key is still being processed. 409 is retried first (a key in use clears), so
+    this is raised once the retries are spent."""
 
 
 class PayloadTooLargeError(APIStatusError):
-    """413."""
+    """413: the request body is larger than the server accepts."""
 
 
 class UnprocessableEntityError(APIStatusError):
@@ -113,7 +116,7 @@ class UnprocessableEntityError(APIStatusError):
 
 
 class RateLimitError(APIStatusError):
-    """429."""
+    """429: too many requests (retried first, honouring ``Retry-After``)."""
 
 
 class InternalServerError(APIStatusError):
@@ -150,8 +153,9 @@ class OperationFailedError(TogetherRLError):
 
 
 class OperationTimeoutError(TogetherRLError, TimeoutError):
-    """The operation did not finish in time. It keeps running on the server: collect it later
-    with ``session.get_forward_backward(operation_id)``."""
+    """``future.result(timeout=)`` expired before the operation of any kind finished (``waited``:
+    the seconds spent). It keeps running on the server: call ``result`` again, or re-attach by
+    id with ``session.get_operation(kind, operation_id)``."""
 
     def __init__(self, operation_id: str, waited: float) -> None:
         super().__init__(

@@ -1,17 +1,15 @@
-"""HTTP without I/O: configuration, the request of each call (:class:`RequestSpec`), what the
-retry loops of :mod:`._async_http` and :mod:`._sync_http` decide after each attempt (through
-:class:`RetryState`), and typed errors from error bodies."""
+"""HTTP without I/O: configuration, what the retry loops of :mod:`._async_http` and
+:mod:`._sync_http` decide after each attempt (through :class:`RetryState`), typed errors from
+error bodies, and the JSON of a 2xx body."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import orjson
-from together_rl_client.types import RequestParts
 
 from ._errors import (
     APIConnectionError,
@@ -21,12 +19,12 @@ from ._errors import (
     TogetherRLError,
     status_error_class,
 )
+from ._requests import API_PREFIX, RequestSpec
 from ._retry import RetryPolicy, RetryState
 
 __all__ = [
-    "API_PREFIX",
     "DEFAULT_BASE_URL",
-    "RequestSpec",
+    "VERSION",
     "build_request",
     "client_options",
     "delay_after_status",
@@ -37,9 +35,9 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = "https://api.together.ai"
-#: the path of the API root under the base URL (the spec's server URL ends with it)
-API_PREFIX = "/v1"
-USER_AGENT = "together-rl/0.1.0"
+#: the installed distribution's version (``together_rl.__version__``)
+VERSION = importlib.metadata.version("together-rl-toolkit")
+USER_AGENT = f"together-rl/{VERSION}"
 
 
 def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]:
@@ -64,41 +62,6 @@ def default_headers(api_key: str) -> dict[str, str]:
 
 def make_timeout(policy: RetryPolicy) -> httpx.Timeout:
     return httpx.Timeout(policy.request_timeout, connect=policy.connect_timeout)
-
-
-@dataclass(frozen=True)
-class RequestSpec:
-    """One HTTP request: the generated client's :class:`RequestParts` and the body we encoded.
-    ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
-
-    method: str
-    url: str
-    operation: str
-    params: Mapping[str, Any] | None = None
-    headers: Mapping[str, str] | None = None
-    content: bytes | None = None
-    #: False for presigned payload URLs: the request goes out without ``Authorization``
-    authenticated: bool = True
-
-    @classmethod
-    def from_parts(
-        cls, parts: RequestParts, *, path: str, content: bytes | None = None
-    ) -> RequestSpec:
-        """From an endpoint's ``request_parts(...)`` and its ``PATH`` (for the label)."""
-        params = parts.params or None
-        if params:
-            # Arrays go comma-separated, as the spec (style form, explode false) says.
-            params = {
-                k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in params.items()
-            }
-        return cls(
-            method=parts.method,
-            url=parts.url,
-            operation=f"{parts.method} {API_PREFIX}{path}",
-            params=params,
-            headers=parts.headers,
-            content=content,
-        )
 
 
 def status_error(response: httpx.Response, operation: str) -> APIStatusError:

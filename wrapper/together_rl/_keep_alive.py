@@ -21,6 +21,8 @@ class KeepAlive:
         self._extend = extend
         self._every = every
         self._stop = threading.Event()
+        # waits ``every`` seconds; True once the block has ended (tests replace it)
+        self._wait: Callable[[float], bool] = self._stop.wait
         self._thread: threading.Thread | None = None
         self.extensions = 0
         self.errors: list[BaseException] = []
@@ -40,7 +42,7 @@ class KeepAlive:
             self._thread.join()
 
     def _run(self) -> None:
-        while not self._stop.wait(self._every):
+        while not self._wait(self._every):
             try:
                 self._extend()
                 self.extensions += 1
@@ -55,6 +57,7 @@ class AsyncKeepAlive:
         self._extend = extend
         self._every = every
         self._task: asyncio.Task[None] | None = None
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests replace it
         self.extensions = 0
         self.errors: list[BaseException] = []
 
@@ -72,7 +75,7 @@ class AsyncKeepAlive:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self._every)
+            await self._sleep(self._every)
             try:
                 await self._extend()
                 self.extensions += 1

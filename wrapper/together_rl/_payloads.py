@@ -19,12 +19,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
 
 from ._checks import all_of_type
 from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
-from ._http import RequestSpec
-from ._numpy import is_array
+from ._requests import RequestSpec, endpoint_request
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
@@ -33,8 +33,6 @@ __all__ = [
     "download_url_request",
     "merge_offloaded",
     "needs_upload",
-    "parse_download_url",
-    "parse_upload_url",
     "shrink_body",
     "upload_request",
     "upload_unsupported",
@@ -71,7 +69,7 @@ def _is_numeric_list(value: Any) -> bool:
 
 
 def _shrink(value: Any) -> Any:
-    if is_array(value):
+    if isinstance(value, np.ndarray):
         return value[:STAND_IN_LENGTH].tolist()
     if _is_numeric_list(value):
         return list(value[:STAND_IN_LENGTH])
@@ -130,11 +128,12 @@ def _bodiless_post(spec: RequestSpec) -> RequestSpec:
 
 
 def upload_url_request(session_id: str) -> RequestSpec:
-    parts = create_payload_upload_url.request_parts(session_id)
-    return _bodiless_post(RequestSpec.from_parts(parts, path=create_payload_upload_url.PATH))
+    """``POST .../payloads/upload-url`` (read its answer with ``read_body``)."""
+    return _bodiless_post(endpoint_request(create_payload_upload_url.ENDPOINT, None, session_id))
 
 
 def upload_request(upload_url: str, content: bytes) -> RequestSpec:
+    """The PUT of a body to its presigned URL, without ``Authorization``."""
     return RequestSpec(
         method="PUT",
         url=upload_url,
@@ -146,31 +145,13 @@ def upload_request(upload_url: str, content: bytes) -> RequestSpec:
 
 
 def download_url_request(session_id: str, payload_id: str) -> RequestSpec:
-    parts = create_payload_download_url.request_parts(session_id, payload_id)
-    return _bodiless_post(RequestSpec.from_parts(parts, path=create_payload_download_url.PATH))
+    """``POST .../payloads/{payload_id}/download-url`` (read its answer with ``read_body``)."""
+    endpoint = create_payload_download_url.ENDPOINT
+    return _bodiless_post(endpoint_request(endpoint, None, session_id, payload_id))
 
 
 def download_request(download_url: str) -> RequestSpec:
+    """The GET of a presigned URL, without ``Authorization``."""
     return RequestSpec(
         method="GET", url=download_url, operation="GET <download_url>", authenticated=False
     )
-
-
-def parse_upload_url(data: Any) -> tuple[str, str]:
-    if (
-        not isinstance(data, Mapping)
-        or not isinstance(data.get("payload_id"), str)
-        or not isinstance(data.get("upload_url"), str)
-    ):
-        raise MalformedResponseError(
-            "an upload-url answer needs 'payload_id' and 'upload_url'", body=str(data)[:200]
-        )
-    return data["payload_id"], data["upload_url"]
-
-
-def parse_download_url(data: Any) -> str:
-    if not isinstance(data, Mapping) or not isinstance(data.get("download_url"), str):
-        raise MalformedResponseError(
-            "a download-url answer needs 'download_url'", body=str(data)[:200]
-        )
-    return str(data["download_url"])

@@ -8,6 +8,7 @@ themselves (``time.sleep`` or ``asyncio.sleep``).
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ __all__ = [
     "PollHistory",
     "PollPlanner",
     "PollPolicy",
+    "duration_class",
     "poll_wait",
     "readiness_interval",
 ]
@@ -111,6 +113,8 @@ class DurationTracker:
         self.high: float | None = None
         self.warmup_ops = 0
         self.warmup_spent = 0
+        #: the warm-up ended on a wide bracket: the next operation narrows it (see bracket_points)
+        self.narrowing = False
         self._last_direction = 0
         self._step_multiplier = 1.0
 
@@ -140,9 +144,16 @@ class DurationTracker:
         each later warm-up operation, spread geometrically over the bracket with its upper end
         (plus ``bracket_slack``) last (evenly when the bracket starts at 0)."""
         assert self.high is not None
+        p = self._policy
         left, ops_left = self._budget_left()
         n = max(1, left - (ops_left - 1))
-        low, high = self.low, self.high + self._policy.bracket_slack
+        low, high = self.low, self.high + p.bracket_slack
+        if self.narrowing and low > 0.0:
+            # The budgeted operations left the bracket wide: one more spreads as many GETs as
+            # collecting it within max(settle_floor, settle_fraction x D) takes, so it is then
+            # narrow and every later operation is collected within that bound.
+            step = max(p.settle_fraction, p.settle_floor / low)
+            n = max(1, math.ceil(math.log(high / low) / math.log1p(step)))
         if low <= 0.0:
             return [high * k / n for k in range(1, n + 1)]
         ratio = (high / low) ** (1.0 / n)
@@ -150,13 +161,17 @@ class DurationTracker:
 
     def running_at(self, duration: float) -> None:
         """Warm-up: an operation was seen still running ``duration`` after its start."""
-        if self.estimate is None:
+        if self.estimate is None or self.narrowing:
             self.warmup_spent += 1
             self.low = max(self.low, duration)
 
     def done_at(self, duration: float) -> None:
         """Warm-up: an operation was seen done ``duration`` after its start (the last GET of
         one operation)."""
+        if self.narrowing:
+            self.narrowing = False
+            self.high = min(self.high or duration, duration)
+            self._set(self.high if self.low < self.high else self.low)
         if self.estimate is not None:
             return
         self.warmup_spent += 1
@@ -178,6 +193,7 @@ class DurationTracker:
             self._set(self.high)
         else:
             self._set((self.low * self.high) ** 0.5)
+            self.narrowing = True
 
     def at_least(self, duration: float) -> None:
         """An operation was seen still running `duration` after its start. When that is far
@@ -255,7 +271,7 @@ class OperationPoll:
         tracker = self._tracker
         if self.gets == 0:
             done = self.predicted_done
-            if done is not None:
+            if done is not None and not (tracker.narrowing and self.learning):
                 self._learned = True
                 at = done
             elif tracker.high is not None and self.learning:
@@ -392,3 +408,9 @@ def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float 
     if deadline is not None and next_poll_at > deadline:
         return None
     return max(0.0, next_poll_at - now)
+
+
+def duration_class(kind: str, forward_only: bool = False) -> str:
+    """The name an operation's duration is learned under: its kind, and a forward-only
+    forward-backward apart (it is much shorter than a pass with a backward)."""
+    return kind + (":forward" if forward_only else "")

@@ -1,6 +1,6 @@
-"""How the answers of the API are read: sessions and model resources (and whether they are
-ready), and operation bodies (still going, failed, completed with a result, or completed with an
-offloaded output to download). No I/O here."""
+"""How the answers of the API are read, one way for every 2xx body (:func:`read_body`), whether a
+session or model resources are ready, and what an operation body says (still going, failed,
+completed with a result, or completed with an offloaded output to download). No I/O here."""
 
 from __future__ import annotations
 
@@ -9,20 +9,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from together_rl_client.models import (
-    Checkpoint,
-    CheckpointDownloadResponse,
-    CheckpointsListResponse,
     ModelResources,
-    ModelResourcesCostEstimate,
-    ModelResourcesListResponse,
     ModelResourcesStatus,
-    OperationError,
     OperationStatus,
     Session,
-    SessionsListResponse,
     SessionStatus,
-    SupportedModels,
 )
+from together_rl_client.types import Endpoint
 
 from ._errors import (
     MalformedResponseError,
@@ -30,115 +23,66 @@ from ._errors import (
     ResourceStateError,
     TogetherRLError,
 )
-from ._operation_kinds import CUSTOM_FORWARD_BACKWARD, FORWARD_BACKWARD, OperationKind
+from ._operation_kinds import FORWARD_BACKWARD, OperationKind
 
 __all__ = [
     "OperationState",
     "complete_operation",
     "interpret_operation",
-    "parse_checkpoint",
-    "parse_checkpoint_download",
-    "parse_checkpoints",
-    "parse_cost_estimate",
-    "parse_model_resources",
-    "parse_model_resources_list",
-    "parse_session",
-    "parse_sessions",
-    "parse_supported_models",
+    "read_body",
     "resources_readiness",
     "session_readiness",
 ]
 
+M = TypeVar("M")
 COMPLETED = OperationStatus.TRAINING_OPERATION_STATUS_COMPLETED.value
 FAILED = OperationStatus.TRAINING_OPERATION_STATUS_FAILED.value
+_READY = {
+    SessionStatus.TRAINING_SESSION_STATUS_RUNNING.value,
+    ModelResourcesStatus.MODEL_RESOURCES_STATUS_READY.value,
+}
+_DEAD = {
+    SessionStatus.TRAINING_SESSION_STATUS_STOPPED.value,
+    SessionStatus.TRAINING_SESSION_STATUS_STOPPING.value,
+    SessionStatus.TRAINING_SESSION_STATUS_ERROR.value,
+    SessionStatus.TRAINING_SESSION_STATUS_EXPIRED.value,
+    ModelResourcesStatus.MODEL_RESOURCES_STATUS_ERROR.value,
+    ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPED.value,
+    ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPING.value,
+}
 
 
-M = TypeVar("M")
+def _malformed(what: str, data: Any, operation: str | None = None) -> MalformedResponseError:
+    return MalformedResponseError(what, operation=operation, body=str(data)[:200])
 
 
-def _read(parse: Callable[[Any], M], data: Any, what: str) -> M:
-    """A generated model from a 2xx body; a body it cannot read is a malformed answer."""
+def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = None) -> M:
+    """The generated model of ``endpoint``'s 2xx body; a body it cannot read is a malformed
+    answer (never a ``KeyError``)."""
+    parse: Callable[[Any], M] | None = endpoint.parse_response
+    assert parse is not None, f"{endpoint.path} has no JSON answer"
     try:
         return parse(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise MalformedResponseError(
-            f"{what} cannot be read: {exc!r}", body=str(data)[:200]
-        ) from exc
+        raise _malformed(f"the answer cannot be read: {exc!r}", data, operation) from exc
 
 
-def parse_session(data: Any) -> Session:
-    return _read(Session.from_dict, data, "a session")
-
-
-def parse_sessions(data: Any) -> SessionsListResponse:
-    return _read(SessionsListResponse.from_dict, data, "a page of sessions")
-
-
-def parse_model_resources(data: Any) -> ModelResources:
-    return _read(ModelResources.from_dict, data, "model resources")
-
-
-def parse_supported_models(data: Any) -> SupportedModels:
-    return _read(SupportedModels.from_dict, data, "the supported models")
-
-
-def parse_model_resources_list(data: Any) -> ModelResourcesListResponse:
-    return ModelResourcesListResponse.from_dict(data)
-
-
-def parse_cost_estimate(data: Any) -> ModelResourcesCostEstimate:
-    return ModelResourcesCostEstimate.from_dict(data)
-
-
-def parse_checkpoint(data: Any) -> Checkpoint:
-    return Checkpoint.from_dict(data)
-
-
-def parse_checkpoints(data: Any) -> CheckpointsListResponse:
-    return CheckpointsListResponse.from_dict(data)
-
-
-def parse_checkpoint_download(data: Any) -> CheckpointDownloadResponse:
-    return CheckpointDownloadResponse.from_dict(data)
-
-
-SESSION_READY = SessionStatus.TRAINING_SESSION_STATUS_RUNNING.value
-SESSION_DEAD = frozenset(
-    {
-        SessionStatus.TRAINING_SESSION_STATUS_STOPPED.value,
-        SessionStatus.TRAINING_SESSION_STATUS_STOPPING.value,
-        SessionStatus.TRAINING_SESSION_STATUS_ERROR.value,
-        SessionStatus.TRAINING_SESSION_STATUS_EXPIRED.value,
-    }
-)
-RESOURCES_READY = ModelResourcesStatus.MODEL_RESOURCES_STATUS_READY.value
-RESOURCES_DEAD = frozenset(
-    {
-        ModelResourcesStatus.MODEL_RESOURCES_STATUS_ERROR.value,
-        ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPED.value,
-        ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPING.value,
-    }
-)
+def _readiness(status: str, what: str) -> bool:
+    if status in _READY:
+        return True
+    if status in _DEAD:
+        raise ResourceStateError(f"{what} is {status}, it will not become usable")
+    return False
 
 
 def session_readiness(session: Session) -> bool:
     """True when RUNNING, False while starting; raises when it can no longer start."""
-    status = session.status.value
-    if status == SESSION_READY:
-        return True
-    if status in SESSION_DEAD:
-        raise ResourceStateError(f"session {session.id} is {status}, it will not become RUNNING")
-    return False
+    return _readiness(session.status.value, f"session {session.id}")
 
 
 def resources_readiness(resources: ModelResources) -> bool:
     """True when READY, False while provisioning; raises when it can no longer become ready."""
-    status = resources.status.value
-    if status == RESOURCES_READY:
-        return True
-    if status in RESOURCES_DEAD:
-        raise ResourceStateError(f"model resources {resources.id} are {status}")
-    return False
+    return _readiness(resources.status.value, f"model resources {resources.id}")
 
 
 @dataclass(frozen=True)
@@ -155,6 +99,7 @@ class OperationState:
 
     @property
     def terminal(self) -> bool:
+        """A result or a failure is known: nothing is left to fetch."""
         return self.result is not None or self.failure is not None
 
     @property
@@ -165,6 +110,7 @@ class OperationState:
 
     @property
     def payload_id(self) -> str | None:
+        """The id of the offloaded output to download, if any."""
         return None if self.offloaded is None else str(self.offloaded["payload_id"])
 
 
@@ -174,10 +120,10 @@ def complete_operation(
     """The terminal state of a COMPLETED operation whose (merged) ``output`` is known."""
     try:
         result = kind.parse_output(operation_id, output)
-    except (KeyError, TypeError, ValueError) as exc:
-        failure = MalformedResponseError(
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        failure = _malformed(
             f"operation {operation_id} completed with an output that cannot be read: {exc!r}",
-            body=str(output)[:200],
+            output,
         )
         return OperationState(operation_id, status, failure=failure)
     return OperationState(operation_id, status, result=result)
@@ -187,29 +133,24 @@ def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) 
     """Classify an operation body of ``kind``. Only COMPLETED and FAILED are terminal; any
     other status, known or not, means keep polling."""
     if not isinstance(data, Mapping) or "id" not in data or "status" not in data:
-        raise MalformedResponseError(
-            "an operation body needs 'id' and 'status'", body=str(data)[:200]
-        )
-    operation_id = str(data["id"])
-    status = str(data["status"])
+        raise _malformed("an operation body needs 'id' and 'status'", data)
+    operation_id, status = str(data["id"]), str(data["status"])
     if status == COMPLETED:
         output = data.get("output")
-        if output is None and kind is CUSTOM_FORWARD_BACKWARD:
-            output = {}  # its result has no fields; every other kind must carry one
+        if output is None and kind.output_optional:
+            output = {}
         if not isinstance(output, Mapping):
-            failure = MalformedResponseError(
-                f"operation {operation_id} completed without an output", body=str(data)[:200]
-            )
-            return OperationState(operation_id, status, failure=failure)
+            missing = _malformed(f"operation {operation_id} completed without an output", data)
+            return OperationState(operation_id, status, failure=missing)
         if output.get("payload_id"):
             return OperationState(operation_id, status, offloaded=output)
         return complete_operation(kind, operation_id, status, output)
     if status == FAILED:
-        raw_error = data.get("error")
-        error = OperationError.from_dict(raw_error) if isinstance(raw_error, Mapping) else None
-        code = None if error is None or not error.code else str(error.code)
-        message = None if error is None or not error.message else str(error.message)
-        return OperationState(
-            operation_id, status, failure=OperationFailedError(operation_id, code, message)
+        error = data.get("error")
+        error = error if isinstance(error, Mapping) else {}
+        code, message = error.get("code"), error.get("message")
+        failure = OperationFailedError(
+            operation_id, str(code) if code else None, str(message) if message else None
         )
+        return OperationState(operation_id, status, failure=failure)
     return OperationState(operation_id, status)

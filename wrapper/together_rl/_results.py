@@ -1,5 +1,5 @@
 """Result types returned by the wrapper, one per operation kind, and how a completed
-operation's ``output`` becomes one (numpy arrays when numpy is installed)."""
+operation's ``output`` becomes one (with numpy arrays)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ._errors import MalformedResponseError
-from ._numpy import HAVE_NUMPY, np
 
 __all__ = [
     "CustomForwardBackwardResult",
@@ -32,8 +33,8 @@ class ForwardBackwardResult:
     """The output of a completed forward-backward (or forward) operation.
 
     ``loss_fn_outputs`` has one mapping per sample, in request order, from output name
-    (``"logprobs"`` for the built-in losses) to a numpy array (float32 or int64) when numpy is
-    installed, else a list. It is empty unless ``return_loss_fn_outputs`` was set.
+    (``"logprobs"`` for the built-in losses) to a numpy array (float32 or int64). It is empty
+    unless ``return_loss_fn_outputs`` was set.
     """
 
     operation_id: str
@@ -76,7 +77,7 @@ class CustomForwardBackwardResult:
 class SampledSequence:
     """One sampled completion (the prompt is not repeated).
 
-    ``tokens``: numpy int64 (a list without numpy); ``logprobs``: numpy float64, one per token,
+    ``tokens``: numpy int64; ``logprobs``: numpy float64, one per token,
     the log-probability of each token under the sampling policy (``None`` when the server sent
     none); ``stop_reason``: ``"STOP_REASON_LENGTH"`` or ``"STOP_REASON_STOP"`` (any other string
     is passed through).
@@ -186,13 +187,13 @@ def parse_custom_forward_backward(
 
 def _tokens(values: Any) -> Any:
     # TokenId: integer or decimal string (numpy parses both, without a Python loop)
-    return np.array(values, dtype=np.int64) if HAVE_NUMPY else [int(t) for t in values]
+    return np.array(values, dtype=np.int64)
 
 
 def _floats(values: Any) -> Any:
     if values is None:
         return None
-    return np.array(values, dtype=np.float64) if HAVE_NUMPY else [float(v) for v in values]
+    return np.array(values, dtype=np.float64)
 
 
 def _sequence(raw: Mapping[str, Any]) -> SampledSequence:
@@ -230,8 +231,6 @@ def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
 
 def _output_array(tensor: Mapping[str, Any]) -> Any:
     data = tensor.get("data", [])
-    if not HAVE_NUMPY:
-        return data
     dtype = np.int64 if tensor.get("dtype") == "int64" else np.float32
     if isinstance(data, list):  # the usual case: fromiter skips array()'s shape discovery
         try:

@@ -1,4 +1,6 @@
-"""The sample builder: prompt + completion tokens in, one wire ``Sample`` out."""
+"""Samples: the builder (prompt + completion tokens in, one wire ``Sample`` out) and the check of
+any sample against a loss before it is sent (required inputs, exclusive inputs, dtypes, every
+tensor as long as the model input), with the rules read from the spec."""
 
 from __future__ import annotations
 
@@ -6,29 +8,32 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from together_rl_client.models import DType
 
 from ._checks import all_of_type
 from ._errors import InvalidRequestError
-from ._numpy import HAVE_NUMPY, is_array, np
+from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES
 
-__all__ = ["INPUT_DTYPES", "Sample"]
+__all__ = ["Sample", "as_int_vector", "normalize_sample", "sample_list", "wire_array"]
 
 _INT64, _FLOAT32 = DType.INT64.value, DType.FLOAT32.value
-#: The dtypes each known loss input key may have (the spec's ``LossFnInputs`` description, a
-#: rule its schema cannot state), the first being the one sent for a bare array or list.
-INPUT_DTYPES: dict[str, tuple[str, ...]] = {
-    "target_tokens": (_INT64,),
-    "logprobs": (_FLOAT32,),
-    "advantages": (_FLOAT32,),
-    "reference_logprobs": (_FLOAT32,),
-    "weights": (_FLOAT32, _INT64),
-    "mask": (_INT64, _FLOAT32),
-}
 
 
-def _as_int_vector(name: str, values: Any) -> Any:
-    if is_array(values):
+def wire_array(array: Any) -> Any:
+    """A numpy array in the form orjson serialises exactly as the official SDK's ``tolist()``
+    would: float64 for floats (a float32 0.1 goes out as 0.10000000149011612), int64 otherwise."""
+    kind = array.dtype.kind
+    if kind == "f":
+        return np.ascontiguousarray(array, dtype=np.float64)
+    if kind in "iub":
+        return np.ascontiguousarray(array, dtype=np.int64)
+    raise InvalidRequestError(f"unsupported array dtype {array.dtype}")
+
+
+def as_int_vector(name: str, values: Any) -> Any:
+    """Token ids (a list or a 1-D integer array) as an int64 array."""
+    if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
         if values.dtype.kind not in "iub":
@@ -39,24 +44,18 @@ def _as_int_vector(name: str, values: Any) -> Any:
         for token in tokens:  # name the first bad token
             if isinstance(token, bool) or not isinstance(token, numbers.Integral):
                 raise InvalidRequestError(f"{name} must hold integers, got {token!r}", field=name)
-    if HAVE_NUMPY:
-        return np.asarray(tokens, dtype=np.int64)
-    return [int(token) for token in tokens]
+    return np.asarray(tokens, dtype=np.int64)
 
 
 def _as_float_vector(name: str, values: Any, length: int) -> Any:
     """Per-completion-token values: a sequence of ``length`` numbers, or one number."""
     if isinstance(values, numbers.Real) and not isinstance(values, bool):
-        if HAVE_NUMPY:
-            return np.full(length, float(values), dtype=np.float64)
-        return [float(values)] * length
-    if is_array(values):
-        if values.ndim != 1:
-            raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
-        vector = values.astype(np.float64, copy=False)  # _shifted copies it
-    else:
-        seq = list(values)
-        vector = np.asarray(seq, dtype=np.float64) if HAVE_NUMPY else [float(v) for v in seq]
+        return np.full(length, float(values), dtype=np.float64)
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
+    vector = np.asarray(
+        values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
+    )
     if len(vector) != length:
         raise InvalidRequestError(
             f"{name} must have one value per completion token ({length}), got {len(vector)}",
@@ -67,11 +66,9 @@ def _as_float_vector(name: str, values: Any, length: int) -> Any:
 
 def _shifted(values: Any, prompt_slots: int) -> Any:
     """Prompt slots (masked) get 0.0; the completion values fill the last slots."""
-    if HAVE_NUMPY:
-        out = np.zeros(prompt_slots + len(values), dtype=np.float64)
-        out[prompt_slots:] = values
-        return out
-    return [0.0] * prompt_slots + list(values)
+    out = np.zeros(prompt_slots + len(values), dtype=np.float64)
+    out[prompt_slots:] = values
+    return out
 
 
 class Sample:
@@ -91,7 +88,7 @@ class Sample:
         *,
         routed_experts_key: str | None = None,
     ) -> None:
-        self.tokens = _as_int_vector("model_input.tokens", tokens)
+        self.tokens = as_int_vector("model_input.tokens", tokens)
         self.loss_fn_inputs = dict(loss_fn_inputs)
         self.routed_experts_key = routed_experts_key
 
@@ -116,32 +113,23 @@ class Sample:
         that predict completion tokens; the prompt slots are masked: ``weights`` 0 and every
         other tensor 0.0. ``weights`` defaults to 1.0 on every completion slot.
         """
-        prompt = _as_int_vector("prompt_tokens", prompt_tokens)
-        completion = _as_int_vector("completion_tokens", completion_tokens)
-        if len(prompt) < 1:
-            raise InvalidRequestError("prompt_tokens must not be empty", field="prompt_tokens")
-        if len(completion) < 1:
-            raise InvalidRequestError(
-                "completion_tokens must not be empty", field="completion_tokens"
-            )
-        if HAVE_NUMPY:
-            full = np.concatenate([prompt, completion])
-        else:
-            full = list(prompt) + list(completion)
-        n_completion = len(completion)
-        prompt_slots = len(prompt) - 1
+        prompt = as_int_vector("prompt_tokens", prompt_tokens)
+        completion = as_int_vector("completion_tokens", completion_tokens)
+        for name, tokens in (("prompt_tokens", prompt), ("completion_tokens", completion)):
+            if len(tokens) < 1:
+                raise InvalidRequestError(f"{name} must not be empty", field=name)
+        full = np.concatenate([prompt, completion])
+        n_completion, prompt_slots = len(completion), len(prompt) - 1
         inputs: dict[str, Any] = {"target_tokens": full[1:]}
-        for name, values in (
-            ("logprobs", logprobs),
-            ("advantages", advantages),
-            ("reference_logprobs", reference_logprobs),
-        ):
+        values_by_name = {
+            "logprobs": logprobs,
+            "advantages": advantages,
+            "reference_logprobs": reference_logprobs,
+            "weights": 1.0 if weights is None else weights,
+        }
+        for name, values in values_by_name.items():
             if values is not None:
                 inputs[name] = _shifted(_as_float_vector(name, values, n_completion), prompt_slots)
-        completion_weights = _as_float_vector(
-            "weights", 1.0 if weights is None else weights, n_completion
-        )
-        inputs["weights"] = _shifted(completion_weights, prompt_slots)
         return cls(full[:-1], inputs, routed_experts_key=routed_experts_key)
 
     def to_wire(self) -> dict[str, Any]:
@@ -151,8 +139,7 @@ class Sample:
             if isinstance(value, Mapping):
                 tensors[key] = value
             else:
-                dtype = INPUT_DTYPES.get(key, (_FLOAT32,))[0]
-                tensors[key] = {"data": value, "dtype": dtype}
+                tensors[key] = {"data": value, "dtype": INPUT_DTYPES.get(key, (_FLOAT32,))[0]}
         wire: dict[str, Any] = {
             "model_input": {"chunks": [{"encoded_text": {"tokens": self.tokens}}]},
             "loss_fn_inputs": tensors,
@@ -166,3 +153,113 @@ class Sample:
 
     def __repr__(self) -> str:
         return f"Sample(tokens={len(self.tokens)}, inputs={sorted(self.loss_fn_inputs)})"
+
+
+def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
+    """Normalise one ``loss_fn_inputs`` value into a TensorData dict; return it and its length."""
+    known = INPUT_DTYPES.get(key)
+    if isinstance(value, Mapping):
+        data, dtype = value.get("data"), value.get("dtype")
+        if data is None or dtype is None:
+            raise InvalidRequestError(f"{label} must have 'data' and 'dtype'", field=label)
+        if isinstance(data, np.ndarray):
+            if data.ndim != 1:
+                raise InvalidRequestError(f"{label}.data must be one-dimensional", field=label)
+            value = {**value, "data": wire_array(data)}
+        elif not isinstance(data, list | tuple):
+            raise InvalidRequestError(f"{label}.data must be a list of numbers", field=label)
+        tensor = value if isinstance(value, dict) else dict(value)
+    elif isinstance(value, np.ndarray | list | tuple):
+        if isinstance(value, np.ndarray):
+            if value.ndim != 1:
+                raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
+            floats, data = value.dtype.kind == "f", wire_array(value)
+        else:
+            floats, data = any(isinstance(v, float) for v in value), value
+        dtype = known[0] if known else (_FLOAT32 if floats else _INT64)
+        tensor = {"data": data, "dtype": dtype}
+    else:
+        raise InvalidRequestError(
+            f"{label} must be a TensorData dict, a numpy array or a list, got "
+            f"{type(value).__name__}",
+            field=label,
+        )
+    if known is not None and tensor["dtype"] not in known:
+        raise InvalidRequestError(
+            f"{label}.dtype must be one of {sorted(known)}, got {tensor['dtype']!r}",
+            field=f"{label}.dtype",
+        )
+    return tensor, len(tensor["data"])
+
+
+def _token_count(label: str, model_input: Any) -> tuple[Any, int]:
+    if not isinstance(model_input, Mapping) or not isinstance(model_input.get("chunks"), list):
+        raise InvalidRequestError(f"{label}.model_input.chunks must be a list", field=label)
+    total, changed, chunks = 0, False, []
+    for index, chunk in enumerate(model_input["chunks"]):
+        encoded = chunk.get("encoded_text") if isinstance(chunk, Mapping) else None
+        tokens = encoded.get("tokens") if isinstance(encoded, Mapping) else None
+        if tokens is None:
+            field = f"{label}.model_input.chunks[{index}].encoded_text.tokens"
+            raise InvalidRequestError(f"{field} is required", field=field)
+        if isinstance(tokens, np.ndarray) and isinstance(encoded, Mapping):
+            chunk = {**chunk, "encoded_text": {**encoded, "tokens": wire_array(tokens)}}
+            changed = True
+        total += len(tokens)
+        chunks.append(chunk)
+    return ({**model_input, "chunks": chunks} if changed else model_input), total
+
+
+def normalize_sample(
+    index: int, sample: Any, required: frozenset[str], needed_by: str
+) -> dict[str, Any]:
+    """Check one sample (``required``: the ``loss_fn_inputs`` keys ``needed_by`` needs) and
+    return its wire dict."""
+    label = f"samples[{index}]"
+    if isinstance(sample, Sample):
+        sample = sample.to_wire()
+    elif not isinstance(sample, Mapping) and hasattr(sample, "to_dict"):
+        sample = sample.to_dict()
+    if not isinstance(sample, Mapping):
+        raise InvalidRequestError(
+            f"{label} must be a together_rl.Sample or a wire dict, got {type(sample).__name__}",
+            field=label,
+        )
+    model_input, n_tokens = _token_count(label, sample.get("model_input"))
+    inputs = sample.get("loss_fn_inputs")
+    if not isinstance(inputs, Mapping):
+        field = f"{label}.loss_fn_inputs"
+        raise InvalidRequestError(f"{field} must be an object", field=field)
+    missing = sorted(required - inputs.keys())
+    if missing:
+        field = f"{label}.loss_fn_inputs.{missing[0]}"
+        raise InvalidRequestError(
+            f"{field} is required by {needed_by} (missing: {', '.join(missing)})", field=field
+        )
+    for group in EXCLUSIVE_INPUTS:
+        present = [key for key in group if key in inputs]
+        if len(present) > 1:
+            field = f"{label}.loss_fn_inputs.{present[-1]}"
+            raise InvalidRequestError(
+                f"{label}.loss_fn_inputs has both {' and '.join(present)}", field=field
+            )
+    tensors: dict[str, Any] = {}
+    for key, value in inputs.items():
+        field = f"{label}.loss_fn_inputs.{key}"
+        tensors[key], length = _tensor(field, key, value)
+        if length != n_tokens:
+            raise InvalidRequestError(
+                f"{field} has {length} values but the model input has {n_tokens} tokens",
+                field=field,
+            )
+    return {**sample, "model_input": model_input, "loss_fn_inputs": tensors}
+
+
+def sample_list(samples: Any) -> Sequence[Any]:
+    """``samples`` as a non-empty sequence (an iterable is listed; a single sample is refused)."""
+    if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
+        raise InvalidRequestError("samples must be a list of samples", field="samples")
+    listed: Sequence[Any] = samples if isinstance(samples, Sequence) else list(samples)
+    if len(listed) == 0:
+        raise InvalidRequestError("samples must not be empty", field="samples")
+    return listed

@@ -1,22 +1,32 @@
 """The spec's facts as the generated client carries them (``make generate`` emits a ``SCHEMA``
-beside every model: required names, bounds, lengths, defaults). The wrapper checks values with
-these, so a bound or a limit changed in ``spec/openapi.yaml`` is followed after regenerating,
-with no edit here."""
+beside every model: required names, bounds, lengths, defaults and the ``x-`` rule keywords). The
+wrapper checks values with these, so a bound, a limit or a loss-input rule changed in
+``spec/openapi.yaml`` is followed after regenerating, with no edit here."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
+from enum import Enum
 from typing import Any
 
-from ._checks import bounded, integer
+from together_rl_client import models
+from together_rl_client.models import LossFnInputs
+
+from ._checks import bounded, enum_value, integer
 
 __all__ = [
+    "EXCLUSIVE_INPUTS",
+    "INPUT_DTYPES",
     "INT64_MAX",
+    "check_enum",
     "check_integer",
     "check_number",
     "field_names",
+    "inputs_required_when_positive",
     "int_range",
+    "property_enum",
     "property_for_class",
     "schema_of",
 ]
@@ -66,6 +76,23 @@ def check_integer(label: str, value: object, model: type, name: str) -> int:
     return integer(label, value, *int_range(model, name))
 
 
+def check_enum(
+    label: str, value: object, enum: type[Enum], allowed: Iterable[str] | None = None
+) -> str:
+    """One of the generated ``enum``'s values (or of ``allowed``, a subset), or its short name:
+    ``"token_mean"`` for ``GRPOLossAggregationType``'s ``GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN``
+    (the prefix is the class name in upper snake case, as the spec names its enum values)."""
+    prefix = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", enum.__name__).upper()
+    values = (str(m.value) for m in enum) if allowed is None else allowed
+    return enum_value(label, value, values, prefix + "_")
+
+
+def property_enum(model: type, name: str) -> type[Enum] | None:
+    """The generated enum class of ``model``'s property ``name``, if it is one."""
+    cls = getattr(models, str(_property(model, name).get("class", "")), None)
+    return cls if isinstance(cls, type) and issubclass(cls, Enum) else None
+
+
 def property_for_class(model: type, cls: type) -> str:
     """The property of ``model`` whose schema is the generated class ``cls`` (for instance the
     ``LossConfig`` key that holds ``GRPOLossParams``)."""
@@ -73,3 +100,24 @@ def property_for_class(model: type, cls: type) -> str:
         if prop.get("class") == cls.__name__:
             return str(name)
     raise LookupError(f"{model.__name__} has no property of type {cls.__name__}")
+
+
+def inputs_required_when_positive(model: type, name: str) -> frozenset[str]:
+    """The sample inputs the spec requires when ``model``'s number ``name`` is > 0
+    (``x-requires-inputs-when-positive``)."""
+    return frozenset(_property(model, name).get("x-requires-inputs-when-positive", ()))
+
+
+_LOSS_FN_INPUTS = schema_of(LossFnInputs)
+#: The dtypes each known ``loss_fn_inputs`` key may have, the first being the one sent for a
+#: bare array or list (the spec's ``LossFnInputs.x-input-dtypes``).
+INPUT_DTYPES: dict[str, tuple[str, ...]] = {
+    key: tuple(dtypes) for key, dtypes in _LOSS_FN_INPUTS["x-input-dtypes"].items()
+}
+#: Groups of ``loss_fn_inputs`` keys of which a sample may hold one at most
+#: (``LossFnInputs.x-exclusive-inputs``).
+EXCLUSIVE_INPUTS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(group) for group in _LOSS_FN_INPUTS["x-exclusive-inputs"]
+)
+# The wrapper checks every tensor against the model input's token count: the one rule it knows.
+assert _LOSS_FN_INPUTS["x-tensor-length"] == "model_input"

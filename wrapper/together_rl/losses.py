@@ -2,9 +2,12 @@
 into the wire ``LossConfig`` with :meth:`Loss.to_wire`. Plain wire dicts are accepted wherever a
 loss is, and are checked by the same rules (:func:`normalize_loss`).
 
-The bounds, the required parameters and the ``LossConfig`` key of each params object come from
-the spec (through the generated models); what the schema cannot say (which sample inputs a loss
-needs, CISPO's low <= high) is stated here once, as in the spec's descriptions."""
+The bounds, the required parameters, the ``LossConfig`` key of each params object and the inputs a
+positive parameter requires (``x-requires-inputs-when-positive``) come from the spec (through the
+generated models). The sample inputs each loss type needs are the spec's
+``LossType.x-required-inputs``, stated here once per builder because the generator keeps no
+``x-`` keyword of an enum (``tests/wrapper/test_builders.py`` holds them to the spec); CISPO's
+low <= high is stated here as the spec's description says it."""
 
 from __future__ import annotations
 
@@ -17,17 +20,22 @@ from together_rl_client.models import (
     CrossEntropyLossParams,
     DPPOLossParams,
     DROLossParams,
-    GRPOLossAggregationType,
     GRPOLossParams,
-    GRPOLossRatioType,
     LossConfig,
     LossType,
     PPOLossParams,
 )
 
-from ._checks import enum_value, known_keys
+from ._checks import known_keys
 from ._errors import InvalidRequestError
-from ._schema import check_number, property_for_class, schema_of
+from ._schema import (
+    check_enum,
+    check_number,
+    inputs_required_when_positive,
+    property_enum,
+    property_for_class,
+    schema_of,
+)
 
 __all__ = [
     "CISPO",
@@ -41,14 +49,8 @@ __all__ = [
     "normalize_loss",
 ]
 
-#: the sample inputs every policy-gradient loss needs (the spec's ``LossType`` description)
+#: the sample inputs every policy-gradient loss needs (the spec's ``LossType.x-required-inputs``)
 POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
-
-
-def _enum_value(field: str, value: object, enum: Any, prefix: str) -> str | None:
-    if value is None:
-        return None
-    return enum_value(field, value, (member.value for member in enum), prefix)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,9 @@ class Loss:
                         f"{label} is required for {self.wire_type} (there is no default)",
                         field=label,
                     )
-            elif "class" not in schema["properties"][f.name]:  # enums are checked by the builder
+            elif (enum := property_enum(model, f.name)) is not None:
+                object.__setattr__(self, f.name, check_enum(label, value, enum))
+            else:
                 object.__setattr__(self, f.name, check_number(label, value, model, f.name))
 
     def params(self) -> dict[str, Any]:
@@ -98,7 +102,13 @@ class Loss:
         return wire
 
     def required_sample_inputs(self) -> frozenset[str]:
-        return self.required_inputs
+        """The ``loss_fn_inputs`` keys every sample needs with this loss: its type's, and those
+        the spec requires when a parameter is positive (GRPO's ``beta``)."""
+        required = self.required_inputs
+        for name, value in self.params().items():
+            if self.params_model is not None and isinstance(value, int | float) and value > 0:
+                required |= inputs_required_when_positive(self.params_model, name)
+        return required
 
 
 @dataclass(frozen=True)
@@ -123,34 +133,6 @@ class GRPO(Loss):
 
     wire_type: ClassVar[str] = LossType.LOSS_TYPE_GRPO.value
     params_model: ClassVar[type | None] = GRPOLossParams
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(
-            self,
-            "agg_type",
-            _enum_value(
-                "loss.grpo_params.agg_type",
-                self.agg_type,
-                GRPOLossAggregationType,
-                "GRPO_LOSS_AGGREGATION_TYPE_",
-            ),
-        )
-        object.__setattr__(
-            self,
-            "ratio_type",
-            _enum_value(
-                "loss.grpo_params.ratio_type",
-                self.ratio_type,
-                GRPOLossRatioType,
-                "GRPO_LOSS_RATIO_TYPE_",
-            ),
-        )
-
-    def required_sample_inputs(self) -> frozenset[str]:
-        if self.beta is not None and self.beta > 0:
-            return POLICY_INPUTS | {"reference_logprobs"}
-        return POLICY_INPUTS
 
 
 @dataclass(frozen=True)
@@ -236,7 +218,7 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     raw_type = loss.get("type")
     if raw_type is None:
         raise InvalidRequestError("loss.type is required", field="loss.type")
-    wire_type = enum_value("loss.type", raw_type, _BUILDERS, "LOSS_TYPE_")
+    wire_type = check_enum("loss.type", raw_type, LossType, _BUILDERS)
     builder_cls = _BUILDERS[wire_type]
     for key in loss:
         if key == "type":

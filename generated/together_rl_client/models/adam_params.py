@@ -30,6 +30,7 @@ class AdamParams:
     grad_clip_norm: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         learning_rate = self.learning_rate
 
         beta1 = self.beta1
@@ -62,6 +63,8 @@ class AdamParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         learning_rate = d.pop("learning_rate", UNSET)
 
@@ -89,29 +92,36 @@ class AdamParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "learning_rate": {
             "minimum": 0.0,
+            "x-server-default": 0.0001,
         },
         "beta1": {
             "minimum": 0.0,
             "exclusiveMaximum": 1.0,
+            "x-server-default": 0.9,
         },
         "beta2": {
             "minimum": 0.0,
             "exclusiveMaximum": 1.0,
+            "x-server-default": 0.95,
         },
         "eps": {
             "exclusiveMinimum": 0.0,
+            "x-server-default": 1e-08,
         },
         "weight_decay": {
             "minimum": 0.0,
+            "x-server-default": 0.0,
         },
         "grad_clip_norm": {
             "minimum": 0.0,
+            "x-server-default": 1.0,
         },
     },
 }

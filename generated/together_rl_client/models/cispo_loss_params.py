@@ -25,6 +25,7 @@ class CISPOLossParams:
     clip_high_threshold: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         clip_low_threshold = self.clip_low_threshold
 
         clip_high_threshold = self.clip_high_threshold
@@ -41,6 +42,8 @@ class CISPOLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         clip_low_threshold = d.pop("clip_low_threshold", UNSET)
 
@@ -56,15 +59,18 @@ class CISPOLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "clip_low_threshold": {
             "minimum": 0.0,
+            "x-server-default": 0.0,
         },
         "clip_high_threshold": {
             "minimum": 0.0,
+            "x-server-default": 4.0,
         },
     },
 }

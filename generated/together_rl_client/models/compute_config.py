@@ -26,6 +26,7 @@ class ComputeConfig:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         num_generator_replicas = self.num_generator_replicas
 
         gpu_type: str | Unset = UNSET
@@ -46,6 +47,8 @@ class ComputeConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         num_generator_replicas = d.pop("num_generator_replicas")
 
@@ -66,6 +69,7 @@ class ComputeConfig:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -83,7 +87,8 @@ class ComputeConfig:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "num_generator_replicas",

@@ -23,6 +23,7 @@ class ComputeConfigRequest:
     num_generator_replicas: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         gpu_type: str | Unset = UNSET
         if not isinstance(self.gpu_type, Unset):
             gpu_type = self.gpu_type.value
@@ -41,6 +42,8 @@ class ComputeConfigRequest:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         _gpu_type = d.pop("gpu_type", UNSET)
         gpu_type: ComputeConfigRequestGpuType | Unset
@@ -61,7 +64,8 @@ class ComputeConfigRequest:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

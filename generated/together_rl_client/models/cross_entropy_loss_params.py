@@ -13,6 +13,7 @@ class CrossEntropyLossParams:
     """Currently empty."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
 
         field_dict: dict[str, Any] = {}
 
@@ -20,6 +21,8 @@ class CrossEntropyLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         cross_entropy_loss_params = cls()
 
         return cross_entropy_loss_params
@@ -27,7 +30,8 @@ class CrossEntropyLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {},

@@ -19,6 +19,7 @@ class EncodedTextChunk:
     tokens: list[int | str]
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         tokens = []
         for tokens_item_data in self.tokens:
             tokens_item: int | str
@@ -37,6 +38,8 @@ class EncodedTextChunk:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         tokens = []
         _tokens = d.pop("tokens")
@@ -58,7 +61,8 @@ class EncodedTextChunk:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "tokens",

@@ -50,6 +50,7 @@ class ForwardBackwardBody:
     payload_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         samples = []
         for samples_item_data in self.samples:
             samples_item = samples_item_data.to_dict()
@@ -82,6 +83,8 @@ class ForwardBackwardBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.loss_config import LossConfig
         from ..models.sample import Sample
 
@@ -114,7 +117,8 @@ class ForwardBackwardBody:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "samples",

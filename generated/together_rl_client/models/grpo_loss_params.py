@@ -40,6 +40,7 @@ class GRPOLossParams:
     ratio_type: GRPOLossRatioType | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         clip_low_threshold = self.clip_low_threshold
 
         clip_high_threshold = self.clip_high_threshold
@@ -72,6 +73,8 @@ class GRPOLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         clip_low_threshold = d.pop("clip_low_threshold", UNSET)
 
@@ -106,19 +109,24 @@ class GRPOLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "clip_low_threshold": {
             "minimum": 0.0,
             "maximum": 1.0,
+            "x-server-default": 0.8,
         },
         "clip_high_threshold": {
             "minimum": 1.0,
+            "x-server-default": 1.28,
         },
         "beta": {
             "minimum": 0.0,
+            "x-requires-inputs-when-positive": ["reference_logprobs"],
+            "x-server-default": 0.0,
         },
         "agg_type": {
             "class": "GRPOLossAggregationType",

@@ -28,6 +28,7 @@ class InferenceCheckpointRegistration:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         adapter: dict[str, Any] | Unset = UNSET
         if not isinstance(self.adapter, Unset):
             adapter = self.adapter.to_dict()
@@ -48,6 +49,8 @@ class InferenceCheckpointRegistration:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.checkpoint_registration import CheckpointRegistration
 
         d = dict(src_dict)
@@ -75,6 +78,7 @@ class InferenceCheckpointRegistration:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -92,7 +96,8 @@ class InferenceCheckpointRegistration:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

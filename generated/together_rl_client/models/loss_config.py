@@ -73,6 +73,7 @@ class LossConfig:
     dppo_params: DPPOLossParams | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         type_ = self.type_.value
 
         cross_entropy_params: dict[str, Any] | Unset = UNSET
@@ -123,6 +124,8 @@ class LossConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.cispo_loss_params import CISPOLossParams
         from ..models.cross_entropy_loss_params import CrossEntropyLossParams
         from ..models.dppo_loss_params import DPPOLossParams
@@ -190,7 +193,8 @@ class LossConfig:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "type",

@@ -30,6 +30,7 @@ class LossFnInputs:
     additional_properties: dict[str, TensorData] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
 
         field_dict: dict[str, Any] = {}
         for prop_name, prop in self.additional_properties.items():
@@ -39,6 +40,8 @@ class LossFnInputs:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.tensor_data import TensorData
 
         d = dict(src_dict)
@@ -55,6 +58,7 @@ class LossFnInputs:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> TensorData:
@@ -72,8 +76,19 @@ class LossFnInputs:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-exclusive-inputs": [["weights", "mask"]],
+    "x-input-dtypes": {
+        "advantages": ["float32"],
+        "logprobs": ["float32"],
+        "mask": ["int64", "float32"],
+        "reference_logprobs": ["float32"],
+        "target_tokens": ["int64"],
+        "weights": ["float32", "int64"],
+    },
+    "x-tensor-length": "model_input",
     "required": [],
     "properties": {},
 }

@@ -24,6 +24,7 @@ class LossFnOutputTensors:
     additional_properties: dict[str, TensorData] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
 
         field_dict: dict[str, Any] = {}
         for prop_name, prop in self.additional_properties.items():
@@ -33,6 +34,8 @@ class LossFnOutputTensors:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.tensor_data import TensorData
 
         d = dict(src_dict)
@@ -49,6 +52,7 @@ class LossFnOutputTensors:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> TensorData:
@@ -66,7 +70,8 @@ class LossFnOutputTensors:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {},

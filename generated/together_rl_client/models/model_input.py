@@ -23,6 +23,7 @@ class ModelInput:
     chunks: list[ModelInputChunk]
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         chunks = []
         for chunks_item_data in self.chunks:
             chunks_item = chunks_item_data.to_dict()
@@ -40,6 +41,8 @@ class ModelInput:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.model_input_chunk import ModelInputChunk
 
         d = dict(src_dict)
@@ -59,7 +62,8 @@ class ModelInput:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "chunks",

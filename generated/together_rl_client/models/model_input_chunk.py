@@ -23,6 +23,7 @@ class ModelInputChunk:
     encoded_text: EncodedTextChunk
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         encoded_text = self.encoded_text.to_dict()
 
         field_dict: dict[str, Any] = {}
@@ -37,6 +38,8 @@ class ModelInputChunk:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.encoded_text_chunk import EncodedTextChunk
 
         d = dict(src_dict)
@@ -51,7 +54,8 @@ class ModelInputChunk:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "encoded_text",

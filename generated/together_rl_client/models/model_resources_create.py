@@ -38,6 +38,7 @@ class ModelResourcesCreate:
     optimizer_config: OptimizerConfig | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         base_model = self.base_model
 
         base_weights_ref = self.base_weights_ref
@@ -76,6 +77,8 @@ class ModelResourcesCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.compute_config_request import ComputeConfigRequest
         from ..models.optimizer_config import OptimizerConfig
 
@@ -116,7 +119,8 @@ class ModelResourcesCreate:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "base_model",
@@ -132,6 +136,7 @@ SCHEMA: dict[str, Any] = {
         "inactive_timeout": {
             "minimum": 300.0,
             "maximum": 86400.0,
+            "x-server-default": 3600,
         },
         "lora_enabled": {},
         "optimizer_config": {

@@ -18,6 +18,7 @@ class ModelResourcesExtendExpiry:
     seconds: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         seconds = self.seconds
 
         field_dict: dict[str, Any] = {}
@@ -32,6 +33,8 @@ class ModelResourcesExtendExpiry:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         seconds = d.pop("seconds")
 
@@ -44,7 +47,8 @@ class ModelResourcesExtendExpiry:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "seconds",

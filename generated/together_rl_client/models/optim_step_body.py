@@ -28,6 +28,7 @@ class OptimStepBody:
     muon_params: MuonParams | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         adam_params: dict[str, Any] | Unset = UNSET
         if not isinstance(self.adam_params, Unset):
             adam_params = self.adam_params.to_dict()
@@ -48,6 +49,8 @@ class OptimStepBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.adam_params import AdamParams
         from ..models.muon_params import MuonParams
 
@@ -76,7 +79,8 @@ class OptimStepBody:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

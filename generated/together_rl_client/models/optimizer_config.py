@@ -27,6 +27,7 @@ class OptimizerConfig:
     muon: OptimizerConfigMuon | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         adam: dict[str, Any] | Unset = UNSET
         if not isinstance(self.adam, Unset):
             adam = self.adam.to_dict()
@@ -47,6 +48,8 @@ class OptimizerConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.optimizer_config_adam import OptimizerConfigAdam
         from ..models.optimizer_config_muon import OptimizerConfigMuon
 
@@ -75,7 +78,8 @@ class OptimizerConfig:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

@@ -11,6 +11,7 @@ T = TypeVar("T", bound="OptimizerConfigAdam")
 @_attrs_define
 class OptimizerConfigAdam:
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
 
         field_dict: dict[str, Any] = {}
 
@@ -18,6 +19,8 @@ class OptimizerConfigAdam:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         optimizer_config_adam = cls()
 
         return optimizer_config_adam
@@ -25,7 +28,8 @@ class OptimizerConfigAdam:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {},

@@ -21,6 +21,7 @@ class OptimizerConfigMuon:
     scaling_strategy: MuonScalingStrategy | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         scaling_strategy: str | Unset = UNSET
         if not isinstance(self.scaling_strategy, Unset):
             scaling_strategy = self.scaling_strategy.value
@@ -35,6 +36,8 @@ class OptimizerConfigMuon:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         _scaling_strategy = d.pop("scaling_strategy", UNSET)
         scaling_strategy: MuonScalingStrategy | Unset
@@ -52,7 +55,8 @@ class OptimizerConfigMuon:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

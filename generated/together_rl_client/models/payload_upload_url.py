@@ -22,6 +22,7 @@ class PayloadUploadUrl:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         payload_id = self.payload_id
 
         upload_url = self.upload_url
@@ -39,6 +40,8 @@ class PayloadUploadUrl:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         payload_id = d.pop("payload_id")
 
@@ -54,6 +57,7 @@ class PayloadUploadUrl:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -71,7 +75,8 @@ class PayloadUploadUrl:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "payload_id",

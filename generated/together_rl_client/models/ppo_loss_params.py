@@ -23,6 +23,7 @@ class PPOLossParams:
     clip_high_threshold: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         clip_low_threshold = self.clip_low_threshold
 
         clip_high_threshold = self.clip_high_threshold
@@ -39,6 +40,8 @@ class PPOLossParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         clip_low_threshold = d.pop("clip_low_threshold", UNSET)
 
@@ -54,16 +57,19 @@ class PPOLossParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
         "clip_low_threshold": {
             "minimum": 0.0,
             "maximum": 1.0,
+            "x-server-default": 0.8,
         },
         "clip_high_threshold": {
             "minimum": 1.0,
+            "x-server-default": 1.2,
         },
     },
 }

@@ -42,6 +42,7 @@ class Sample:
     routed_experts_key: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         model_input = self.model_input.to_dict()
 
         loss_fn_inputs = self.loss_fn_inputs.to_dict()
@@ -63,6 +64,8 @@ class Sample:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.loss_fn_inputs import LossFnInputs
         from ..models.model_input import ModelInput
 
@@ -84,7 +87,8 @@ class Sample:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "model_input",

@@ -37,6 +37,7 @@ class SampleBody:
     payload_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         model_inputs = []
         for model_inputs_item_data in self.model_inputs:
             model_inputs_item = model_inputs_item_data.to_dict()
@@ -80,6 +81,8 @@ class SampleBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.model_input import ModelInput
         from ..models.sampling_params import SamplingParams
 
@@ -123,7 +126,8 @@ class SampleBody:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "model_inputs",

@@ -34,6 +34,7 @@ class SampleResult:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         policy_segments = []
         for policy_segments_item_data in self.policy_segments:
             policy_segments_item = policy_segments_item_data.to_dict()
@@ -72,6 +73,8 @@ class SampleResult:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.policy_version_segment import PolicyVersionSegment
         from ..models.prompt_top_logprobs import PromptTopLogprobs
         from ..models.sampled_sequence import SampledSequence
@@ -116,6 +119,7 @@ class SampleResult:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -133,7 +137,8 @@ class SampleResult:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "policy_segments",

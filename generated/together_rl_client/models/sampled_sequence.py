@@ -31,6 +31,7 @@ class SampledSequence:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         prompt_cache_hit_tokens = self.prompt_cache_hit_tokens
 
         stop_reason = self.stop_reason.value
@@ -65,6 +66,8 @@ class SampledSequence:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         prompt_cache_hit_tokens = d.pop("prompt_cache_hit_tokens")
 
@@ -98,6 +101,7 @@ class SampledSequence:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -115,7 +119,8 @@ class SampledSequence:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "prompt_cache_hit_tokens",

@@ -33,6 +33,7 @@ class SamplingParams:
     top_p: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         max_tokens = self.max_tokens
 
         seed: int | str | Unset
@@ -71,6 +72,8 @@ class SamplingParams:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         max_tokens = d.pop("max_tokens", UNSET)
 
@@ -103,7 +106,8 @@ class SamplingParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

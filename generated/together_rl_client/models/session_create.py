@@ -40,6 +40,7 @@ class SessionCreate:
     resume_from_checkpoint_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         model_resources_id = self.model_resources_id
 
         display_name = self.display_name
@@ -78,6 +79,8 @@ class SessionCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.lora_config import LoraConfig
         from ..models.session_metadata import SessionMetadata
 
@@ -118,7 +121,8 @@ class SessionCreate:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "model_resources_id",

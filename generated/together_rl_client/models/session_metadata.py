@@ -24,6 +24,7 @@ class SessionMetadata:
     wandb: WandbMetadata | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         wandb: dict[str, Any] | Unset = UNSET
         if not isinstance(self.wandb, Unset):
             wandb = self.wandb.to_dict()
@@ -38,6 +39,8 @@ class SessionMetadata:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.wandb_metadata import WandbMetadata
 
         d = dict(src_dict)
@@ -57,7 +60,8 @@ class SessionMetadata:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

@@ -27,6 +27,7 @@ class SessionUpdate:
     metadata: SessionMetadata | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         display_name = self.display_name
 
         metadata: dict[str, Any] | Unset = UNSET
@@ -45,6 +46,8 @@ class SessionUpdate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.session_metadata import SessionMetadata
 
         d = dict(src_dict)
@@ -67,7 +70,8 @@ class SessionUpdate:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

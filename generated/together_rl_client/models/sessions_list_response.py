@@ -29,6 +29,7 @@ class SessionsListResponse:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         data: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.data, Unset):
             data = []
@@ -52,6 +53,8 @@ class SessionsListResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.list_meta import ListMeta
         from ..models.session import Session
 
@@ -82,6 +85,7 @@ class SessionsListResponse:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -99,7 +103,8 @@ class SessionsListResponse:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

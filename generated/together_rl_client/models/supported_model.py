@@ -31,6 +31,7 @@ class SupportedModel:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         base_model = self.base_model
 
         default_gpu_type = self.default_gpu_type.value
@@ -57,6 +58,8 @@ class SupportedModel:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         from ..models.supported_compute_config import SupportedComputeConfig
 
         d = dict(src_dict)
@@ -84,6 +87,7 @@ class SupportedModel:
 
     @property
     def additional_keys(self) -> list[str]:
+        """The names of the properties the spec does not declare."""
         return list(self.additional_properties.keys())
 
     def __getitem__(self, key: str) -> Any:
@@ -101,7 +105,8 @@ class SupportedModel:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "base_model",

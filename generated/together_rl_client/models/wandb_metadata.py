@@ -30,6 +30,7 @@ class WandbMetadata:
     url: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         entity = self.entity
 
         group = self.group
@@ -62,6 +63,8 @@ class WandbMetadata:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         entity = d.pop("entity", UNSET)
 
@@ -89,7 +92,8 @@ class WandbMetadata:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {

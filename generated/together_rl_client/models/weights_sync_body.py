@@ -20,6 +20,7 @@ class WeightsSyncBody:
     weight_sync_type: WeightSyncType
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON value of this object (the wire names, unset fields left out)."""
         weight_sync_type = self.weight_sync_type.value
 
         field_dict: dict[str, Any] = {}
@@ -34,6 +35,8 @@ class WeightsSyncBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
+        when the value does not fit the schema)."""
         d = dict(src_dict)
         weight_sync_type = WeightSyncType(d.pop("weight_sync_type"))
 
@@ -46,7 +49,8 @@ class WeightsSyncBody:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema).
+#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
+#: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
     "required": [
         "weight_sync_type",

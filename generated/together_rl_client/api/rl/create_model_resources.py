@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
 from ...models.model_resources_create import ModelResourcesCreate
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -223,3 +223,14 @@ def request_parts() -> RequestParts:
         url=PATH,
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=ModelResourcesCreate,
+    parse_response=ModelResources.from_dict,
+    operation_kind=None,
+)

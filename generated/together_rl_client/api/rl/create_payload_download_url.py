@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.payload_download_url import PayloadDownloadUrl
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -229,3 +229,17 @@ def request_parts(
             payload_id=quote(str(payload_id), safe=""),
         ),
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(
+        "session_id",
+        "payload_id",
+    ),
+    body_model=None,
+    parse_response=PayloadDownloadUrl.from_dict,
+    operation_kind=None,
+)

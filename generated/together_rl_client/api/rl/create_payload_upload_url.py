@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.payload_upload_url import PayloadUploadUrl
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -221,3 +221,14 @@ def request_parts(
             session_id=quote(str(session_id), safe=""),
         ),
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=None,
+    parse_response=PayloadUploadUrl.from_dict,
+    operation_kind=None,
+)

@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.custom_forward_backward_body import CustomForwardBackwardBody
 from ...models.custom_forward_backward_operation import CustomForwardBackwardOperation
 from ...models.error_data import ErrorData
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -275,3 +275,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=CustomForwardBackwardBody,
+    parse_response=CustomForwardBackwardOperation.from_dict,
+    operation_kind="custom-forward-backward",
+)

@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.checkpoint_download_response import CheckpointDownloadResponse
 from ...models.checkpoint_variant import CheckpointVariant
 from ...models.error_data import ErrorData
-from ...types import UNSET, RequestParts, Response
+from ...types import UNSET, Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -295,3 +295,14 @@ def request_parts(
         ),
         params=params,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("checkpoint_id",),
+    body_model=None,
+    parse_response=CheckpointDownloadResponse.from_dict,
+    operation_kind=None,
+)

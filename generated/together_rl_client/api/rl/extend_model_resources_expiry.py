@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
 from ...models.model_resources_extend_expiry import ModelResourcesExtendExpiry
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -256,3 +256,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("model_resources_id",),
+    body_model=ModelResourcesExtendExpiry,
+    parse_response=ModelResources.from_dict,
+    operation_kind=None,
+)

@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.forward_backward_body import ForwardBackwardBody
 from ...models.forward_backward_operation import ForwardBackwardOperation
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -307,3 +307,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=ForwardBackwardBody,
+    parse_response=ForwardBackwardOperation.from_dict,
+    operation_kind="forward-backward",
+)

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.checkpoint import Checkpoint
 from ...models.error_data import ErrorData
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -193,3 +193,14 @@ def request_parts(
             checkpoint_id=quote(str(checkpoint_id), safe=""),
         ),
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("checkpoint_id",),
+    body_model=None,
+    parse_response=Checkpoint.from_dict,
+    operation_kind=None,
+)

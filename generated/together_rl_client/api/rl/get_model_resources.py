@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -193,3 +193,14 @@ def request_parts(
             model_resources_id=quote(str(model_resources_id), safe=""),
         ),
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("model_resources_id",),
+    body_model=None,
+    parse_response=ModelResources.from_dict,
+    operation_kind=None,
+)

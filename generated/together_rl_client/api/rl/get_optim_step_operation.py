@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.optim_step_operation import OptimStepOperation
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -209,3 +209,17 @@ def request_parts(
             operation_id=quote(str(operation_id), safe=""),
         ),
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(
+        "session_id",
+        "operation_id",
+    ),
+    body_model=None,
+    parse_response=OptimStepOperation.from_dict,
+    operation_kind="optim-step",
+)

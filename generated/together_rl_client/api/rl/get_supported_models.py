@@ -7,7 +7,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.supported_models import SupportedModels
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs() -> dict[str, Any]:
@@ -157,3 +157,14 @@ def request_parts() -> RequestParts:
         method=METHOD,
         url=PATH,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=None,
+    parse_response=SupportedModels.from_dict,
+    operation_kind=None,
+)

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.checkpoint_type import CheckpointType
 from ...models.checkpoints_list_response import CheckpointsListResponse
 from ...models.error_data import ErrorData
-from ...types import UNSET, RequestParts, Response, Unset
+from ...types import UNSET, Endpoint, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -305,3 +305,14 @@ def request_parts(
         url=PATH,
         params=params,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=None,
+    parse_response=CheckpointsListResponse.from_dict,
+    operation_kind=None,
+)

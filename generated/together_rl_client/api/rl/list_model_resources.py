@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources_list_response import ModelResourcesListResponse
 from ...models.model_resources_status import ModelResourcesStatus
-from ...types import UNSET, RequestParts, Response, Unset
+from ...types import UNSET, Endpoint, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -281,3 +281,14 @@ def request_parts(
         url=PATH,
         params=params,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=None,
+    parse_response=ModelResourcesListResponse.from_dict,
+    operation_kind=None,
+)

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.list_training_sessions_status_item import ListTrainingSessionsStatusItem
 from ...models.sessions_list_response import SessionsListResponse
-from ...types import UNSET, RequestParts, Response, Unset
+from ...types import UNSET, Endpoint, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -299,3 +299,14 @@ def request_parts(
         url=PATH,
         params=params,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=None,
+    parse_response=SessionsListResponse.from_dict,
+    operation_kind=None,
+)

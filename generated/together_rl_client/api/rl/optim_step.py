@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.optim_step_body import OptimStepBody
 from ...models.optim_step_operation import OptimStepOperation
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -275,3 +275,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=OptimStepBody,
+    parse_response=OptimStepOperation.from_dict,
+    operation_kind="optim-step",
+)

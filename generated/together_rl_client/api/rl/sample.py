@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.sample_body import SampleBody
 from ...models.sample_operation import SampleOperation
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -275,3 +275,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=SampleBody,
+    parse_response=SampleOperation.from_dict,
+    operation_kind="sample",
+)

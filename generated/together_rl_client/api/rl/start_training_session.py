@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.session import Session
 from ...models.session_create import SessionCreate
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -272,3 +272,14 @@ def request_parts() -> RequestParts:
         url=PATH,
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=(),
+    body_model=SessionCreate,
+    parse_response=Session.from_dict,
+    operation_kind=None,
+)

@@ -8,7 +8,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.model_resources import ModelResources
-from ...types import UNSET, RequestParts, Response, Unset
+from ...types import UNSET, Endpoint, RequestParts, Response, Unset
 
 
 def _get_kwargs(
@@ -287,3 +287,14 @@ def request_parts(
         ),
         params=params,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("model_resources_id",),
+    body_model=None,
+    parse_response=ModelResources.from_dict,
+    operation_kind=None,
+)

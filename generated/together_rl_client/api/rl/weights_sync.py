@@ -9,7 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_data import ErrorData
 from ...models.weights_sync_body import WeightsSyncBody
 from ...models.weights_sync_operation import WeightsSyncOperation
-from ...types import RequestParts, Response
+from ...types import Endpoint, RequestParts, Response
 
 
 def _get_kwargs(
@@ -259,3 +259,14 @@ def request_parts(
         ),
         headers=headers,
     )
+
+
+ENDPOINT = Endpoint(
+    method=METHOD,
+    path=PATH,
+    request_parts=request_parts,
+    path_params=("session_id",),
+    body_model=WeightsSyncBody,
+    parse_response=WeightsSyncOperation.from_dict,
+    operation_kind="weights-sync",
+)

@@ -1,12 +1,16 @@
-"""A one-line progress bar for downloads, shown only when the output is a terminal."""
+"""Where downloaded checkpoint files go (a bare file name inside the chosen folder, never
+elsewhere), and a one-line progress bar, shown only when the output is a terminal."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
-__all__ = ["terminal_progress"]
+from ._errors import InvalidRequestError
+
+__all__ = ["checkpoint_file_path", "terminal_progress"]
 
 BAR_WIDTH = 30
 
@@ -35,3 +39,11 @@ def terminal_progress(
         out.flush()
 
     return progress
+
+
+def checkpoint_file_path(folder: Path, filename: str) -> Path:
+    """Where a downloaded file goes: a bare file name inside ``folder`` (a name with a
+    directory part could write anywhere, so it is refused)."""
+    if not filename or Path(filename).name != filename or filename in (".", ".."):
+        raise InvalidRequestError(f"unsafe checkpoint file name {filename!r}", field="filename")
+    return folder / filename
