@@ -87,7 +87,7 @@ def _types_of(node: dict[str, Any]) -> frozenset[str] | None:
 
 def _x_rules(node: dict[str, Any]) -> Any:
     rules = node.get("x-rules")
-    if not isinstance(rules, list):
+    if not isinstance(rules, list) or not rules:
         return _MISSING
     texts = []
     for rule in rules:

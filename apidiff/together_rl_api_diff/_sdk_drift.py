@@ -48,11 +48,15 @@ def _adopt_untyped(spec: Document, sdk: Document, surface: dict[str, Any]) -> No
 
 
 def drift_report(
-    requirement: str, *, spec: str = DEFAULT_SPEC_PATH, cache: Path | None = None
+    requirement: str,
+    *,
+    spec: str = DEFAULT_SPEC_PATH,
+    cache: Path | None = None,
+    offline: bool = False,
 ) -> DiffReport:
     """Every difference between the spec and `together==X` (raises SdkSurfaceError,
     DocumentError)."""
-    surface = sdk_surface(requirement, cache=cache)
+    surface = sdk_surface(requirement, cache=cache, offline=offline)
     projected = project_spec(load_document(spec))
     released = sdk_document(surface)
     _adopt_untyped(projected, released, surface)
@@ -73,11 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", default=DEFAULT_SPEC_PATH)
     parser.add_argument("--cache", type=Path, default=Path(".venv/sdk-releases"),
                         help="wheels to install from without the registry, when they hold it")
+    parser.add_argument("--offline", action="store_true", help="install from --cache only")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", dest="output_format")
     parser.add_argument("--fail-on", choices=["drift", "never"], default="never")
     arguments = parser.parse_args(argv)
     try:
-        report = drift_report(arguments.release, spec=arguments.spec, cache=arguments.cache)
+        report = drift_report(
+            arguments.release, spec=arguments.spec, cache=arguments.cache, offline=arguments.offline
+        )
     except (SdkSurfaceError, DocumentError) as error:
         print(f"together-rl-sdk-drift: {error}", file=sys.stderr)
         return 2

@@ -39,20 +39,24 @@ def _installed_version() -> str | None:
         return None
 
 
-def _install(version: str, target: Path, cache: Path | None) -> None:
+def _install(version: str, target: Path, cache: Path | None, offline: bool) -> None:
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                "--disable-pip-version-check", "--target", str(target)]
-    if cache is not None and any(cache.glob(f"together-{version}-*.whl")):
+    if offline:
+        command += ["--no-index", *(["--find-links", str(cache)] if cache is not None else [])]
+    elif cache is not None and any(cache.glob(f"together-{version}-*.whl")):
         command += ["--no-index", "--find-links", str(cache)]
     done = subprocess.run([*command, f"together=={version}"], capture_output=True, text=True,
                           check=False)
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
-        reason = lines[0].removeprefix("ERROR: ") if lines else "pip install failed"
+        reason = lines[-1].removeprefix("ERROR: ") if lines else "pip install failed"
         raise SdkSurfaceError(f"together=={version}: cannot be installed: {reason}")
 
 
-def sdk_surface(requirement: str, *, cache: Path | None = None) -> dict[str, Any]:
+def sdk_surface(
+    requirement: str, *, cache: Path | None = None, offline: bool = False
+) -> dict[str, Any]:
     """The probe's JSON for `together==X` (the installed release is read in place)."""
     found = _REQUIREMENT.match(requirement.strip())
     if found is None:
@@ -61,8 +65,13 @@ def sdk_surface(requirement: str, *, cache: Path | None = None) -> dict[str, Any
     with tempfile.TemporaryDirectory(prefix="together-sdk-") as scratch:
         environment = dict(os.environ)
         if _installed_version() != version:
-            _install(version, Path(scratch), cache)
+            _install(version, Path(scratch), cache, offline)
             environment["PYTHONPATH"] = scratch
+            resources = Path(scratch) / "together" / "resources"
+            if not any((resources / part).is_dir() for part in ("post_training", "beta/rl")):
+                raise SdkSurfaceError(
+                    f"{requirement}: has no RL API (neither client.post_training nor client.beta.rl)"
+                )
         done = subprocess.run(
             [sys.executable, "-c", _PROBE.read_text(encoding="utf-8")],
             capture_output=True, text=True, check=False, cwd=scratch, env=environment,
