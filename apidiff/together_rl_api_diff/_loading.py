@@ -45,7 +45,10 @@ class Document:
         return str(info.get("version", "")) if isinstance(info, dict) else ""
 
 
-class _NoDatesLoader(yaml.SafeLoader):
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
+
+
+class _NoDatesLoader(_BaseLoader):  # type: ignore[misc]
     """PyYAML's safe loader, keeping dates and times as the strings they are in an API spec."""
 
 

@@ -21,6 +21,12 @@ def _show(value: Any) -> str:
 def short_location(location: str) -> str:
     """`#/components/schemas/X/properties/y` -> `X.y`; operation pointers stay readable."""
     text = location.removeprefix("#/")
+    if text.startswith("paths/"):
+        tokens = text.split("/")
+        path = tokens[1].replace("~1", "/").replace("~0", "~")
+        method = tokens[2].upper() if len(tokens) > 2 else ""
+        rest = "/".join(tokens[3:]).replace("~1", "/").replace("~0", "~")
+        return f"{method} {path}" + (f" {rest}" if rest else "")
     text = text.replace("~1", "/").replace("~0", "~")
     for prefix in ("components/schemas/", "components/parameters/", "components/responses/"):
         if text.startswith(prefix):
