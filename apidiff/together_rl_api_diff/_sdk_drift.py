@@ -19,7 +19,7 @@ from ._formats import FORMATS, render
 from ._loading import DEFAULT_SPEC_PATH, Document, DocumentError, load_document
 from ._sdk_surface import SdkSurfaceError, project_spec, sdk_document, sdk_surface
 
-__all__ = ["drift_report", "main"]
+__all__ = ["allowed", "drift_from_surface", "drift_report", "main"]
 
 _PARAMETER = re.compile(r"\{[^}/]*\}")
 
@@ -57,15 +57,20 @@ def drift_report(
     """Every difference between the spec and `together==X` (raises SdkSurfaceError,
     DocumentError)."""
     surface = sdk_surface(requirement, cache=cache, offline=offline)
-    projected = project_spec(load_document(spec))
+    return drift_from_surface(surface, load_document(spec))
+
+
+def drift_from_surface(surface: dict[str, Any], spec: Document) -> DiffReport:
+    """The diff from the spec's SDK-stated facts to a release's surface (`sdk_surface`)."""
+    projected = project_spec(spec)
     released = sdk_document(surface)
     _adopt_untyped(projected, released, surface)
     return compare_documents(projected, released)
 
 
 def allowed(change: Change, allow_list: dict[str, str]) -> bool:
-    """True when the change's location ends with an allow-listed property or path."""
-    return any(change.location.endswith(key) or key in change.operations for key in allow_list)
+    """True when an allow-list key is the property (`/properties/NAME`) the change is about."""
+    return any(change.location.endswith(f"/properties/{key}") for key in allow_list)
 
 
 def main(argv: list[str] | None = None) -> int:
