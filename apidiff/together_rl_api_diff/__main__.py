@@ -42,10 +42,17 @@ def _parser() -> argparse.ArgumentParser:
         help="what moves in generated/, the wrapper, the emulator and the contract suite "
         "(auto: when NEW is this project's spec)",
     )
-    parser.add_argument("--write-changelog", metavar="FILE", type=Path,
-                        help="also write the entry of NEW's info.version into FILE")
-    parser.add_argument("--impact-table", action="store_true",
-                        help="print the table of which change needs which files, and exit")
+    parser.add_argument(
+        "--write-changelog",
+        metavar="FILE",
+        type=Path,
+        help="also write the entry of NEW's info.version into FILE",
+    )
+    parser.add_argument(
+        "--impact-table",
+        action="store_true",
+        help="print the table of which change needs which files, and exit",
+    )
     return parser
 
 

@@ -287,7 +287,9 @@ class _Comparison:
                 yield found("property-removed", name, name, None, where)
         for name in added:
             if name not in renamed_new:
-                kind = "property-added-required" if name in new.required else "property-added-optional"
+                kind = (
+                    "property-added-required" if name in new.required else "property-added-optional"
+                )
                 yield found(kind, name, None, name, pointer_join(location, "properties", name))
         for name in old.properties:
             if name in new.properties:
@@ -332,7 +334,11 @@ class _Comparison:
         new_rank = rank.get(now, 1) if isinstance(now, bool) else 1
         if old_rank == new_rank:
             return
-        kind = "additional-properties-widened" if new_rank > old_rank else "additional-properties-narrowed"
+        kind = (
+            "additional-properties-widened"
+            if new_rank > old_rank
+            else "additional-properties-narrowed"
+        )
         show = {0: False, 1: "schema", 2: True}
         yield found(kind, "additionalProperties", show[old_rank], show[new_rank])
 
@@ -356,7 +362,9 @@ class _Comparison:
                 unmatched_new.remove(j)
         for i in list(unmatched_old):
             old_types = self.old.views.view(old_members[i]).types
-            same_type = [j for j in unmatched_new if self.new.views.view(new_members[j]).types == old_types]
+            same_type = [
+                j for j in unmatched_new if self.new.views.view(new_members[j]).types == old_types
+            ]
             if len(unmatched_old) == 1 and len(unmatched_new) == 1:
                 same_type = unmatched_new
             if same_type:
@@ -424,26 +432,52 @@ class _Comparison:
         for key, (pointer, parameter) in new_params.items():
             label = f"{key[0]}:{parameter.get('name')}"
             if key not in old_params:
-                kind = "parameter-added-required" if parameter.get("required") else "parameter-added-optional"
+                kind = (
+                    "parameter-added-required"
+                    if parameter.get("required")
+                    else "parameter-added-optional"
+                )
                 yield Finding(kind, pointer, label, None, parameter.get("name"), "request")
                 continue
             old_pointer, old_parameter = old_params[key]
             del old_pointer
             if bool(old_parameter.get("required")) != bool(parameter.get("required")):
-                kind = "parameter-became-required" if parameter.get("required") else "parameter-became-optional"
-                yield Finding(kind, pointer, f"required:{label}", bool(old_parameter.get("required")),
-                              bool(parameter.get("required")), "request")
+                kind = (
+                    "parameter-became-required"
+                    if parameter.get("required")
+                    else "parameter-became-optional"
+                )
+                yield Finding(
+                    kind,
+                    pointer,
+                    f"required:{label}",
+                    bool(old_parameter.get("required")),
+                    bool(parameter.get("required")),
+                    "request",
+                )
             for keyword in ("style", "explode"):
                 if old_parameter.get(keyword) != parameter.get(keyword):
-                    yield Finding("parameter-style-changed", pointer, f"{keyword}:{label}",
-                                  old_parameter.get(keyword), parameter.get(keyword), "request")
+                    yield Finding(
+                        "parameter-style-changed",
+                        pointer,
+                        f"{keyword}:{label}",
+                        old_parameter.get(keyword),
+                        parameter.get(keyword),
+                        "request",
+                    )
             if "schema" in old_parameter or "schema" in parameter:
-                yield from self.schema(old_parameter.get("schema", {}), parameter.get("schema", {}),
-                                       "request", pointer + "/schema")
+                yield from self.schema(
+                    old_parameter.get("schema", {}),
+                    parameter.get("schema", {}),
+                    "request",
+                    pointer + "/schema",
+                )
         for key, (pointer, parameter) in old_params.items():
             if key not in new_params:
                 label = f"{key[0]}:{parameter.get('name')}"
-                yield Finding("parameter-removed", pointer, label, parameter.get("name"), None, "request")
+                yield Finding(
+                    "parameter-removed", pointer, label, parameter.get("name"), None, "request"
+                )
 
     def _content(self, old: Any, new: Any, position: Position, pointer: str) -> Iterator[Finding]:
         old_content = old.get("content") or {} if isinstance(old, dict) else {}
@@ -473,7 +507,9 @@ class _Comparison:
             yield Finding(kind, where, "requestBody", None, "requestBody", "request")
             return
         if new_body is None:
-            yield Finding("request-body-removed", where, "requestBody", "requestBody", None, "request")
+            yield Finding(
+                "request-body-removed", where, "requestBody", "requestBody", None, "request"
+            )
             return
         was, now = bool(old_body.get("required")), bool(new_body.get("required"))
         if was != now:
@@ -497,7 +533,9 @@ class _Comparison:
         for code in old_responses:
             if code not in new_responses:
                 where = pointer_join(old.pointer, "responses", code)
-                yield Finding("response-status-removed", where, f"status:{code}", code, None, "response")
+                yield Finding(
+                    "response-status-removed", where, f"status:{code}", code, None, "response"
+                )
 
 
 def compare_documents(old: Document, new: Document, *, paths: str | None = None) -> DiffReport:
@@ -517,8 +555,14 @@ def compare_documents(old: Document, new: Document, *, paths: str | None = None)
         old_operation = old_operations.get(key)
         if old_operation is None:
             record(
-                Finding("operation-added", new_operation.pointer, "operation", None,
-                        new_operation.label, "operation"),
+                Finding(
+                    "operation-added",
+                    new_operation.pointer,
+                    "operation",
+                    None,
+                    new_operation.label,
+                    "operation",
+                ),
                 new_operation.label,
             )
             continue
@@ -527,8 +571,14 @@ def compare_documents(old: Document, new: Document, *, paths: str | None = None)
     for key, old_operation in old_operations.items():
         if key not in new_operations:
             record(
-                Finding("operation-removed", old_operation.pointer, "operation",
-                        old_operation.label, None, "operation"),
+                Finding(
+                    "operation-removed",
+                    old_operation.pointer,
+                    "operation",
+                    old_operation.label,
+                    None,
+                    "operation",
+                ),
                 old_operation.label,
             )
     changes = []

@@ -46,7 +46,9 @@ def _summary(report: DiffReport) -> str:
 def _text(report: DiffReport, impacts: list[Impact] | None) -> str:
     lines = [_summary(report), _semver_line(report)]
     for change in report.changes:
-        lines.append(f"[{_audience(change)}] {change.message}  <{_operations(change)}>  id={change.id}")
+        lines.append(
+            f"[{_audience(change)}] {change.message}  <{_operations(change)}>  id={change.id}"
+        )
     if impacts:
         lines.append("")
         lines.append("What moves in this project:")
@@ -93,12 +95,22 @@ def render_changelog_entry(report: DiffReport) -> str:
 
 
 def _markdown(report: DiffReport, impacts: list[Impact] | None) -> str:
-    lines = [f"# API changes: {report.old_source} -> {report.new_source}", "", _summary(report) + ".",
-             "", _semver_line(report) + "."]
+    lines = [
+        f"# API changes: {report.old_source} -> {report.new_source}",
+        "",
+        _summary(report) + ".",
+        "",
+        _semver_line(report) + ".",
+    ]
     lines += _markdown_body(report)
     if impacts:
-        lines += ["", "### What moves in this project", "",
-                  "| change | generated/ | wrapper | look at |", "|---|---|---|---|"]
+        lines += [
+            "",
+            "### What moves in this project",
+            "",
+            "| change | generated/ | wrapper | look at |",
+            "|---|---|---|---|",
+        ]
         for impact in impacts:
             lines.append(
                 f"| {impact.change.message} | {'; '.join(impact.generated) or '-'} | "
@@ -132,11 +144,13 @@ def _junit(report: DiffReport, impacts: list[Impact] | None) -> str:
         f'failures="{failures}">',
     ]
     for change in report.changes:
-        head = f"    <testcase classname={quoteattr(change.kind)} name={quoteattr(change.location + ' ' + change.id)}"
+        name = quoteattr(f"{change.location} {change.id}")
+        head = f"    <testcase classname={quoteattr(change.kind)} name={name}"
         if change.breaking:
             lines.append(head + ">")
             lines.append(
-                f"      <failure message={quoteattr(change.message)} type={quoteattr(_audience(change))}>"
+                f"      <failure message={quoteattr(change.message)} "
+                f"type={quoteattr(_audience(change))}>"
                 f"{_operations(change, 50)}</failure>"
             )
             lines.append("    </testcase>")
@@ -150,7 +164,9 @@ def _github(report: DiffReport, impacts: list[Impact] | None) -> str:
     del impacts
     lines = []
     for change in report.changes:
-        level = "error" if change.clients == "breaking" else "warning" if change.breaking else "notice"
+        level = (
+            "error" if change.clients == "breaking" else "warning" if change.breaking else "notice"
+        )
         title = f"API change ({_audience(change)})"
         message = f"{change.message} [{_operations(change)}]".replace("\n", " ")
         lines.append(f"::{level} file={report.new_source.split(':')[-1]},title={title}::{message}")

@@ -72,10 +72,10 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a new loss type (a value added to `LossType`)",
-        "emulator: its formula, gradient and metrics in `_losses.py` (its required inputs come from "
-        "the spec's `x-required-inputs`). Wrapper: its builder in `losses.py`. Contract suite: its "
-        "reference in `_loss_reference.py` and a case in `test_loss_math.py`. Docs: its definition "
-        "in `docs/losses.md`. Spec examples: a valid body in `spec/examples/valid/`",
+        "emulator: its formula, gradient and metrics in `_losses.py` (its required inputs come "
+        "from the spec's `x-required-inputs`). Wrapper: its builder in `losses.py`. Contract "
+        "suite: its reference in `_loss_reference.py` and a case in `test_loss_math.py`. Docs: "
+        "its definition in `docs/losses.md`. Spec examples: a valid body in `spec/examples/valid/`",
         True,
         _enum_of("LossType"),
     ),

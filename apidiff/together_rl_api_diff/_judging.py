@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["KIND_EFFECTS", "EFFECT_MEANINGS", "Effect", "Position", "Verdict", "judge"]
+__all__ = ["EFFECT_MEANINGS", "KIND_EFFECTS", "Effect", "Position", "Verdict", "judge"]
 
 Position = Literal["request", "response", "operation"]
 Verdict = Literal["breaking", "compatible"]
@@ -76,8 +76,10 @@ KIND_EFFECTS: dict[str, tuple[Effect, Effect]] = {
 }
 
 EFFECT_MEANINGS: dict[Effect, str] = {
-    "narrows": "fewer values are valid: breaks whoever writes them (clients in a request, servers in a response)",
-    "widens": "more values are valid: breaks whoever reads them (servers in a request, clients in a response)",
+    "narrows": "fewer values are valid: breaks whoever writes them "
+    "(clients in a request, servers in a response)",
+    "widens": "more values are valid: breaks whoever reads them "
+    "(servers in a request, clients in a response)",
     "both": "breaks clients and servers",
     "clients": "breaks clients only",
     "servers": "breaks servers only",

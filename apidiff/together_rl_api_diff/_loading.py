@@ -83,7 +83,7 @@ def _parse_cached(digest: str, text: str, source: str) -> Any:
         except json.JSONDecodeError:
             pass  # JSON is YAML: the YAML readers below say where it breaks
     try:
-        return yaml.load(text, Loader=_NoDatesLoader)  # noqa: S506 (a SafeLoader subclass)
+        return yaml.load(text, Loader=_NoDatesLoader)
     except yaml.YAMLError as first:
         try:
             return _ruamel_load(text)

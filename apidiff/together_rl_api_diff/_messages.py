@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ._changes import Finding
@@ -93,7 +94,7 @@ _TEMPLATES = {
 }
 
 
-def describe(finding: Finding, positions: list[str]) -> str:
+def describe(finding: Finding, positions: Sequence[str]) -> str:
     """`X.y: enum value 'Z' added (in a response)`."""
     text = _TEMPLATES[finding.kind].format(
         old=_show(finding.old), new=_show(finding.new), detail=finding.detail

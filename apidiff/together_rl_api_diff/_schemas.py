@@ -149,8 +149,10 @@ class SchemaViews:
             if keyword in node:
                 view.keywords[keyword] = node[keyword]
         for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-            if isinstance(view.keywords.get(bound), bool):  # OpenAPI 3.0 spelling
-                if view.keywords.pop(bound) and plain in view.keywords:
+            flag = view.keywords.get(bound)
+            if isinstance(flag, bool):  # OpenAPI 3.0 spelling
+                del view.keywords[bound]
+                if flag and plain in view.keywords:
                     view.keywords[bound] = view.keywords.pop(plain)
         if view.keywords.get("uniqueItems") is False:
             del view.keywords["uniqueItems"]

@@ -80,8 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("release", help="together==X.Y.Z")
     parser.add_argument("--spec", default=DEFAULT_SPEC_PATH)
-    parser.add_argument("--cache", type=Path, default=Path(".venv/sdk-releases"),
-                        help="wheels to install from without the registry, when they hold it")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(".venv/sdk-releases"),
+        help="wheels to install from without the registry, when they hold it",
+    )
     parser.add_argument("--offline", action="store_true", help="install from --cache only")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", dest="output_format")
     parser.add_argument("--fail-on", choices=["drift", "never"], default="never")

@@ -69,7 +69,8 @@ class _Schemas:
             members = [self.of(member) for member in arguments if member is not type(None)]
             return members[0] if len(members) == 1 else {"anyOf": members}
         if origin in (list, set, frozenset, tuple) or (
-            origin is not None and getattr(origin, "__name__", "") in ("Iterable", "Sequence", "SequenceNotStr")
+            origin is not None
+            and getattr(origin, "__name__", "") in ("Iterable", "Sequence", "SequenceNotStr")
         ):
             return {"type": "array", "items": self.of(arguments[0]) if arguments else {}}
         if origin is dict or getattr(origin, "__name__", "") in ("Mapping",):
@@ -89,7 +90,9 @@ class _Schemas:
             return self._component(annotation, self._typed_dict)
         if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
             return self._component(annotation, self._model)
-        if getattr(annotation, "__name__", "") == "SequenceNotStr" or str(annotation).endswith("SequenceNotStr"):
+        if getattr(annotation, "__name__", "") == "SequenceNotStr" or str(annotation).endswith(
+            "SequenceNotStr"
+        ):
             return {"type": "array"}
         return {}
 
@@ -170,7 +173,9 @@ def _transform(node: ast.expr | None) -> tuple[list[str], str] | None:
         return None
     keys = node.args[0]
     names = (
-        [k.value for k in keys.keys if isinstance(k, ast.Constant)] if isinstance(keys, ast.Dict) else []
+        [str(k.value) for k in keys.keys if isinstance(k, ast.Constant)]
+        if isinstance(keys, ast.Dict)
+        else []
     )
     return names, ast.unparse(node.args[1])
 
@@ -193,6 +198,8 @@ def _endpoint(method: Any, module: Any, schemas: _Schemas, sdk_name: str) -> dic
     )
     if call is None or not call.args:
         return None
+    assert isinstance(call.func, ast.Attribute)
+    verb = call.func.attr
     path = _path(call.args[0])
     if path is None:
         return None
@@ -204,35 +211,54 @@ def _endpoint(method: Any, module: Any, schemas: _Schemas, sdk_name: str) -> dic
     }
     headers: dict[str, str] = {}
     for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "extra_headers" for t in node.targets
-        ) and isinstance(node.value, ast.Dict):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "extra_headers" for t in node.targets)
+            and isinstance(node.value, ast.Dict)
+        ):
             for key, value in zip(node.value.keys, node.value.values, strict=True):
                 if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
                     headers[str(key.value)] = value.id
-    operation: dict[str, Any] = {"sdk_method": sdk_name, "method": _HTTP[call.func.attr], "path": path}
+    operation: dict[str, Any] = {
+        "sdk_method": sdk_name,
+        "method": _HTTP[verb],
+        "path": path,
+    }
     parameters = []
     for header, argument in headers.items():
-        parameters.append({"in": "header", "name": header, "required": not defaults.get(argument, True),
-                           "schema": schemas.of(hints.get(argument, str))})
+        parameters.append(
+            {
+                "in": "header",
+                "name": header,
+                "required": not defaults.get(argument, True),
+                "schema": schemas.of(hints.get(argument, str)),
+            }
+        )
     for name in [n.strip("{}") for n in path.split("/") if n.startswith("{")]:
-        parameters.append({"in": "path", "name": name, "required": True, "schema": {"type": "string"}})
+        parameters.append(
+            {"in": "path", "name": name, "required": True, "schema": {"type": "string"}}
+        )
     body = _transform(keywords.get("body"))
     query = None
     options = keywords.get("options")
     if isinstance(options, ast.Call):
         query = _transform(next((k.value for k in options.keywords if k.arg == "query"), None))
     if query is not None:
-        query_type = eval(query[1], vars(module))  # noqa: S307 (a name from the SDK's own code)
+        query_type = eval(query[1], vars(module))
         query_hints = typing.get_type_hints(query_type, include_extras=True)
         for name in query[0]:
             if name in query_hints:
-                parameters.append({"in": "query", "name": _alias(query_hints[name]) or name,
-                                   "required": _required(query_type, name, query_hints[name]),
-                                   "schema": schemas.of(query_hints[name])})
+                parameters.append(
+                    {
+                        "in": "query",
+                        "name": _alias(query_hints[name]) or name,
+                        "required": _required(query_type, name, query_hints[name]),
+                        "schema": schemas.of(query_hints[name]),
+                    }
+                )
     operation["parameters"] = parameters
     if body is not None:
-        body_type = eval(body[1], vars(module))  # noqa: S307 (a name from the SDK's own code)
+        body_type = eval(body[1], vars(module))
         body_hints = typing.get_type_hints(body_type, include_extras=True)
         properties, required = {}, []
         for name in body[0]:
@@ -241,10 +267,14 @@ def _endpoint(method: Any, module: Any, schemas: _Schemas, sdk_name: str) -> dic
                 properties[wire] = schemas.of(body_hints[name])
                 if _required(body_type, name, body_hints[name]):
                     required.append(wire)
-        operation["body"] = {"type": "object", "properties": properties, "required": sorted(required)}
+        operation["body"] = {
+            "type": "object",
+            "properties": properties,
+            "required": sorted(required),
+        }
     cast_to = keywords.get("cast_to") or keywords.get("model")
     if cast_to is not None:
-        target = eval(ast.unparse(cast_to), vars(module))  # noqa: S307 (the SDK's own name)
+        target = eval(ast.unparse(cast_to), vars(module))
         operation["response"] = schemas.of(target)
     return operation
 
@@ -258,15 +288,25 @@ def _hand_written_endpoints(together: Any) -> list[dict[str, Any]]:
     found = []
     for source in sorted(root.rglob("*.py")) if root.is_dir() else []:
         for method, path in _RAW_CALL.findall(source.read_text(encoding="utf-8")):
-            found.append({"sdk_method": f"{source.relative_to(root.parent.parent)} (untyped)",
-                          "method": method, "path": path, "parameters": [], "untyped": True})
+            found.append(
+                {
+                    "sdk_method": f"{source.relative_to(root.parent.parent)} (untyped)",
+                    "method": method,
+                    "path": path,
+                    "parameters": [],
+                    "untyped": True,
+                }
+            )
     return found
 
 
 def main() -> int:
     import together
 
-    version = getattr(together, "__version__", None) or importlib.import_module("together._version").__version__
+    version = (
+        getattr(together, "__version__", None)
+        or importlib.import_module("together._version").__version__
+    )
     package = namespace = None
     for candidate, label in _NAMESPACES:
         try:
@@ -276,7 +316,9 @@ def main() -> int:
         namespace = label
         break
     if package is None:
-        print(f"together=={version} has no RL API (neither client.post_training nor client.beta.rl)")
+        print(
+            f"together=={version} has no RL API (neither client.post_training nor client.beta.rl)"
+        )
         return 3
     from together._resource import SyncAPIResource
 
@@ -294,8 +336,16 @@ def main() -> int:
                 if found is not None:
                     operations.append(found)
     operations += _hand_written_endpoints(together)
-    json.dump({"version": version, "namespace": namespace, "operations": operations,
-               "components": schemas.components}, sys.stdout, sort_keys=True)
+    json.dump(
+        {
+            "version": version,
+            "namespace": namespace,
+            "operations": operations,
+            "components": schemas.components,
+        },
+        sys.stdout,
+        sort_keys=True,
+    )
     return 0
 
 

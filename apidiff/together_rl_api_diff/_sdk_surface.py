@@ -24,8 +24,18 @@ __all__ = ["RL_PREFIX", "SdkSurfaceError", "project_spec", "sdk_document", "sdk_
 RL_PREFIX = "/rl/"
 _PROBE = Path(__file__).with_name("_sdk_probe.py")
 _REQUIREMENT = re.compile(r"^together==(\d+(?:\.\d+)*[a-z0-9.]*)$")
-_KEPT = ("type", "enum", "properties", "required", "items", "additionalProperties", "oneOf",
-         "anyOf", "allOf", "$ref")
+_KEPT = (
+    "type",
+    "enum",
+    "properties",
+    "required",
+    "items",
+    "additionalProperties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "$ref",
+)
 
 
 class SdkSurfaceError(Exception):
@@ -40,14 +50,24 @@ def _installed_version() -> str | None:
 
 
 def _install(version: str, target: Path, cache: Path | None, offline: bool) -> None:
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-               "--disable-pip-version-check", "--target", str(target)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "--target",
+        str(target),
+    ]
     if offline:
         command += ["--no-index", *(["--find-links", str(cache)] if cache is not None else [])]
     elif cache is not None and any(cache.glob(f"together-{version}-*.whl")):
         command += ["--no-index", "--find-links", str(cache)]
-    done = subprocess.run([*command, f"together=={version}"], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [*command, f"together=={version}"], capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
         reason = lines[-1].removeprefix("ERROR: ") if lines else "pip install failed"
@@ -70,11 +90,16 @@ def sdk_surface(
             resources = Path(scratch) / "together" / "resources"
             if not any((resources / part).is_dir() for part in ("post_training", "beta/rl")):
                 raise SdkSurfaceError(
-                    f"{requirement}: has no RL API (neither client.post_training nor client.beta.rl)"
+                    f"{requirement}: has no RL API "
+                    "(neither client.post_training nor client.beta.rl)"
                 )
         done = subprocess.run(
             [sys.executable, "-c", _PROBE.read_text(encoding="utf-8")],
-            capture_output=True, text=True, check=False, cwd=scratch, env=environment,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=scratch,
+            env=environment,
         )
     if done.returncode == 3:
         raise SdkSurfaceError(done.stdout.strip())
@@ -138,8 +163,11 @@ def project_spec(document: Document) -> Document:
             projected: dict[str, Any] = {"responses": {}}
             parameters = [*item.get("parameters", []), *operation.get("parameters", [])]
             projected["parameters"] = [
-                {key: _project(value) if key == "schema" else value
-                 for key, value in parameter.items() if key in ("in", "name", "required", "schema", "$ref")}
+                {
+                    key: _project(value) if key == "schema" else value
+                    for key, value in parameter.items()
+                    if key in ("in", "name", "required", "schema", "$ref")
+                }
                 for parameter in parameters
             ]
             body = operation.get("requestBody")
@@ -147,7 +175,9 @@ def project_spec(document: Document) -> Document:
                 if "$ref" in body:
                     raise DocumentError(document.source, path, "requestBody $ref not supported")
                 schema = (body.get("content") or {}).get("application/json", {}).get("schema", {})
-                projected["requestBody"] = {"content": {"application/json": {"schema": _project(schema)}}}
+                projected["requestBody"] = {
+                    "content": {"application/json": {"schema": _project(schema)}}
+                }
             response = _success(operation.get("responses") or {})
             if isinstance(response, dict) and "content" in response:
                 schema = response["content"].get("application/json", {}).get("schema", {})
@@ -162,13 +192,20 @@ def project_spec(document: Document) -> Document:
     projected_components = {
         "schemas": {name: _project(s) for name, s in (components.get("schemas") or {}).items()},
         "parameters": {
-            name: {k: _project(v) if k == "schema" else v for k, v in p.items()
-                   if k in ("in", "name", "required", "schema")}
+            name: {
+                k: _project(v) if k == "schema" else v
+                for k, v in p.items()
+                if k in ("in", "name", "required", "schema")
+            }
             for name, p in (components.get("parameters") or {}).items()
         },
     }
-    projected_root = {"openapi": "3.1.0", "info": {"title": "spec (SDK facts)", "version": document.version},
-                      "paths": paths, "components": projected_components}
+    projected_root = {
+        "openapi": "3.1.0",
+        "info": {"title": "spec (SDK facts)", "version": document.version},
+        "paths": paths,
+        "components": projected_components,
+    }
     return Document(document.source, projected_root)
 
 
@@ -181,15 +218,20 @@ def sdk_document(surface: dict[str, Any]) -> Document:
             continue
         projected: dict[str, Any] = {"parameters": operation["parameters"], "responses": {}}
         if "body" in operation:
-            projected["requestBody"] = {"content": {"application/json": {"schema": operation["body"]}}}
+            projected["requestBody"] = {
+                "content": {"application/json": {"schema": operation["body"]}}
+            }
         if "response" in operation:
             projected["responses"]["200"] = {
                 "content": {"application/json": {"schema": operation["response"]}}
             }
         paths.setdefault(path, {})[operation["method"]] = projected
-    root = {"openapi": "3.1.0", "info": {"title": f"together=={surface['version']}",
-                                         "version": surface["version"]},
-            "paths": paths, "components": {"schemas": _project_components(surface["components"])}}
+    root = {
+        "openapi": "3.1.0",
+        "info": {"title": f"together=={surface['version']}", "version": surface["version"]},
+        "paths": paths,
+        "components": {"schemas": _project_components(surface["components"])},
+    }
     return Document(f"together=={surface['version']}", root)
 
 

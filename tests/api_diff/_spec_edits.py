@@ -40,7 +40,10 @@ BASE: dict[str, Any] = {
                         "description": "ok",
                         "content": {
                             "application/json": {
-                                "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Pet"}}
+                                "schema": {
+                                    "type": "array",
+                                    "items": {"$ref": "#/components/schemas/Pet"},
+                                }
                             }
                         },
                     }

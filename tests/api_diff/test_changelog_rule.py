@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from _spec_edits import BASE, document, edited
-
 from together_rl_api_diff import compare_documents, load_document
 from together_rl_api_diff._changelog import latest_entry, write_entry
 from together_rl_api_diff._formats import render_changelog_entry

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from _spec_edits import BASE
-
 from together_rl_api_diff.__main__ import main
 
 
@@ -29,14 +28,25 @@ def run(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return code, capsys.readouterr().out
 
 
-def test_json_is_the_stable_interface(pair: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_is_the_stable_interface(
+    pair: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out = run([*pair, "--format", "json"], capsys)
     assert code == 0
     document = json.loads(out)
     assert set(document) >= {"changes", "semver"}
     for change in document["changes"]:
-        assert list(change) == ["id", "kind", "location", "operations", "old", "new", "clients",
-                                "servers", "message"]
+        assert list(change) == [
+            "id",
+            "kind",
+            "location",
+            "operations",
+            "old",
+            "new",
+            "clients",
+            "servers",
+            "message",
+        ]
         assert change["clients"] in ("breaking", "compatible")
         assert change["servers"] in ("breaking", "compatible")
     kinds = {c["kind"]: (c["clients"], c["servers"]) for c in document["changes"]}
@@ -51,7 +61,9 @@ def test_json_is_the_stable_interface(pair: tuple[str, str], capsys: pytest.Capt
     assert [c["id"] for c in json.loads(again)["changes"]] == [c["id"] for c in document["changes"]]
 
 
-def test_junit_fails_the_breaking_changes(pair: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_junit_fails_the_breaking_changes(
+    pair: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, out = run([*pair, "--format", "junit"], capsys)
     suites = ElementTree.fromstring(out)
     assert suites.get("tests") == "3"

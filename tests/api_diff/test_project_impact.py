@@ -15,7 +15,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_docs_hold_the_tools_table() -> None:
     text = (REPO / "docs" / "api-changes.md").read_text(encoding="utf-8")
-    assert impact_table() in text, "docs/api-changes.md: paste `together-rl-api-diff --impact-table`"
+    assert impact_table() in text, (
+        "docs/api-changes.md: paste `together-rl-api-diff --impact-table`"
+    )
 
 
 def test_names_as_the_generator_derives_them() -> None:
@@ -38,7 +40,9 @@ def _edited(edit: object) -> tuple[Document, Document]:
 
 
 def test_a_new_loss_type_points_at_the_loss_files() -> None:
-    old, new = _edited(lambda r: r["components"]["schemas"]["LossType"]["enum"].append("LOSS_TYPE_NEW"))
+    old, new = _edited(
+        lambda r: r["components"]["schemas"]["LossType"]["enum"].append("LOSS_TYPE_NEW")
+    )
     (change,) = compare_documents(old, new).changes
     (impact,) = impact_of([change], new.root, REPO)
     assert impact.row.change.startswith("a new loss type")
@@ -52,7 +56,9 @@ def test_a_new_operation_kind_points_at_the_kind_registry() -> None:
         paths["/rl/training-sessions/{session_id}/operations/new-kind"] = copy.deepcopy(
             paths["/rl/training-sessions/{session_id}/operations/weights-sync"]
         )
-        paths["/rl/training-sessions/{session_id}/operations/new-kind"]["post"]["operationId"] = "newKind"
+        paths["/rl/training-sessions/{session_id}/operations/new-kind"]["post"]["operationId"] = (
+            "newKind"
+        )
 
     old, new = _edited(add_kind)
     (change,) = compare_documents(old, new).changes

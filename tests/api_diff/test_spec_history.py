@@ -4,13 +4,13 @@ without a crash, and chosen commits give the findings their messages describe.""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from together_rl_api_diff import DiffReport, compare_documents, load_document
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,8 +18,9 @@ SPEC = "spec/openapi.yaml"
 
 
 def _git(*arguments: str) -> str:
-    return subprocess.run(["git", *arguments], cwd=REPO, capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", *arguments], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
 
 
 @functools.cache
@@ -29,20 +30,25 @@ def spec_commits() -> list[str]:
 
 @functools.cache
 def diff(old: str, new: str) -> DiffReport:
-    return compare_documents(load_document(f"{old}:{SPEC}", cwd=REPO),
-                             load_document(f"{new}:{SPEC}", cwd=REPO))
+    return compare_documents(
+        load_document(f"{old}:{SPEC}", cwd=REPO), load_document(f"{new}:{SPEC}", cwd=REPO)
+    )
 
 
 def _has(revision: str) -> bool:
-    found = subprocess.run(["git", "cat-file", "-e", f"{revision}^{{commit}}"], cwd=REPO,
-                           capture_output=True, check=False)
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{revision}^{{commit}}"],
+        cwd=REPO,
+        capture_output=True,
+        check=False,
+    )
     return found.returncode == 0
 
 
 def test_every_consecutive_pair_diffs_without_a_crash() -> None:
     commits = spec_commits()
     assert len(commits) >= 10
-    for newer, older in zip(commits, commits[1:], strict=False):
+    for newer, older in itertools.pairwise(commits):
         report = diff(older, newer)
         for change in report.changes:
             assert change.clients in ("breaking", "compatible")
@@ -50,20 +56,37 @@ def test_every_consecutive_pair_diffs_without_a_crash() -> None:
 
 
 def found(report: DiffReport) -> set[tuple[str, str, str, str]]:
-    return {(c.kind, c.location.removeprefix("#/components/schemas/"), c.clients, c.servers)
-            for c in report.changes}
+    return {
+        (c.kind, c.location.removeprefix("#/components/schemas/"), c.clients, c.servers)
+        for c in report.changes
+    }
 
 
 CHOSEN = {
     # The SDK-agreement edit: tighter bounds and fewer enum values break clients; newly
     # required response fields break servers (a server that leaves them out).
     "4426877": {
-        ("bound-tightened", "ModelResourcesCreate/properties/inactive_timeout", "breaking", "compatible"),
-        ("bound-tightened", "ModelResourcesExtendExpiry/properties/seconds", "breaking", "compatible"),
+        (
+            "bound-tightened",
+            "ModelResourcesCreate/properties/inactive_timeout",
+            "breaking",
+            "compatible",
+        ),
+        (
+            "bound-tightened",
+            "ModelResourcesExtendExpiry/properties/seconds",
+            "breaking",
+            "compatible",
+        ),
         ("enum-value-removed", "SessionStatus", "breaking", "compatible"),
         ("enum-value-removed", "GpuType", "compatible", "breaking"),
         ("property-became-required", "SessionError/properties/code", "compatible", "breaking"),
-        ("default-added", "ModelResourcesCreate/properties/inactive_timeout", "compatible", "breaking"),
+        (
+            "default-added",
+            "ModelResourcesCreate/properties/inactive_timeout",
+            "compatible",
+            "breaking",
+        ),
     },
     # The loss-input rules as x- keywords: new rules a client's request must follow.
     "0079b49": {

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from _spec_edits import BASE
-
 from together_rl_api_diff import DocumentError, compare_documents, load_document
 from together_rl_api_diff.__main__ import main
 
@@ -39,8 +38,13 @@ def good(tmp_path: Path) -> str:
     ids=["broken YAML", "not a mapping", "swagger 2", "paths not a mapping", "dangling ref"],
 )
 def test_one_line_with_file_place_and_reason(
-    tmp_path: Path, good: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-    text: str, place: str, reason: str,
+    tmp_path: Path,
+    good: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    place: str,
+    reason: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
     bad = write(tmp_path, "bad.yaml", text)

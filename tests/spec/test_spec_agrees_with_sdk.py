@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ci_policy import import_required
-
 from together_rl_api_diff import load_document
 from together_rl_api_diff._sdk_drift import allowed, drift_from_surface
 from together_rl_api_diff._sdk_surface import sdk_surface
@@ -48,13 +47,19 @@ def test_the_spec_agrees_with_the_sdk_beyond_the_allow_list() -> None:
 def test_the_surface_is_the_whole_rl_api_of_the_release() -> None:
     found = surface()
     assert found["namespace"] == "client.post_training"
-    typed = [o for o in found["operations"] if o["path"].startswith("/v1/rl/") and not o.get("untyped")]
+    typed = [
+        o for o in found["operations"] if o["path"].startswith("/v1/rl/") and not o.get("untyped")
+    ]
     assert len(typed) == 29
     forward_backward = next(o for o in typed if o["path"].endswith("operations/forward-backward"))
     assert forward_backward["method"] == "post"
     assert forward_backward["body"]["required"] == ["loss", "samples"]
-    assert {"in": "header", "name": "Idempotency-Key", "required": True,
-            "schema": {"type": "string"}} in forward_backward["parameters"]
+    assert {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "required": True,
+        "schema": {"type": "string"},
+    } in forward_backward["parameters"]
 
 
 def test_drift_in_the_spec_is_found(tmp_path: Path) -> None:
@@ -65,6 +70,9 @@ def test_drift_in_the_spec_is_found(tmp_path: Path) -> None:
     root["components"]["schemas"]["SessionError"]["required"].remove("code")
     (tmp_path / "drifted.json").write_text(json.dumps(root), encoding="utf-8")
     report = drift_from_surface(surface(), load_document("drifted.json", cwd=tmp_path))
-    drift = {(c.kind, c.location.rsplit("/", 1)[-1]) for c in report.changes
-             if not allowed(c, ALLOWED_DRIFT)}
+    drift = {
+        (c.kind, c.location.rsplit("/", 1)[-1])
+        for c in report.changes
+        if not allowed(c, ALLOWED_DRIFT)
+    }
     assert drift == {("enum-value-removed", "SessionStatus"), ("property-became-required", "code")}
