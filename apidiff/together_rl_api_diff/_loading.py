@@ -58,6 +58,67 @@ _NoDatesLoader.yaml_implicit_resolvers = {
 }
 
 
+class _Unusual(Exception):
+    """A YAML feature the fast constructor leaves to PyYAML's own (merge keys, custom tags)."""
+
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_SCALARS = {
+    "tag:yaml.org,2002:int": "construct_yaml_int",
+    "tag:yaml.org,2002:float": "construct_yaml_float",
+    "tag:yaml.org,2002:bool": "construct_yaml_bool",
+    "tag:yaml.org,2002:null": "construct_yaml_null",
+}
+
+
+def _fast_yaml(text: str) -> Any:
+    """libyaml composes the nodes; plain dicts, lists and scalars are built from them directly
+    (PyYAML's generic constructor takes most of the load time of a large spec)."""
+    loader = _NoDatesLoader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    if root is None:
+        return None
+    scalars = {tag: getattr(loader, name) for tag, name in _SCALARS.items()}
+    built: dict[int, Any] = {}
+    building: set[int] = set()
+
+    def construct(node: Any) -> Any:
+        tag = node.tag
+        if tag == _STR:
+            return node.value
+        key = id(node)
+        if key in built:
+            return built[key]
+        if tag in scalars:
+            return scalars[tag](node)
+        if key in building:
+            raise _Unusual("a recursive alias")
+        building.add(key)
+        if tag == _MAP:
+            value: Any = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise _Unusual("a merge key")
+                name = construct(key_node)
+                if isinstance(name, dict | list):
+                    raise _Unusual("a complex key")
+                value[name] = construct(value_node)
+        elif tag == _SEQ:
+            value = [construct(item) for item in node.value]
+        else:
+            raise _Unusual(tag)
+        building.discard(key)
+        built[key] = value
+        return value
+
+    return construct(root)
+
+
 def _yaml_place(error: Exception) -> str:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     if mark is not None:
@@ -83,7 +144,10 @@ def _parse_cached(digest: str, text: str, source: str) -> Any:
         except json.JSONDecodeError:
             pass  # JSON is YAML: the YAML readers below say where it breaks
     try:
-        return yaml.load(text, Loader=_NoDatesLoader)
+        try:
+            return _fast_yaml(text)
+        except _Unusual:
+            return yaml.load(text, Loader=_NoDatesLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as first:
         try:
             return _ruamel_load(text)
