@@ -147,7 +147,7 @@ def _parse_cached(digest: str, text: str, source: str) -> Any:
         try:
             return _fast_yaml(text)
         except _Unusual:
-            return yaml.load(text, Loader=_NoDatesLoader)  # noqa: S506 (a SafeLoader subclass)
+            return yaml.load(text, Loader=_NoDatesLoader)
     except yaml.YAMLError as first:
         try:
             return _ruamel_load(text)
