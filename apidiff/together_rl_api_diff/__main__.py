@@ -13,6 +13,7 @@ from ._changelog import write_entry
 from ._comparing import compare_documents
 from ._formats import FORMATS, render, render_changelog_entry
 from ._impact import impact_of, impact_table, is_project_spec
+from ._judging import rules_table
 from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
 
 __all__ = ["main"]
@@ -53,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the table of which change needs which files, and exit",
     )
+    parser.add_argument(
+        "--rules-table",
+        action="store_true",
+        help="print the table of what breaks whom, kind by kind, and exit",
+    )
     return parser
 
 
@@ -60,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.impact_table:
         sys.stdout.write(impact_table())
+        return 0
+    if arguments.rules_table:
+        sys.stdout.write(rules_table())
         return 0
     if arguments.old is None:
         _parser().error("OLD is required")

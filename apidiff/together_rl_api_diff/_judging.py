@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["EFFECT_MEANINGS", "KIND_EFFECTS", "Effect", "Position", "Verdict", "judge"]
+__all__ = [
+    "EFFECT_MEANINGS",
+    "KIND_EFFECTS",
+    "Effect",
+    "Position",
+    "Verdict",
+    "judge",
+    "rules_table",
+]
 
 Position = Literal["request", "response", "operation"]
 Verdict = Literal["breaking", "compatible"]
@@ -98,3 +106,22 @@ def judge(kind: str, position: Position) -> tuple[Verdict, Verdict]:
     clients: Verdict = "breaking" if effect in ("clients", "both") else "compatible"
     servers: Verdict = "breaking" if effect in ("servers", "both") else "compatible"
     return clients, servers
+
+
+def rules_table() -> str:
+    """The markdown table of `KIND_EFFECTS` with both verdicts (docs/api-changes.md holds it)."""
+    lines = [
+        "| kind of change | in a request: clients / servers | in a response: clients / servers |",
+        "|---|---|---|",
+    ]
+    for kind in KIND_EFFECTS:
+        request = " / ".join(judge(kind, "request"))
+        response = " / ".join(judge(kind, "response"))
+        if kind.startswith("operation-"):
+            request, response = f"{request} (the whole operation)", "-"
+        elif kind.startswith(("parameter-", "request-body-", "security-")):
+            response = "-"
+        elif kind.startswith("response-"):
+            request = "-"
+        lines.append(f"| `{kind}` | {request} | {response} |")
+    return "\n".join(lines) + "\n"
