@@ -7,7 +7,20 @@ from typing import Any
 
 from together_rl_api_diff import Document
 
-__all__ = ["BASE", "document", "edited"]
+__all__ = ["BASE", "CHANGE_FIELDS", "document", "edited"]
+
+#: The stable JSON interface of one change, in its order.
+CHANGE_FIELDS = [
+    "id",
+    "kind",
+    "location",
+    "operations",
+    "old",
+    "new",
+    "clients",
+    "servers",
+    "message",
+]
 
 BASE: dict[str, Any] = {
     "openapi": "3.1.0",

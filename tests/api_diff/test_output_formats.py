@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from _spec_edits import BASE
+from _spec_edits import BASE, CHANGE_FIELDS
 from together_rl_api_diff.__main__ import main
 
 
@@ -36,17 +36,7 @@ def test_json_is_the_stable_interface(
     document = json.loads(out)
     assert set(document) >= {"changes", "semver"}
     for change in document["changes"]:
-        assert list(change) == [
-            "id",
-            "kind",
-            "location",
-            "operations",
-            "old",
-            "new",
-            "clients",
-            "servers",
-            "message",
-        ]
+        assert list(change) == CHANGE_FIELDS
         assert change["clients"] in ("breaking", "compatible")
         assert change["servers"] in ("breaking", "compatible")
     kinds = {c["kind"]: (c["clients"], c["servers"]) for c in document["changes"]}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _spec_edits import CHANGE_FIELDS
 from ci_policy import missing
 from together_rl_api_diff import load_document
 from together_rl_api_diff._sdk_drift import drift_from_surface, main
@@ -106,17 +107,7 @@ def test_the_command_reports_in_the_same_json(capsys: pytest.CaptureFixture[str]
     assert code == 1
     document = json.loads(capsys.readouterr().out)
     assert len(document["changes"]) == 9
-    assert set(document["changes"][0]) == {
-        "id",
-        "kind",
-        "location",
-        "operations",
-        "old",
-        "new",
-        "clients",
-        "servers",
-        "message",
-    }
+    assert list(document["changes"][0]) == CHANGE_FIELDS
 
 
 def test_an_unknown_release_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
