@@ -8,7 +8,6 @@ from pathlib import Path
 
 from together_rl_api_diff import Document, compare_documents, load_document
 from together_rl_api_diff._impact import impact_of, impact_table
-from together_rl_api_diff._judging import rules_table
 from together_rl_api_diff._naming import class_name, module_name
 
 REPO = Path(__file__).resolve().parents[2]
