@@ -115,6 +115,11 @@ class _Side:
                 by_key[(place, name)] = (pointer_join(base, "parameters", index), parameter)
         return by_key
 
+    def security_scheme(self, name: str) -> dict[str, Any]:
+        schemes = (self.document.root.get("components") or {}).get("securitySchemes") or {}
+        found = self.follow(schemes.get(name, {}))
+        return found if isinstance(found, dict) else {}
+
     def security(self, operation: _Operation) -> set[frozenset[str]]:
         listed = operation.node.get("security", self.document.root.get("security"))
         if not listed:
@@ -417,6 +422,9 @@ class _Comparison:
                 sorted(alternative),
                 "request",
             )
+        for alternative in sorted(old_security & new_security, key=sorted):
+            for name in sorted(alternative):
+                yield from self._security_scheme(name)
         for alternative in sorted(old_security - new_security, key=sorted):
             yield Finding(
                 "security-alternative-removed",
@@ -426,6 +434,16 @@ class _Comparison:
                 None,
                 "request",
             )
+
+    def _security_scheme(self, name: str) -> Iterator[Finding]:
+        """A scheme both versions require, but sent another way (type, scheme, header name)."""
+        old_scheme = self.old.security_scheme(name)
+        new_scheme = self.new.security_scheme(name)
+        for keyword in ("type", "scheme", "in", "name", "bearerFormat"):
+            was, now = old_scheme.get(keyword), new_scheme.get(keyword)
+            if was != now:
+                where = pointer_join("#/components/securitySchemes", name)
+                yield Finding("security-scheme-changed", where, keyword, was, now, "request")
 
     def _parameters(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
         old_params, new_params = self.old.parameters(old), self.new.parameters(new)

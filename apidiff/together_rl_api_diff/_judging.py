@@ -47,6 +47,7 @@ KIND_EFFECTS: dict[str, tuple[Effect, Effect]] = {
     "response-status-removed": ("narrows", "narrows"),
     "security-alternative-added": ("widens", "widens"),
     "security-alternative-removed": ("narrows", "narrows"),
+    "security-scheme-changed": ("both", "both"),
     "type-narrowed": ("narrows", "narrows"),
     "type-widened": ("widens", "widens"),
     "type-changed": ("both", "both"),

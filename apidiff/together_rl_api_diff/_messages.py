@@ -57,6 +57,7 @@ _TEMPLATES = {
     "response-status-removed": "response status {old} removed",
     "security-alternative-added": "security requirement {new} added as an alternative",
     "security-alternative-removed": "security requirement {old} removed",
+    "security-scheme-changed": "security scheme's {detail} changed from {old} to {new}",
     "type-narrowed": "type narrowed from {old} to {new}",
     "type-widened": "type widened from {old} to {new}",
     "type-changed": "type changed from {old} to {new}",

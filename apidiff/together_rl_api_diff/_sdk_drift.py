@@ -64,6 +64,7 @@ def drift_from_surface(surface: dict[str, Any], spec: Document) -> DiffReport:
     """The diff from the spec's SDK-stated facts to a release's surface (`sdk_surface`)."""
     projected = project_spec(spec)
     released = sdk_document(surface)
+    released.root["info"]["version"] = spec.version  # semver: the bump agreeing would need
     _adopt_untyped(projected, released, surface)
     return compare_documents(projected, released)
 

@@ -229,6 +229,13 @@ CORPUS: list[tuple[str, Callable[[Root], None], set[tuple[str, str, str]]]] = [
         {("security-alternative-added", C, B)},
     ),
     (
+        "security scheme sent another way",
+        lambda r: r["components"]["securitySchemes"].update(
+            bearer={"type": "apiKey", "in": "header", "name": "X-Key"}
+        ),
+        {("security-scheme-changed", B, B)},
+    ),
+    (
         "operation removed",
         lambda r: r["paths"].pop("/pets/{pet_id}"),
         {("operation-removed", B, C)},

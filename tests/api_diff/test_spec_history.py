@@ -46,6 +46,8 @@ def _has(revision: str) -> bool:
 
 
 def test_every_consecutive_pair_diffs_without_a_crash() -> None:
+    if _git("rev-parse", "--is-shallow-repository").strip() == "true":
+        pytest.skip("a shallow clone holds no history of spec/openapi.yaml")
     commits = spec_commits()
     assert len(commits) >= 10
     for newer, older in itertools.pairwise(commits):
