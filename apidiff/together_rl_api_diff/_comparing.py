@@ -141,9 +141,11 @@ class _Comparison:
         old_node, old_ref = self.old.resolver.follow(old)
         new_node, new_ref = self.new.resolver.follow(new)
         ref = new_ref or old_ref
-        if ref is not None and ref.startswith("#/components/"):
-            location = ref
-        key = (id(old_node), id(new_node), position + (location if ref is None else ""))
+        named = ref is not None and ref.startswith("#/components/")
+        if named:
+            location = str(ref)
+        # Under a component the findings do not depend on the way there: memoised per pair.
+        key = (id(old_node), id(new_node), position if named else f"{position} {location}")
         cached = self._memo.get(key)
         if cached is not None:
             return cached
