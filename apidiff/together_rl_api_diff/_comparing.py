@@ -140,7 +140,13 @@ class _Comparison:
     def schema(self, old: Any, new: Any, position: Position, location: str) -> list[Finding]:
         old_node, old_ref = self.old.resolver.follow(old)
         new_node, new_ref = self.new.resolver.follow(new)
-        ref = new_ref or old_ref
+        # Inside a component, a change is named after it: the new side's, else the old side's
+        # (a schema moved inline), except where the component became one member of a new
+        # oneOf/anyOf: then the place that changed is the one that holds it.
+        ref = new_ref
+        if ref is None and old_ref is not None:
+            wrapped = self.new.views.view(new_node).variants is not None
+            ref = None if wrapped and self.old.views.view(old_node).variants is None else old_ref
         named = ref is not None and ref.startswith("#/components/")
         if named:
             location = str(ref)

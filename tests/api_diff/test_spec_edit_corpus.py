@@ -441,3 +441,22 @@ def test_ids_are_stable_and_semver_follows_the_findings() -> None:
         edited(lambda r: _set(schema(r, "Pet")["properties"], "color", {"type": "boolean"})),
     )
     assert (compatible.semver.required, compatible.semver.suggested) == ("minor", "1.1.0")
+
+
+def test_where_a_change_is_located_when_a_component_moves() -> None:
+    def wrap(r: Root) -> None:  # Pet.kind: $ref Kind -> oneOf [$ref Kind, integer]
+        schema(r, "Pet")["properties"]["kind"] = {
+            "oneOf": [{"$ref": "#/components/schemas/Kind"}, {"type": "integer"}]
+        }
+
+    (wrapped,) = compare_documents(document(BASE), edited(wrap)).changes
+    assert (wrapped.kind, wrapped.location) == (
+        "variant-added",
+        "#/components/schemas/Pet/properties/kind/oneOf/1",
+    )
+
+    def inline_and_extend(r: Root) -> None:  # Pet.kind inlined, with one more value
+        schema(r, "Pet")["properties"]["kind"] = {"type": "string", "enum": ["cat", "dog", "fox"]}
+
+    (inlined,) = compare_documents(document(BASE), edited(inline_and_extend)).changes
+    assert (inlined.kind, inlined.location) == ("enum-value-added", "#/components/schemas/Kind")
