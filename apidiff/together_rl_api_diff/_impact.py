@@ -97,9 +97,9 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a rule JSON Schema cannot say (an `x-` rule keyword or an `x-rules` entry)",
-        "the emulator's `_requests.py` reads the `x-` keywords from the spec; a new keyword needs "
-        "its reader there and in the wrapper's body checks (`_checks.py`), and an invalid example "
-        "in `spec/examples/invalid/`",
+        "where the request is validated: the emulator's `_requests.py` and the wrapper's body "
+        "checks (`_checks.py`), which read the `x-` keywords; a new keyword needs its reader "
+        "there, and an invalid example in `spec/examples/invalid/`",
         True,
         _kinds("rule-added", "rule-removed", "rule-changed"),
     ),
