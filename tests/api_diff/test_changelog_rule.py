@@ -9,8 +9,10 @@ changes no entry. Refresh with `make api-changelog` after bumping `info.version`
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
+import pytest
 from _spec_edits import BASE, document, edited
 from together_rl_api_diff import compare_documents, load_document
 from together_rl_api_diff._changelog import latest_entry, write_entry
@@ -18,6 +20,7 @@ from together_rl_api_diff._formats import render_changelog_entry
 
 REPO = Path(__file__).resolve().parents[2]
 CHANGELOG = REPO / "docs" / "api-changelog.md"
+SPEC = "spec/openapi.yaml"
 
 
 def test_the_newest_entry_is_the_tools_and_the_version_is_bumped_enough() -> None:
@@ -37,6 +40,33 @@ def test_the_newest_entry_is_the_tools_and_the_version_is_bumped_enough() -> Non
         f"the changes since {baseline} need a {report.semver.required} bump: "
         f"info.version {spec.version} must be at least {report.semver.suggested}"
     )
+
+
+def _git(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *arguments], cwd=REPO, capture_output=True, text=True, check=False
+    )
+
+
+def test_the_last_change_of_the_spec_comes_with_its_bump() -> None:
+    """The spec against the last commit that changed it (an edit in progress against HEAD's):
+    a change that breaks clients needs the bump of info.version it requires."""
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone holds no history of spec/openapi.yaml")
+    spec = load_document(SPEC, cwd=REPO)
+    committed = load_document(f"HEAD:{SPEC}", cwd=REPO)
+    if committed.root != spec.root:
+        previous = committed
+    else:
+        last = _git("log", "-1", "--format=%H", "--", SPEC).stdout.strip()
+        previous = load_document(f"{last}^:{SPEC}", cwd=REPO)
+    report = compare_documents(previous, spec)
+    if report.breaking_clients:
+        assert report.semver.ok, (
+            f"{len(report.breaking_clients)} changes since {previous.source} break clients: "
+            f"info.version must be at least {report.semver.suggested} "
+            f"(then run make api-changelog)"
+        )
 
 
 def test_the_rule_fails_a_breaking_change_without_its_bump(tmp_path: Path) -> None:
