@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,35 @@ def test_an_unknown_release_is_one_line_and_exit_2(capsys: pytest.CaptureFixture
     assert "not a release" in capsys.readouterr().err
     with pytest.raises(SdkSurfaceError, match="not a release"):
         sdk_surface("together>=3")
+
+
+def _wheel_without_rl(directory: Path, version: str) -> None:
+    """A tiny `together` release with no RL resources, as a wheel pip installs offline."""
+    name = f"together-{version}"
+    files = {
+        "together/__init__.py": f'__version__ = "{version}"\n',
+        "together/resources/__init__.py": "",
+        f"{name}.dist-info/METADATA": "Metadata-Version: 2.1\nName: together\n"
+        f"Version: {version}\n",
+        f"{name}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    files[f"{name}.dist-info/RECORD"] = "".join(f"{path},,\n" for path in files) + (
+        f"{name}.dist-info/RECORD,,\n"
+    )
+    with zipfile.ZipFile(directory / f"{name}-py3-none-any.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+
+
+def test_a_release_without_an_rl_api_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _wheel_without_rl(tmp_path, "0.0.42")
+    assert main(["together==0.0.42", "--cache", str(tmp_path), "--offline"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err == (
+        "together-rl-sdk-drift: together==0.0.42: has no RL API "
+        "(neither client.post_training nor client.beta.rl)\n"
+    )
