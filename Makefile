@@ -13,8 +13,18 @@ UPSTREAM ?=
 RECORD ?=
 CASSETTE ?=
 PORT ?=
+# API diff: OLD is a file, REV:PATH or a git revision of spec/openapi.yaml (make api-diff OLD=HEAD).
+OLD ?=
+NEW ?= spec/openapi.yaml
+API_DIFF_ARGS ?=
+SDK ?=
+# Official SDK releases the drift tests compare (cached in the venv; never fetched by a test).
+SDK_RELEASES := together==3.0.0 together==2.40.0
+# The baseline of the newest docs/api-changelog.md entry (the spec as info.version 0.1.0 left it).
+CHANGELOG_BASELINE ?= 1911bd9
 
-.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv
+.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv \
+	api-diff api-changelog sdk-drift
 
 all: test
 
@@ -22,9 +32,25 @@ $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
+	$(foreach r,$(SDK_RELEASES),$(BIN)/python -m pip download --quiet --no-deps --dest $(VENV)/sdk-releases '$(r)' &&) true
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+## What an edit of the spec breaks, for clients and servers: make api-diff OLD=HEAD [NEW=...].
+api-diff: $(STAMP)
+	$(if $(OLD),,$(error give the old document: make api-diff OLD=HEAD (a file, REV:PATH or a revision)))
+	$(BIN)/together-rl-api-diff '$(OLD)' '$(NEW)' $(API_DIFF_ARGS)
+
+## Rewrite the newest entry of docs/api-changelog.md (after bumping info.version if it says so).
+api-changelog: $(STAMP)
+	$(BIN)/together-rl-api-diff '$(CHANGELOG_BASELINE)' spec/openapi.yaml --format markdown \
+	    --impact no --write-changelog docs/api-changelog.md >/dev/null
+
+## Compare the spec with an official SDK release: make sdk-drift SDK=together==3.1.1.
+sdk-drift: $(STAMP)
+	$(if $(SDK),,$(error give the release: make sdk-drift SDK=together==3.1.1))
+	$(BIN)/together-rl-sdk-drift '$(SDK)' --cache $(VENV)/sdk-releases $(API_DIFF_ARGS)
 
 ## Regenerate generated/together_rl_client from spec/openapi.yaml (never edit generated/ by hand).
 generate: $(STAMP)
@@ -76,6 +102,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_emulator
 	$(BIN)/python -m benchmarks.bench_wrapper
 	$(BIN)/python -m benchmarks.bench_proxy
+	$(BIN)/python -m benchmarks.bench_api_diff
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
@@ -83,8 +110,8 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator contract_tests tests benchmarks reliability examples scripts
-	$(BIN)/ruff format --check wrapper emulator contract_tests tests benchmarks reliability examples scripts
+	$(BIN)/ruff check wrapper emulator apidiff contract_tests tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check wrapper emulator apidiff contract_tests tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

@@ -1,0 +1,27 @@
+"""together_rl_api_diff: what an edit of an OpenAPI document breaks, for clients and servers.
+
+    from together_rl_api_diff import load_document, compare_documents
+    report = compare_documents(load_document("HEAD"), load_document("spec/openapi.yaml"))
+    for change in report.changes: print(change.clients, change.servers, change.message)
+
+`together-rl-api-diff OLD NEW` and `together-rl-sdk-drift together==X` are its commands.
+"""
+
+from ._changes import Change, DiffReport, Semver, advise_semver
+from ._comparing import compare_documents
+from ._judging import KIND_EFFECTS, judge
+from ._loading import Document, DocumentError, load_document, parse_text
+
+__all__ = [
+    "KIND_EFFECTS",
+    "Change",
+    "DiffReport",
+    "Document",
+    "DocumentError",
+    "Semver",
+    "advise_semver",
+    "compare_documents",
+    "judge",
+    "load_document",
+    "parse_text",
+]

@@ -1,0 +1,323 @@
+"""The comparison of two documents: operations by method and path, then everything in them.
+
+Parameters, bodies, responses and security per operation; schemas by `SchemaComparison`. A
+change found from several operations (a shared schema's) is reported once, with all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
+from ._comparing_schemas import SchemaComparison
+from ._judging import Position
+from ._loading import Document
+from ._messages import describe
+from ._refs import Resolver, pointer_join
+from ._schemas import SchemaViews
+
+__all__ = ["compare_documents"]
+
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_PATH_PARAMETER = re.compile(r"\{[^}/]*\}")
+
+
+@dataclass
+class _Operation:
+    method: str
+    path: str
+    pointer: str
+    node: dict[str, Any]
+    path_item: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return f"{self.method.upper()} {self.path}"
+
+
+class _Side:
+    """One document with its resolver and schema views."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.resolver = Resolver(document.root, document.source)
+        self.resolver.check_references()
+        self.views = SchemaViews(self.resolver)
+
+    def follow(self, node: Any) -> Any:
+        return self.resolver.follow(node)[0]
+
+    def operations(self, prefix: str | None) -> dict[tuple[str, str], _Operation]:
+        found: dict[tuple[str, str], _Operation] = {}
+        for path, raw_item in (self.document.root.get("paths") or {}).items():
+            if prefix and not str(path).startswith(prefix):
+                continue
+            item = self.follow(raw_item)
+            if not isinstance(item, dict):
+                continue
+            for method in _METHODS:
+                operation = item.get(method)
+                if isinstance(operation, dict):
+                    key = (method, _PATH_PARAMETER.sub("{}", str(path)))
+                    pointer = pointer_join("#/paths", str(path), method)
+                    found[key] = _Operation(method, str(path), pointer, operation, item)
+        return found
+
+    def parameters(self, operation: _Operation) -> dict[tuple[str, str], tuple[str, Any]]:
+        """(in, name) -> (pointer, parameter); path parameters by position, not by name."""
+        by_key: dict[tuple[str, str], tuple[str, Any]] = {}
+        path_names = [name.strip("{}") for name in _PATH_PARAMETER.findall(operation.path)]
+        path_pointer = operation.pointer.rsplit("/", 1)[0]
+        sources = (
+            (operation.path_item.get("parameters"), path_pointer),
+            (operation.node.get("parameters"), operation.pointer),
+        )
+        for listed, base in sources:
+            for index, raw in enumerate(listed or []):
+                parameter = self.follow(raw)
+                if not isinstance(parameter, dict):
+                    continue
+                place, name = str(parameter.get("in", "")), str(parameter.get("name", ""))
+                if place == "header":
+                    name = name.lower()
+                if place == "path" and name in path_names:
+                    name = f"#{path_names.index(name)}"
+                by_key[(place, name)] = (pointer_join(base, "parameters", index), parameter)
+        return by_key
+
+    def security_scheme(self, name: str) -> dict[str, Any]:
+        schemes = (self.document.root.get("components") or {}).get("securitySchemes") or {}
+        found = self.follow(schemes.get(name, {}))
+        return found if isinstance(found, dict) else {}
+
+    def security(self, operation: _Operation) -> set[frozenset[str]]:
+        listed = operation.node.get("security", self.document.root.get("security"))
+        if not listed:
+            return {frozenset()}
+        return {frozenset(item) for item in listed if isinstance(item, dict)}
+
+
+class _Comparison:
+    """Compares the operations of two documents; schemas through `SchemaComparison`."""
+
+    def __init__(self, old: _Side, new: _Side) -> None:
+        self.old = old
+        self.new = new
+        self.schemas = SchemaComparison(old.views, new.views)
+
+    def operation(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        yield from self._parameters(old, new)
+        yield from self._request_body(old, new)
+        yield from self._responses(old, new)
+        old_security, new_security = self.old.security(old), self.new.security(new)
+        where = pointer_join(new.pointer, "security")
+        for alternative in sorted(new_security - old_security, key=sorted):
+            yield Finding(
+                "security-alternative-added",
+                where,
+                f"security:{sorted(alternative)}",
+                None,
+                sorted(alternative),
+                "request",
+            )
+        for alternative in sorted(old_security & new_security, key=sorted):
+            for name in sorted(alternative):
+                yield from self._security_scheme(name)
+        for alternative in sorted(old_security - new_security, key=sorted):
+            yield Finding(
+                "security-alternative-removed",
+                where,
+                f"security:{sorted(alternative)}",
+                sorted(alternative),
+                None,
+                "request",
+            )
+
+    def _security_scheme(self, name: str) -> Iterator[Finding]:
+        """A scheme both versions require, but sent another way (type, scheme, header name)."""
+        old_scheme = self.old.security_scheme(name)
+        new_scheme = self.new.security_scheme(name)
+        for keyword in ("type", "scheme", "in", "name", "bearerFormat"):
+            was, now = old_scheme.get(keyword), new_scheme.get(keyword)
+            if was != now:
+                where = pointer_join("#/components/securitySchemes", name)
+                yield Finding("security-scheme-changed", where, keyword, was, now, "request")
+
+    def _parameters(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        old_params, new_params = self.old.parameters(old), self.new.parameters(new)
+        for key, (pointer, parameter) in new_params.items():
+            label = f"{key[0]}:{parameter.get('name')}"
+            if key not in old_params:
+                kind = (
+                    "parameter-added-required"
+                    if parameter.get("required")
+                    else "parameter-added-optional"
+                )
+                yield Finding(kind, pointer, label, None, parameter.get("name"), "request")
+                continue
+            old_pointer, old_parameter = old_params[key]
+            del old_pointer
+            if bool(old_parameter.get("required")) != bool(parameter.get("required")):
+                kind = (
+                    "parameter-became-required"
+                    if parameter.get("required")
+                    else "parameter-became-optional"
+                )
+                yield Finding(
+                    kind,
+                    pointer,
+                    f"required:{label}",
+                    bool(old_parameter.get("required")),
+                    bool(parameter.get("required")),
+                    "request",
+                )
+            for keyword in ("style", "explode"):
+                if old_parameter.get(keyword) != parameter.get(keyword):
+                    yield Finding(
+                        "parameter-style-changed",
+                        pointer,
+                        f"{keyword}:{label}",
+                        old_parameter.get(keyword),
+                        parameter.get(keyword),
+                        "request",
+                    )
+            if "schema" in old_parameter or "schema" in parameter:
+                yield from self.schemas.schema(
+                    old_parameter.get("schema", {}),
+                    parameter.get("schema", {}),
+                    "request",
+                    pointer + "/schema",
+                )
+        for key, (pointer, parameter) in old_params.items():
+            if key not in new_params:
+                label = f"{key[0]}:{parameter.get('name')}"
+                yield Finding(
+                    "parameter-removed", pointer, label, parameter.get("name"), None, "request"
+                )
+
+    def _content(self, old: Any, new: Any, position: Position, pointer: str) -> Iterator[Finding]:
+        old_content = old.get("content") or {} if isinstance(old, dict) else {}
+        new_content = new.get("content") or {} if isinstance(new, dict) else {}
+        for media in new_content:
+            where = pointer_join(pointer, "content", media)
+            if media not in old_content:
+                yield Finding("media-type-added", where, f"media:{media}", None, media, position)
+            else:
+                old_schema = (old_content[media] or {}).get("schema", {})
+                new_schema = (new_content[media] or {}).get("schema", {})
+                yield from self.schemas.schema(old_schema, new_schema, position, where + "/schema")
+        for media in old_content:
+            if media not in new_content:
+                where = pointer_join(pointer, "content", media)
+                yield Finding("media-type-removed", where, f"media:{media}", media, None, position)
+
+    def _request_body(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        old_body = self.old.follow(old.node.get("requestBody"))
+        new_body = self.new.follow(new.node.get("requestBody"))
+        where = pointer_join(new.pointer, "requestBody")
+        if old_body is None and new_body is None:
+            return
+        if old_body is None:
+            required = bool(new_body.get("required"))
+            kind = "request-body-added-required" if required else "request-body-added-optional"
+            yield Finding(kind, where, "requestBody", None, "requestBody", "request")
+            return
+        if new_body is None:
+            yield Finding(
+                "request-body-removed", where, "requestBody", "requestBody", None, "request"
+            )
+            return
+        was, now = bool(old_body.get("required")), bool(new_body.get("required"))
+        if was != now:
+            kind = "request-body-became-required" if now else "request-body-became-optional"
+            yield Finding(kind, where, "required", was, now, "request")
+        yield from self._content(old_body, new_body, "request", where)
+
+    def _responses(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        old_responses = {str(k).upper(): v for k, v in (old.node.get("responses") or {}).items()}
+        new_responses = {str(k).upper(): v for k, v in (new.node.get("responses") or {}).items()}
+        for code, response in new_responses.items():
+            where = pointer_join(new.pointer, "responses", code)
+            if code not in old_responses:
+                success = code[:1] in ("1", "2", "3")
+                kind = "response-status-added" if success else "response-error-status-added"
+                yield Finding(kind, where, f"status:{code}", None, code, "response")
+                continue
+            yield from self._content(
+                self.old.follow(old_responses[code]), self.new.follow(response), "response", where
+            )
+        for code in old_responses:
+            if code not in new_responses:
+                where = pointer_join(old.pointer, "responses", code)
+                yield Finding(
+                    "response-status-removed", where, f"status:{code}", code, None, "response"
+                )
+
+
+def compare_documents(old: Document, new: Document, *, paths: str | None = None) -> DiffReport:
+    """Every change from `old` to `new`, each judged for clients and servers."""
+    old_side, new_side = _Side(old), _Side(new)
+    comparison = _Comparison(old_side, new_side)
+    old_operations, new_operations = old_side.operations(paths), new_side.operations(paths)
+    merged: dict[tuple[str, str, str], tuple[Finding, set[str], set[Position]]] = {}
+
+    def record(finding: Finding, operation: str) -> None:
+        key = (finding.kind, finding.location, finding.detail)
+        entry = merged.setdefault(key, (finding, set(), set()))
+        entry[1].add(operation)
+        entry[2].add(finding.position)
+
+    for key, new_operation in new_operations.items():
+        old_operation = old_operations.get(key)
+        if old_operation is None:
+            record(
+                Finding(
+                    "operation-added",
+                    new_operation.pointer,
+                    "operation",
+                    None,
+                    new_operation.label,
+                    "operation",
+                ),
+                new_operation.label,
+            )
+            continue
+        for finding in comparison.operation(old_operation, new_operation):
+            record(finding, new_operation.label)
+    for key, old_operation in old_operations.items():
+        if key not in new_operations:
+            record(
+                Finding(
+                    "operation-removed",
+                    old_operation.pointer,
+                    "operation",
+                    old_operation.label,
+                    None,
+                    "operation",
+                ),
+                old_operation.label,
+            )
+    changes = []
+    for (kind, location, detail), (finding, operations, positions) in merged.items():
+        ordered_positions = sorted(positions)
+        clients, servers = judged(kind, ordered_positions)
+        changes.append(
+            Change(
+                id=change_id(kind, location, detail),
+                kind=kind,
+                location=location,
+                operations=sorted(operations),
+                old=finding.old,
+                new=finding.new,
+                clients=clients,
+                servers=servers,
+                message=describe(finding, ordered_positions),
+                positions=list(ordered_positions),
+            )
+        )
+    changes.sort(key=lambda change: (change.location, change.kind, change.id))
+    semver = advise_semver(changes, old.version, new.version)
+    return DiffReport(old.source, new.source, changes, semver)

@@ -1,0 +1,312 @@
+"""The comparison of two schemas, every `$ref` followed, in one position (request or response).
+
+A change inside a component is named after it, so the same change seen from many operations is
+one finding (memoised per pair of schemas); recursion through `$ref` cycles stops at the cycle.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ._changes import Finding
+from ._judging import Position
+from ._refs import pointer_join
+from ._renames import find_renames
+from ._schemas import LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
+
+__all__ = ["SchemaComparison"]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _canonical(value: Any) -> str:
+    number = _number(value) if not isinstance(value, str) else None
+    if number is not None:
+        return repr(number)
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _subset(first: frozenset[str], second: frozenset[str]) -> bool:
+    return all(t in second or (t == "integer" and "number" in second) for t in first)
+
+
+class SchemaComparison:
+    """Compares schemas of an old and a new document (their `SchemaViews`)."""
+
+    def __init__(self, old: SchemaViews, new: SchemaViews) -> None:
+        self.old = old
+        self.new = new
+        self._memo: dict[tuple[int, int, str], list[Finding]] = {}
+        self._active: set[tuple[int, int, str]] = set()
+        self._cut = 0  # cycles cut below the current frame: its findings are not memoised
+
+    def schema(self, old: Any, new: Any, position: Position, location: str) -> list[Finding]:
+        old_node, old_ref = self.old.follow(old)
+        new_node, new_ref = self.new.follow(new)
+        # Inside a component, a change is named after it: the new side's, else the old side's
+        # (a schema moved inline), except where the component became one member of a new
+        # oneOf/anyOf: then the place that changed is the one that holds it.
+        ref = new_ref
+        if ref is None and old_ref is not None:
+            wrapped = self.new.view(new_node).variants is not None
+            ref = None if wrapped and self.old.view(old_node).variants is None else old_ref
+        named = ref is not None and ref.startswith("#/components/")
+        if named:
+            location = str(ref)
+        # Under a component the findings do not depend on the way there: memoised per pair.
+        key = (id(old_node), id(new_node), position if named else f"{position} {location}")
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            self._cut += 1
+            return []
+        self._active.add(key)
+        cut_before = self._cut
+        try:
+            findings = list(self._schema_body(old_node, new_node, position, location))
+        finally:
+            self._active.discard(key)
+        if self._cut == cut_before:
+            self._memo[key] = findings
+        return findings
+
+    def _schema_body(
+        self, old_node: Any, new_node: Any, position: Position, location: str
+    ) -> Iterator[Finding]:
+        old, new = self.old.view(old_node), self.new.view(new_node)
+
+        def found(kind: str, detail: str, was: Any, now: Any, where: str = location) -> Finding:
+            return Finding(kind, where, detail, was, now, position)
+
+        if (old.variants is None) != (new.variants is None):
+            old_members = old.variants if old.variants is not None else [old_node]
+            new_members = new.variants if new.variants is not None else [new_node]
+            yield from self._variants(old_members, new_members, position, location, new)
+            return
+        yield from self._types(old, new, found)
+        yield from self._enum(old, new, found)
+        yield from self._keywords(old, new, found)
+        yield from self._defaults(old, new, found)
+        for keyword in sorted(set(old.rules) | set(new.rules)):
+            was, now = old.rules.get(keyword), new.rules.get(keyword)
+            if keyword not in new.rules:
+                yield found("rule-removed", keyword, was, None)
+            elif keyword not in old.rules:
+                yield found("rule-added", keyword, None, now)
+            elif _canonical(was) != _canonical(now):
+                yield found("rule-changed", keyword, was, now)
+        yield from self._properties(old, new, position, location, found)
+        yield from self._additional(old, new, position, location, found)
+        if old.items is not None and new.items is not None:
+            yield from self.schema(old.items, new.items, position, location + "/items")
+        elif old.items is not None:
+            yield found("items-removed", "items", "items", None)
+        elif new.items is not None and old.types is not None and "array" in old.types:
+            yield found("items-added", "items", None, "items")
+        if old.variants is not None and new.variants is not None:
+            yield from self._variants(old.variants, new.variants, position, location, new)
+
+    def _types(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
+        if old.types == new.types:
+            return
+        was = sorted(old.types) if old.types is not None else "any"
+        now = sorted(new.types) if new.types is not None else "any"
+        if new.types is None or (old.types is not None and _subset(old.types, new.types)):
+            yield found("type-widened", "type", was, now)
+        elif old.types is None or _subset(new.types, old.types):
+            yield found("type-narrowed", "type", was, now)
+        else:
+            yield found("type-changed", "type", was, now)
+
+    def _enum(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
+        if old.enum is None and new.enum is None:
+            return
+        if old.enum is None:
+            yield found("enum-added", "enum", None, new.enum)
+            return
+        if new.enum is None:
+            yield found("enum-removed", "enum", old.enum, None)
+            return
+        old_keys = {_canonical(value): value for value in old.enum}
+        new_keys = {_canonical(value): value for value in new.enum}
+        for key, value in old_keys.items():
+            if key not in new_keys:
+                yield found("enum-value-removed", f"enum:{key}", value, None)
+        for key, value in new_keys.items():
+            if key not in old_keys:
+                yield found("enum-value-added", f"enum:{key}", None, value)
+
+    def _keywords(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
+        for keyword in sorted(set(old.keywords) | set(new.keywords)):
+            was, now = old.keywords.get(keyword), new.keywords.get(keyword)
+            if _canonical(was) == _canonical(now):
+                continue
+            if keyword in ("pattern", "format"):
+                suffix = "added" if was is None else "removed" if now is None else "changed"
+                yield found(f"{keyword}-{suffix}", keyword, was, now)
+                continue
+            if keyword == "uniqueItems":
+                kind = "bound-tightened" if now else "bound-relaxed"
+                yield found(kind, keyword, was, now)
+                continue
+            old_number, new_number = _number(was), _number(now)
+            if keyword == "multipleOf":
+                kind = "bound-changed"
+                if was is None or (old_number and new_number and new_number % old_number == 0):
+                    kind = "bound-tightened"
+                elif now is None or (old_number and new_number and old_number % new_number == 0):
+                    kind = "bound-relaxed"
+                yield found(kind, keyword, was, now)
+                continue
+            if old_number is None or new_number is None:
+                tighter = was is None
+            elif keyword in LOWER_BOUNDS:
+                tighter = new_number > old_number
+            else:
+                assert keyword in UPPER_BOUNDS
+                tighter = new_number < old_number
+            yield found("bound-tightened" if tighter else "bound-relaxed", keyword, was, now)
+
+    def _defaults(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
+        for keyword, had, has, was, now in (
+            ("default", old.has_default, new.has_default, old.default, new.default),
+            (
+                "x-server-default",
+                old.has_server_default,
+                new.has_server_default,
+                old.server_default,
+                new.server_default,
+            ),
+        ):
+            if had and not has:
+                yield found("default-removed", keyword, was, None)
+            elif has and not had:
+                yield found("default-added", keyword, None, now)
+            elif had and _canonical(was) != _canonical(now):
+                yield found("default-changed", keyword, was, now)
+
+    def _properties(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        removed = [name for name in old.properties if name not in new.properties]
+        added = [name for name in new.properties if name not in old.properties]
+        renames = find_renames(self.old, self.new, old, new, removed, added)
+        for was, now in renames:
+            where = pointer_join(location, "properties", now)
+            yield found("property-renamed", f"{was}->{now}", was, now, where)
+        renamed_old = {was for was, _ in renames}
+        renamed_new = {now for _, now in renames}
+        for name in removed:
+            if name not in renamed_old:
+                where = pointer_join(location, "properties", name)
+                yield found("property-removed", name, name, None, where)
+        for name in added:
+            if name not in renamed_new:
+                kind = (
+                    "property-added-required" if name in new.required else "property-added-optional"
+                )
+                yield found(kind, name, None, name, pointer_join(location, "properties", name))
+        for name in old.properties:
+            if name in new.properties:
+                where = pointer_join(location, "properties", name)
+                yield from self.schema(old.properties[name], new.properties[name], position, where)
+        for name in sorted(new.required - old.required):
+            if name in old.properties or name not in new.properties:
+                where = pointer_join(location, "properties", name)
+                yield found("property-became-required", f"required:{name}", False, True, where)
+        for name in sorted(old.required - new.required):
+            if name in new.properties or name not in old.properties:
+                where = pointer_join(location, "properties", name)
+                yield found("property-became-optional", f"required:{name}", True, False, where)
+
+    def _additional(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        was, now = old.additional, new.additional
+        if isinstance(was, dict) and isinstance(now, dict):
+            yield from self.schema(was, now, position, location + "/additionalProperties")
+            return
+        rank = {False: 0, True: 2}
+        old_rank = rank.get(was, 1) if isinstance(was, bool) else 1
+        new_rank = rank.get(now, 1) if isinstance(now, bool) else 1
+        if old_rank == new_rank:
+            return
+        kind = (
+            "additional-properties-widened"
+            if new_rank > old_rank
+            else "additional-properties-narrowed"
+        )
+        show = {0: False, 1: "schema", 2: True}
+        yield found(kind, "additionalProperties", show[old_rank], show[new_rank])
+
+    def _variants(
+        self,
+        old_members: list[Any],
+        new_members: list[Any],
+        position: Position,
+        location: str,
+        new_view: SchemaView,
+    ) -> Iterator[Finding]:
+        keyword = new_view.variant_keyword
+        old_marks = [self.old.fingerprint(member) for member in old_members]
+        new_marks = [self.new.fingerprint(member) for member in new_members]
+        unmatched_old = [i for i in range(len(old_members))]
+        unmatched_new = [i for i in range(len(new_members))]
+        for i in list(unmatched_old):
+            if old_marks[i] in [new_marks[j] for j in unmatched_new]:
+                j = next(j for j in unmatched_new if new_marks[j] == old_marks[i])
+                unmatched_old.remove(i)
+                unmatched_new.remove(j)
+        for i in list(unmatched_old):
+            old_types = self.old.view(old_members[i]).types
+            same_type = [
+                j for j in unmatched_new if self.new.view(new_members[j]).types == old_types
+            ]
+            if len(unmatched_old) == 1 and len(unmatched_new) == 1:
+                same_type = unmatched_new
+            if same_type:
+                j = same_type[0]
+                unmatched_old.remove(i)
+                unmatched_new.remove(j)
+                where = location if len(new_members) == 1 else f"{location}/{keyword}/{j}"
+                yield from self.schema(old_members[i], new_members[j], position, where)
+        for j in unmatched_new:
+            yield Finding(
+                "variant-added",
+                f"{location}/{keyword}/{j}",
+                f"variant:{new_marks[j]}",
+                None,
+                self._summary(self.new, new_members[j]),
+                position,
+            )
+        for i in unmatched_old:
+            yield Finding(
+                "variant-removed",
+                f"{location}/{keyword}",
+                f"variant:{old_marks[i]}",
+                self._summary(self.old, old_members[i]),
+                None,
+                position,
+            )
+
+    @staticmethod
+    def _summary(side: SchemaViews, member: Any) -> Any:
+        _, ref = side.follow(member)
+        if ref is not None:
+            return ref
+        view = side.view(member)
+        return sorted(view.types) if view.types is not None else "any"
