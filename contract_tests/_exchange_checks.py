@@ -4,57 +4,61 @@ Request: path, query and header parameters (``Idempotency-Key`` among them) and 
 Response: the status is documented for the operation, the body matches that status's schema,
 and the documented headers (``Retry-After``) are present and valid.
 
-The JSON Schema validation is the emulator's own (``jsonschema_rs`` over the spec's components,
-errors reduced to a field path and a reason), so the proxy and the emulator judge a body alike.
+The judgement is the suite's own (:mod:`contract_tests._spec_check`), never the emulator's. Each
+violation carries the rules it breaks with their ``x-source``; one that breaks only rules of this
+project's choice is a difference (:attr:`Violation.difference`), as is an undocumented 4xx status
+of an operation whose status rules are all this project's choice.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 from urllib.parse import parse_qs
 
-import jsonschema_rs
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._spec import resolve_ref
-from together_rl_emulator._validation import _compile, _first_problem, validate_parameter
-
 from contract_tests._exchange import NO_BODY, NOT_JSON, Exchange, Violation, parse_body
-from contract_tests._spec_routes import Route, operation_spec
+from contract_tests._spec import Route
+from contract_tests._spec_check import Problem, SpecJudge, installed_judge
 
-__all__ = ["check_exchange"]
+__all__ = ["check_exchange", "request_problems"]
 
 
 def check_exchange(
-    exchange: Exchange, route: Route, request: object = NO_BODY, response: object = NO_BODY
+    exchange: Exchange,
+    route: Route,
+    request: object = NO_BODY,
+    response: object = NO_BODY,
+    judge: SpecJudge | None = None,
 ) -> list[Violation]:
     """Every way ``exchange`` departs from the spec's description of ``route``'s operation.
 
     ``request``/``response``: the bodies as ``parse_body`` gives them, when the caller has them
     already (parsing a large body costs more than validating it)."""
+    judge = judge or installed_judge()
     if request is NO_BODY:
         request = parse_body(exchange.request_body)
     if response is NO_BODY:
         response = parse_body(exchange.response_body)
-    found: list[tuple[str, str | None, str]] = []  # (check, field, message)
-    found += [("request", f, m) for f, m in _request_problems(exchange, route, request)]
-    found += [("response", f, m) for f, m in _response_problems(exchange, route, response)]
-    return [Violation(c, route.operation_id, f, m, exchange.seq) for c, f, m in found]
+    found = [("request", p) for p in request_problems(judge, exchange, route, request)]
+    found += [("response", p) for p in _response_problems(judge, exchange, route, response)]
+    return [
+        Violation(check, route.operation_id, p.field, p.reason, exchange.seq, p.rules)
+        for check, p in found
+    ]
 
 
 # ----------------------------------------------------------------------------- request
 
 
-def _request_problems(
-    exchange: Exchange, route: Route, body: object
-) -> list[tuple[str | None, str]]:
-    operation = operation_spec(route.operation_id)
-    problems: list[tuple[str | None, str]] = []
+def request_problems(
+    judge: SpecJudge, exchange: Exchange, route: Route, body: object
+) -> list[Problem]:
+    """Every problem of the request as it went over the wire."""
+    operation = judge.operation(route.operation_id)
+    problems: list[Problem] = []
     query = parse_qs(exchange.query, keep_blank_values=True)
     declared_query = {p["name"] for p in operation["parameters"] if p["in"] == "query"}
     for name in sorted(set(query) - declared_query):
-        problems.append((f"query {name}", "is not a parameter of this operation"))
+        problems.append(Problem(f"query {name}", "is not a parameter of this operation"))
     for parameter in operation["parameters"]:
         name, where = parameter["name"], parameter["in"]
         raw: str | list[str] | None
@@ -66,11 +70,9 @@ def _request_problems(
             raw = exchange.header(name)
         else:
             continue
-        try:
-            validate_parameter(route.operation_id, name, raw)
-        except ApiError as error:
-            problems.append((f"{where} {name}", _reason(error)))
-    problems += _body_problems(operation.get("requestBody"), body, "request")
+        for problem in judge.parameter_problems(route.operation_id, parameter, raw):
+            problems.append(Problem(f"{where} {name}", problem.reason, problem.rules))
+    problems += _body_problems(judge, operation.get("requestBody"), body, "request")
     return problems
 
 
@@ -78,77 +80,72 @@ def _request_problems(
 
 
 def _response_problems(
-    exchange: Exchange, route: Route, body: object
-) -> list[tuple[str | None, str]]:
-    responses: dict[str, Any] = operation_spec(route.operation_id)["responses"]
+    judge: SpecJudge, exchange: Exchange, route: Route, body: object
+) -> list[Problem]:
+    responses: dict[str, Any] = judge.operation(route.operation_id)["responses"]
     documented = responses.get(str(exchange.status)) or responses.get("default")
     if documented is None:
         listed = ", ".join(sorted(responses))
-        return [
-            ("HTTP status", f"{exchange.status} is not documented for this operation ({listed})")
-        ]
-    response = resolve_ref(documented)
-    problems: list[tuple[str | None, str]] = []
+        reason = f"{exchange.status} is not documented for this operation ({listed})"
+        rules = judge.status_rules(route.operation_id) if 400 <= exchange.status < 500 else []
+        return [Problem("HTTP status", reason, tuple(rules))]
+    response = judge.resolve(documented)
+    problems: list[Problem] = []
     for name, header in (response.get("headers") or {}).items():
-        header = resolve_ref(header)
+        header = judge.resolve(header)
         value = exchange.header(name, response=True)
         if value is None:
             if header.get("required"):
-                problems.append((f"header {name}", f"is required with status {exchange.status}"))
+                reason = f"is required with status {exchange.status}"
+                problems.append(Problem(f"header {name}", reason))
             continue
-        reason = _header_problem(header.get("schema") or {}, value)
-        if reason is not None:
-            problems.append((f"header {name}", reason))
-    problems += _body_problems(response, body, "response", required=False)
+        problems += _header_problems(judge, header.get("schema") or {}, value, name)
+    problems += _body_problems(judge, response, body, "response", required=False)
     return problems
 
 
-def _header_problem(schema: dict[str, Any], text: str) -> str | None:
+def _header_problems(
+    judge: SpecJudge, schema: dict[str, Any], text: str, name: str
+) -> list[Problem]:
     value: object = text
-    if resolve_ref(schema).get("type") == "integer":
+    if judge.resolve(schema).get("type") == "integer":
         try:
             value = int(text.strip())
         except ValueError:
-            return f"expected an integer, got {text!r}"
-    problem = _first_problem(_validator_for(_frozen(schema)), value)
-    return None if problem is None else problem[1]
+            return [Problem(f"header {name}", f"expected an integer, got {text!r}")]
+    found = judge.value_problems(schema, value)
+    return [Problem(f"header {name}", p.reason, p.rules) for p in found[:1]]
 
 
 # ----------------------------------------------------------------------------- bodies
 
 
 def _body_problems(
-    declared: dict[str, Any] | None, document: object, what: str, *, required: bool | None = None
-) -> list[tuple[str | None, str]]:
+    judge: SpecJudge,
+    declared: dict[str, Any] | None,
+    document: object,
+    what: str,
+    *,
+    required: bool | None = None,
+) -> list[Problem]:
     """Problems of a request or response body against a requestBody / response object."""
     if declared is None:
         return []
-    declared = resolve_ref(declared)
-    content = declared.get("content") or {}
-    media = content.get("application/json")
+    declared = judge.resolve(declared)
+    media = (declared.get("content") or {}).get("application/json")
     if media is None or "schema" not in media:
         return []
     if document is NO_BODY:
         must = declared.get("required", False) if required is None else required
-        return [("body", f"the {what} has no body; the spec requires one")] if must else []
+        return [Problem("body", f"the {what} has no body; the spec requires one")] if must else []
     if document is NOT_JSON:
-        return [("body", f"the {what} body is not JSON")]
-    problem = _first_problem(_validator_for(_frozen(media["schema"])), document)
-    if problem is None:
+        return [Problem("body", f"the {what} body is not JSON")]
+    found = judge.value_problems(media["schema"], document)
+    if not found:
         return []
-    field, reason = problem
-    return [(field or "body", reason)]
-
-
-def _frozen(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, sort_keys=True)
-
-
-@functools.cache
-def _validator_for(schema_json: str) -> jsonschema_rs.Validator:
-    return _compile(json.loads(schema_json))
-
-
-def _reason(error: ApiError) -> str:
-    prefix = f"{error.param}: "
-    return error.message[len(prefix) :] if error.message.startswith(prefix) else error.message
+    # One line per exchange as before, unless every problem is a difference: then each is kept,
+    # so that a sourced problem is never hidden behind an emulator choice.
+    if all(p.emulator_choice for p in found):
+        return [Problem(p.field or "body", p.reason, p.rules) for p in found]
+    first = next(p for p in found if not p.emulator_choice)
+    return [Problem(first.field or "body", first.reason, first.rules)]

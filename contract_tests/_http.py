@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from contract_tests._spec_facts import OPERATION_KINDS as SPEC_OPERATION_KINDS
-from contract_tests._spec_facts import enum_value, operation_kind
+from contract_tests._spec import OPERATION_KINDS as SPEC_OPERATION_KINDS
+from contract_tests._spec import enum_value, operation_kind
 from contract_tests._target import Target
 
 FORWARD_BACKWARD_PATH = re.compile(

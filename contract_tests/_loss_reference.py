@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from contract_tests._spec_facts import PARAMS_KEYS, enum_value, params_defaults
+from contract_tests._spec import PARAMS_KEYS, enum_value, params_defaults
 
 Array = NDArray[np.float64]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from contract_tests._spec_routes import all_operations
+from contract_tests._spec import all_operations
 from contract_tests._traffic_monitor import TrafficMonitor
 
 __all__ = ["summary_line", "write_junit", "write_markdown"]
@@ -20,6 +20,7 @@ def summary_line(monitor: TrafficMonitor) -> str:
     probes = monitor.checks.loss_probes
     return (
         f"proxy: {monitor.exchanges} exchanges, {len(monitor.violations)} violations, "
+        f"{len(monitor.differences)} differences, "
         f"{len(probes)} losses probed ({sum(p.matches_project for p in probes)} match the "
         f"project's definitions), {len(_unexercised(monitor))} operations not exercised"
     )
@@ -38,8 +39,8 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
         "",
         "## Exchanges per operation",
         "",
-        "| operation | exchanges | statuses | violations |",
-        "|---|---:|---|---:|",
+        "| operation | exchanges | statuses | violations | differences |",
+        "|---|---:|---|---:|---:|",
     ]
     for operation in all_operations():
         counts = monitor.by_operation.get(operation)
@@ -47,13 +48,21 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
             continue
         statuses = ", ".join(f"{code}: {n}" for code, n in sorted(counts.items()))
         broken = sum(v.operation == operation for v in monitor.violations)
-        lines.append(f"| `{operation}` | {counts.total()} | {statuses} | {broken} |")
+        differ = sum(v.operation == operation for v in monitor.differences)
+        lines.append(f"| `{operation}` | {counts.total()} | {statuses} | {broken} | {differ} |")
     lines += ["", "## Violations", ""]
     if not monitor.violations:
         lines.append("None.")
     for v in monitor.violations:
         field = f" `{v.field}`" if v.field else ""
         lines.append(f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message}")
+    lines += ["", "## Differences from rules of this project's choice (not violations)", ""]
+    if not monitor.differences:
+        lines.append("None.")
+    for v in monitor.differences:
+        field = f" `{v.field}`" if v.field else ""
+        rules = "; ".join(rule.describe() for rule in v.rules)
+        lines.append(f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message} (rule: {rules})")
     lines += ["", "## Live loss probe", ""]
     probes = monitor.checks.loss_probes
     if probes:
@@ -86,6 +95,10 @@ def write_junit(monitor: TrafficMonitor, path: Path) -> None:
     for operation in all_operations():
         case = ET.SubElement(suite, "testcase", classname="proxy", name=operation)
         found = [v for v in monitor.violations if v.operation == operation]
+        differ = [v for v in monitor.differences if v.operation == operation]
+        if differ:
+            ET.SubElement(ET.SubElement(case, "properties"), "property", name="differences",
+                          value="\n".join(v.line() for v in differ))  # fmt: skip
         if operation not in monitor.by_operation:
             ET.SubElement(case, "skipped", message="not exercised by this run")
             skipped += 1

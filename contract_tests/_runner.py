@@ -24,7 +24,8 @@ from contract_tests._schemathesis_run import (
     run_schemathesis,
     skipped_operations,
 )
-from contract_tests._target import Target, redact, spec_version
+from contract_tests._spec import spec_version
+from contract_tests._target import Target, redact
 
 __all__ = ["SCENARIO_MODULES", "SuiteOptions", "describe", "plan_scenarios", "run_suite"]
 
@@ -118,7 +119,9 @@ def _run_parts(
             progress.advance()
 
         progress.part("schemathesis (operation x phase)", planned)
-        results, notes = run_schemathesis(schema, progress=progress, watch=watch, advance=advance)
+        results, notes = run_schemathesis(
+            schema, target, progress=progress, watch=watch, advance=advance
+        )
         suite.results += skipped_operations(target, provisioned, options.operation_ids)
         suite.results += results
         suite.notes += notes

@@ -18,27 +18,24 @@ with every check; its events give, per generated case, the result of each check,
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import schemathesis
-import yaml
 from schemathesis.engine import Status, events, from_schema
 from schemathesis.engine.errors import ServerUnavailable
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._validation import validate_parameter
 
 from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._provision import Provisioned
-from contract_tests._results import FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
-from contract_tests._spec_facts import OPERATION_KINDS
-from contract_tests._spec_routes import find_route, operation_spec
-from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
+from contract_tests._results import DIFFERENCE, FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._schemathesis_verdict import failure_verdict
+from contract_tests._spec import OPERATION_KINDS, operation_labels, spec
+from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
 ALL_PHASES = ("examples", "coverage", "fuzzing", "stateful")
 VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -124,13 +121,7 @@ def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | Non
 
 def spec_operations() -> dict[str, str]:
     """Every operation of the spec: operationId -> label (``"GET /rl/supported-models"``)."""
-    spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
-    labels = {}
-    for path, item in spec["paths"].items():
-        for method, operation in item.items():
-            if isinstance(operation, dict) and "operationId" in operation:
-                labels[operation["operationId"]] = f"{method.upper()} {path}"
-    return labels
+    return operation_labels()
 
 
 def operation_plan(target: Target, provisioned: Provisioned) -> dict[str, str | None]:
@@ -192,7 +183,7 @@ def load_schema(
             negative_only=negative_only,
         )
     )  # fmt: skip
-    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    schema = schemathesis.openapi.from_dict(copy.deepcopy(spec()), config=config)
     if operation_ids is not None:
         schema = schema.include(operation_id=list(operation_ids))
     plan = operation_plan(target, provisioned)
@@ -286,6 +277,7 @@ def _non_empty_str(value: object) -> bool:
 
 def run_schemathesis(
     schema: Any,
+    target: Target,
     progress: Progress = _print,
     *,
     watch: TargetWatch | None = None,
@@ -298,7 +290,7 @@ def run_schemathesis(
     ``advance`` is called once per finished scenario (an operation in one phase)."""
     _RUNNING.set()
     try:
-        return _run(schema, progress, watch, advance)
+        return _run(schema, target, progress, watch, advance)
     finally:
         _RUNNING.clear()
 
@@ -335,7 +327,11 @@ def _missing_test_data(statuses_by_operation: dict[str, list[int]]) -> list[Chec
 
 
 def _run(
-    schema: Any, progress: Progress, watch: TargetWatch | None, advance: Callable[[], None]
+    schema: Any,
+    target: Target,
+    progress: Progress,
+    watch: TargetWatch | None,
+    advance: Callable[[], None],
 ) -> tuple[list[CheckResult], list[str]]:
     results: list[CheckResult] = []
     notes: list[str] = []
@@ -347,7 +343,7 @@ def _run(
         if isinstance(event, events.PhaseStarted):
             progress(f"[schemathesis] phase {event.phase.name.value} ...")
         elif isinstance(event, events.ScenarioFinished):
-            scenario = _scenario_results(event.recorder, event.phase.value)
+            scenario = _scenario_results(event.recorder, event.phase.value, target)
             results += scenario
             failed = sum(1 for r in scenario if r.status == FAILED)
             status = "FAILED" if failed else event.status.value
@@ -405,7 +401,7 @@ def _first_line(error: BaseException) -> str:
     return (str(error).strip() or type(error).__name__).splitlines()[0]
 
 
-def _scenario_results(recorder: Any, phase: str) -> list[CheckResult]:
+def _scenario_results(recorder: Any, phase: str, target: Target) -> list[CheckResult]:
     results: list[CheckResult] = []
     for case_id, checks in recorder.checks.items():
         node = recorder.cases.get(case_id)
@@ -413,56 +409,20 @@ def _scenario_results(recorder: Any, phase: str) -> list[CheckResult]:
         for check in checks:
             if check.status == Status.SUCCESS:
                 results.append(CheckResult("schemathesis", label, check.name, PASSED))
-            elif check.status == Status.FAILURE and _sent_query_is_valid(
-                check, recorder.interactions.get(case_id)
-            ):
-                # schemathesis' negative value for a query parameter serialised to text the spec
-                # admits (`null` or `[]` -> `status=`, `{}` -> nothing): the request as sent is
-                # valid, and accepting it is right.
-                results.append(CheckResult("schemathesis", label, check.name, PASSED))
             elif check.status == Status.FAILURE:
-                results.append(
-                    CheckResult(
-                        "schemathesis",
-                        label,
-                        check.name,
-                        FAILED,
-                        _format_failure(check, phase, recorder.interactions.get(case_id)),
-                    )
+                interaction = recorder.interactions.get(case_id)
+                info = check.failure_info
+                message = getattr(getattr(info, "failure", None), "message", "") or ""
+                status, note = failure_verdict(
+                    check.name, message, interaction, is_emulator=target.is_emulator
                 )
+                detail = "" if status == PASSED else _format_failure(check, phase, interaction)
+                if status == DIFFERENCE:
+                    detail = f"{note}\nevidence:\n{detail}"
+                results.append(CheckResult("schemathesis", label, check.name, status, detail))
             else:
                 results.append(CheckResult("schemathesis", label, check.name, SKIPPED))
     return results
-
-
-def _sent_query_is_valid(check: Any, interaction: Any) -> bool:
-    """A `negative_data_rejection` failure whose only invalid components are query parameters,
-    while every query parameter of the request as sent is valid for the spec."""
-    info = check.failure_info
-    request = getattr(interaction, "request", None)
-    if check.name != "negative_data_rejection" or info is None or request is None:
-        return False
-    # "Invalid component: parameters `a`, `b` in query", its violation on the next line or
-    # after " - " on the same one.
-    components = re.findall(
-        r"Invalid component: (.*?)(?:\s+-\s|$)", getattr(info.failure, "message", ""), re.M
-    )
-    if not components or any(not c.endswith("in query") for c in components):
-        return False
-    url = urlsplit(str(request.uri))
-    route = find_route(str(request.method), url.path)
-    if route is None:
-        return False
-    declared = {p["name"] for p in operation_spec(route.operation_id)["parameters"]}
-    sent = parse_qs(url.query, keep_blank_values=True)
-    if not set(sent) <= declared:
-        return False
-    try:
-        for name, values in sent.items():
-            validate_parameter(route.operation_id, name, values)
-    except ApiError:
-        return False
-    return True
 
 
 def _format_failure(check: Any, phase: str, interaction: Any) -> str:

@@ -44,7 +44,7 @@ def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
             target, provisioned, seed=seed, max_examples=max_examples, phases=PHASES,
             negative_only=True,
         )  # fmt: skip
-        results, _notes = run_schemathesis(schema, progress=lambda line: None)
+        results, _notes = run_schemathesis(schema, target, progress=lambda line: None)
     failed = [r for r in results if r.status == FAILED]
     return NegativeReport(
         max_examples=max_examples,

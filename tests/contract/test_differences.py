@@ -1,0 +1,169 @@
+"""A check of another server never blames it for this project's choices: a breach of a rule whose
+`x-source` is `emulator` is a difference (with the rule, its source and the evidence), a breach of
+a sourced rule a failure. Judged with a copy of the spec whose sources the test sets itself, so
+the outcome does not move when the spec's sources do."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import orjson
+from together_rl_emulator import create_app, serve_in_thread
+
+from contract_tests._proxy_thread import RunningProxy, proxy_in_thread
+from contract_tests._results import DIFFERENCE, FAILED
+from contract_tests._schemathesis_verdict import failure_verdict
+from contract_tests._spec import spec
+from contract_tests._spec_check import SpecJudge
+
+from ._broken import ASGIApp, Receive, Scope, Send, _read_body, _replay, _Rewriter
+
+KEY = "differences-key"
+SDK = "together==3.1.1 together/types/post_training/model_resources.py ModelResources"
+CREATE = "/v1/rl/model-resources"
+#: Below the spec's minimum of 300 (the rule this test makes the project's own choice).
+SHORT_TIMEOUT = 120
+
+
+def _judge() -> SpecJudge:
+    """The spec, with `inactive_timeout`'s bounds this project's choice and `ModelResources`'
+    required fields sourced from the official SDK."""
+    document = copy.deepcopy(spec())
+    schemas = document["components"]["schemas"]
+    create = schemas["ModelResourcesCreate"]["properties"]["inactive_timeout"]
+    create["x-source"] = "emulator"
+    schemas["ModelResources"]["x-source"] = {"required": SDK}
+    return SpecJudge(document)
+
+
+class AcceptsShortTimeout:
+    """Relaxes one emulator rule: a create request with a short `inactive_timeout` is accepted
+    (the emulator behind it is given the minimum instead)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == CREATE:
+            body = orjson.loads(await _read_body(receive))
+            body["inactive_timeout"] = max(body.get("inactive_timeout", 300), 300)
+            receive = _replay(orjson.dumps(body))
+        await self.app(scope, receive, send)
+
+
+class DropsStatus:
+    """Breaks a sourced rule: model resources come back without `status` (SDK: required)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == CREATE:
+            send = _Rewriter(send, _without_status).send
+        await self.app(scope, receive, send)
+
+
+def _without_status(document: Any) -> Any:
+    return {k: v for k, v in document.items() if k != "status"}
+
+
+@contextmanager
+def _proxied(wrap: Any) -> Iterator[RunningProxy]:
+    app = create_app(api_keys=[KEY], seed=0)
+    server = serve_in_thread(wrap(app), on_stop=app.emulator.close)
+    try:
+        with proxy_in_thread(server.base_url, judge=_judge()) as proxy:
+            yield proxy
+    finally:
+        server.stop()
+
+
+def _create(proxy: RunningProxy, body: dict[str, Any]) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {KEY}"}
+    return httpx.post(f"{proxy.base_url}{CREATE}", json=body, headers=headers, timeout=30)
+
+
+BODY = {"base_model": "emulator/tiny-1k", "lora_enabled": True}
+
+
+def test_a_server_relaxing_an_emulator_rule_passes_with_one_difference() -> None:
+    with _proxied(AcceptsShortTimeout) as proxy:
+        response = _create(proxy, {**BODY, "inactive_timeout": SHORT_TIMEOUT})
+    assert response.status_code == 200, response.text
+    monitor = proxy.monitor
+    assert monitor.violations == [], [v.line() for v in monitor.violations]
+    assert len(monitor.differences) == 1, [v.line() for v in monitor.differences]
+    difference = monitor.differences[0]
+    assert difference.field == "body" or "inactive_timeout" in (difference.field or "")
+    assert [r.keyword for r in difference.rules] == ["minimum"]
+    assert difference.rules[0].source == "emulator"
+    assert "ModelResourcesCreate/properties/inactive_timeout" in difference.rules[0].where
+    line = difference.line()
+    assert (
+        line.startswith("DIFFERENCE [request] createModelResources")
+        and "x-source: emulator" in line
+    )
+
+
+def test_a_server_breaking_a_sourced_rule_fails() -> None:
+    with _proxied(DropsStatus) as proxy:
+        response = _create(proxy, BODY)
+    assert response.status_code == 200, response.text
+    monitor = proxy.monitor
+    assert monitor.differences == []
+    broken = [v for v in monitor.violations if v.field == "status"]
+    assert len(broken) == 1, [v.line() for v in monitor.violations]
+    assert broken[0].rules[0].source == SDK
+    assert broken[0].line().startswith("VIOLATION [response] createModelResources")
+
+
+def _interaction(body: dict[str, Any], status: int = 200, answer: bytes = b"{}") -> Any:
+    request = SimpleNamespace(
+        method="POST", uri=f"http://127.0.0.1:1{CREATE}", body=orjson.dumps(body), headers={}
+    )
+    response = SimpleNamespace(status_code=status, headers={}, content=answer)
+    return SimpleNamespace(request=request, response=response)
+
+
+def test_schemathesis_negative_data_accepted_is_a_difference_only_off_the_emulator() -> None:
+    """`make conformance`: what schemathesis reports as a failure, judged again."""
+    judge = _judge()
+    relaxed = _interaction({**BODY, "inactive_timeout": SHORT_TIMEOUT})
+    status, note = failure_verdict(
+        "negative_data_rejection", "", relaxed, is_emulator=False, judge=judge
+    )
+    assert status == DIFFERENCE
+    assert "`minimum`" in note and "x-source: emulator" in note and "inactive_timeout" in note
+    # Against the embedded emulator every breach is a failure, as before.
+    embedded = failure_verdict(
+        "negative_data_rejection", "", relaxed, is_emulator=True, judge=judge
+    )
+    assert embedded[0] == FAILED
+    # A body that breaks a rule with another source (here: a type) stays a failure.
+    typed = _interaction({**BODY, "inactive_timeout": "soon"})
+    assert (
+        failure_verdict("negative_data_rejection", "", typed, is_emulator=False, judge=judge)[0]
+        == FAILED
+    )
+
+
+def test_schemathesis_missing_sourced_field_is_a_failure() -> None:
+    judge = _judge()
+    answer = orjson.dumps({"id": "mr-1"})
+    missing = _interaction(BODY, answer=answer)
+    status, _ = failure_verdict(
+        "response_schema_conformance", "", missing, is_emulator=False, judge=judge
+    )
+    assert status == FAILED
+    # The same fields required by this project's choice only: a difference.
+    document = copy.deepcopy(judge.document)
+    document["components"]["schemas"]["ModelResources"]["x-source"] = {"required": "emulator"}
+    status, note = failure_verdict(
+        "response_schema_conformance", "", missing, is_emulator=False, judge=SpecJudge(document)
+    )
+    assert status == DIFFERENCE, note
