@@ -23,11 +23,11 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from contract_tests._exchange import Exchange, parse_body
-from contract_tests._exchange_checks import check_exchange, request_problems
 from contract_tests._results import DIFFERENCE, FAILED, PASSED
 from contract_tests._spec import find_route
 from contract_tests._spec_check import Problem, SpecJudge, installed_judge, only_emulator_choices
+from contract_tests.proxy._exchange import Exchange, parse_body
+from contract_tests.proxy._exchange_checks import check_exchange, request_problems
 
 __all__ = ["failure_verdict", "wire_exchange"]
 

@@ -15,11 +15,11 @@ import httpx
 import orjson
 from together_rl_emulator import create_app, serve_in_thread
 
-from contract_tests._proxy_thread import RunningProxy, proxy_in_thread
 from contract_tests._results import DIFFERENCE, FAILED
 from contract_tests._schemathesis_verdict import failure_verdict
 from contract_tests._spec import spec
 from contract_tests._spec_check import SpecJudge
+from contract_tests.proxy._in_thread import RunningProxy, proxy_in_thread
 
 from ._broken import ASGIApp, Receive, Scope, Send, _read_body, _replay, _Rewriter
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from together_rl_emulator import serve_in_thread
 
-from contract_tests._cassette import CassetteWriter, read_cassette
-from contract_tests._proxy import ValidatingProxy
-from contract_tests._replay import ReplayServer
 from contract_tests._spec_check import SpecJudge
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._cassette import CassetteWriter, read_cassette
+from contract_tests.proxy._forwarding import ValidatingProxy
+from contract_tests.proxy._replay import ReplayServer
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["RunningProxy", "proxy_in_thread", "replay_in_thread"]
 

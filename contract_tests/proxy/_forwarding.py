@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 
-from contract_tests._exchange import Exchange, decode_content, public_headers
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._exchange import Exchange, decode_content, public_headers
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["ValidatingProxy"]
 

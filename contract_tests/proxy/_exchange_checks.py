@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
-from contract_tests._exchange import NO_BODY, NOT_JSON, Exchange, Violation, parse_body
 from contract_tests._spec import Route
 from contract_tests._spec_check import Problem, SpecJudge, installed_judge
+from contract_tests.proxy._exchange import NO_BODY, NOT_JSON, Exchange, Violation, parse_body
 
 __all__ = ["check_exchange", "request_problems"]
 

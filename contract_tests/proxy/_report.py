@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from contract_tests._spec import all_operations
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["summary_line", "write_junit", "write_markdown"]
 

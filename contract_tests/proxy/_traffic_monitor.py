@@ -13,12 +13,12 @@ import sys
 import threading
 from collections.abc import Callable
 
-from contract_tests._cassette import CassetteWriter
-from contract_tests._exchange import Exchange, Violation, parse_body
-from contract_tests._exchange_checks import check_exchange
 from contract_tests._spec import find_route
 from contract_tests._spec_check import SpecJudge
-from contract_tests._traffic_checks import TrafficChecks
+from contract_tests.proxy._cassette import CassetteWriter
+from contract_tests.proxy._exchange import Exchange, Violation, parse_body
+from contract_tests.proxy._exchange_checks import check_exchange
+from contract_tests.proxy._traffic_checks import TrafficChecks
 
 __all__ = ["TrafficMonitor"]
 

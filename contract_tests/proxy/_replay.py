@@ -19,9 +19,9 @@ from urllib.parse import parse_qsl
 
 import orjson
 
-from contract_tests._exchange import Exchange, json_body
-from contract_tests._json_diff import json_differences
-from contract_tests._proxy import Receive, Scope, Send, _read_body
+from contract_tests.proxy._exchange import Exchange, json_body
+from contract_tests.proxy._forwarding import Receive, Scope, Send, _read_body
+from contract_tests.proxy._json_diff import json_differences
 
 __all__ = ["ReplayServer"]
 
