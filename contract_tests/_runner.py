@@ -13,17 +13,13 @@ import pytest
 from contract_tests._plan import PlannedCheck
 from contract_tests._preflight import TargetUnavailable, TargetWatch, is_transport_error, preflight
 from contract_tests._progress import Progress, RichProgress, make_progress
-from contract_tests._provision import Provisioned, provision
+from contract_tests._provision import provision
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._report import write_markdown
 from contract_tests._results import FAILED, NO_ANSWER, CheckResult, SuiteResult, write_junit
-from contract_tests._schemathesis_run import (
-    ALL_PHASES,
-    load_schema,
-    operation_plan,
-    run_schemathesis,
-    skipped_operations,
-)
+from contract_tests._schemathesis_config import ALL_PHASES, load_schema
+from contract_tests._schemathesis_plan import scenario_count, skipped_operations
+from contract_tests._schemathesis_run import run_schemathesis
 from contract_tests._spec import spec_version
 from contract_tests._target import Target, redact
 
@@ -110,7 +106,7 @@ def _run_parts(
             phases=options.phases,
             operation_ids=options.operation_ids,
         )
-        planned = _scenario_count(target, provisioned, options)
+        planned = scenario_count(target, provisioned, options.phases, options.operation_ids)
         finished = 0
 
         def advance() -> None:
@@ -134,19 +130,6 @@ def _run_parts(
         suite.results += collector.results
         suite.notes += collector.notes
     suite.lost = watch.lost
-
-
-def _scenario_count(target: Target, provisioned: Provisioned, options: SuiteOptions) -> int:
-    """How many schemathesis scenarios (one operation in one phase) the run plans."""
-    fuzzed = [
-        operation_id
-        for operation_id, reason in operation_plan(target, provisioned).items()
-        if reason is None
-        and (options.operation_ids is None or operation_id in options.operation_ids)
-    ]
-    phases = [p for p in options.phases if p != "stateful"]
-    stateful = "stateful" in options.phases and target.may_mutate
-    return len(fuzzed) * len(phases) + int(stateful)
 
 
 def _run_pytest(

@@ -23,13 +23,16 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from contract_tests._results import DIFFERENCE, FAILED, PASSED
+from schemathesis.engine import Status
+
+from contract_tests._results import DIFFERENCE, FAILED, PASSED, SKIPPED, CheckResult
 from contract_tests._spec import find_route
 from contract_tests._spec_check import Problem, SpecJudge, installed_judge, only_emulator_choices
+from contract_tests._target import Target
 from contract_tests.proxy._exchange import Exchange, parse_body
 from contract_tests.proxy._exchange_checks import check_exchange, request_problems
 
-__all__ = ["failure_verdict", "wire_exchange"]
+__all__ = ["failure_verdict", "format_error", "scenario_results", "wire_exchange"]
 
 #: check name -> which of the request or response problems decide whether it is a difference.
 _JUDGED_ON = {
@@ -121,3 +124,48 @@ def _absent_query_components(message: str, exchange: Exchange, problems: list[Pr
     names = {name for c in components for name in _QUERY_NAMES.findall(c)}
     sent = parse_qs(exchange.query, keep_blank_values=True)
     return bool(names) and not names & set(sent)
+
+
+def scenario_results(recorder: Any, phase: str, target: Target) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    for case_id, checks in recorder.checks.items():
+        node = recorder.cases.get(case_id)
+        label = node.value.operation.label if node is not None else recorder.label
+        for check in checks:
+            if check.status == Status.SUCCESS:
+                results.append(CheckResult("schemathesis", label, check.name, PASSED))
+            elif check.status == Status.FAILURE:
+                interaction = recorder.interactions.get(case_id)
+                info = check.failure_info
+                message = getattr(getattr(info, "failure", None), "message", "") or ""
+                status, note = failure_verdict(
+                    check.name, message, interaction, is_emulator=target.is_emulator
+                )
+                detail = "" if status == PASSED else _format_failure(check, phase, interaction)
+                if status == DIFFERENCE:
+                    detail = f"{note}\nevidence:\n{detail}"
+                results.append(CheckResult("schemathesis", label, check.name, status, detail))
+            else:
+                results.append(CheckResult("schemathesis", label, check.name, SKIPPED))
+    return results
+
+
+def _format_failure(check: Any, phase: str, interaction: Any) -> str:
+    info = check.failure_info
+    response = getattr(interaction, "response", None)
+    answer = ""
+    if response is not None:
+        body = getattr(response, "content", b"") or b""
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        answer = f"\nResponse: {getattr(response, 'status_code', '?')} {text[:400]}"
+    if info is None:
+        return f"{check.name} failed ({phase} phase){answer}"
+    failure = info.failure
+    title = getattr(failure, "title", type(failure).__name__)
+    message = getattr(failure, "message", "")
+    code = getattr(failure, "code", "")
+    return f"[{phase}] {title} ({code})\n{message}{answer}\nReproduce: {info.code_sample}".strip()
+
+
+def format_error(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._provision import provision
 from contract_tests._results import FAILED, PASSED
-from contract_tests._schemathesis_run import load_schema, run_schemathesis
+from contract_tests._schemathesis_config import load_schema
+from contract_tests._schemathesis_run import run_schemathesis
 
 PHASES = ("examples", "coverage", "fuzzing")
 
