@@ -24,6 +24,7 @@ from contract_tests._http import (
     WEIGHTS_SYNC,
     TargetClient,
 )
+from contract_tests._spec import wire_path
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
 #: A forward-only cross-entropy pass valid for any vocabulary of at least 8 tokens.
@@ -106,7 +107,7 @@ def provision(target: Target) -> Provisioned:
             )
         if target.session_id is None:
             return Provisioned(None, None, None, None, None)
-        response = client.get(f"/v1/rl/training-sessions/{target.session_id}")
+        response = client.get(wire_path("getTrainingSession", session_id=target.session_id))
         session = response.json() if response.status_code == 200 else {}
         probe = _probe_operation(client, target.session_id)
         mutations = target.may_mutate
@@ -179,7 +180,7 @@ def base_model(client: TargetClient) -> str:
     supported model of any other target."""
     if client.target.is_emulator:
         return EMULATOR_BASE_MODEL
-    models = client.get("/v1/rl/supported-models").json().get("data", [])
+    models = client.get(wire_path("getSupportedModels")).json().get("data", [])
     if not models:
         raise RuntimeError("the target lists no supported models")
     return str(models[0]["base_model"])

@@ -32,6 +32,7 @@ __all__ = [
     "enum_values",
     "find_route",
     "invalid_examples",
+    "operation_id",
     "operation_in",
     "operation_kind",
     "operation_labels",
@@ -42,6 +43,7 @@ __all__ = [
     "server_prefix",
     "spec",
     "spec_version",
+    "wire_path",
 ]
 
 _UNSPECIFIED = "_UNSPECIFIED"
@@ -207,6 +209,20 @@ def _routes() -> list[tuple[re.Pattern[str], str, str, str]]:
     # A literal segment wins over a parameter (``/payloads/upload-url`` vs ``/{payload_id}``).
     routes.sort(key=lambda r: (r[2].count("{"), r[2]))
     return routes
+
+
+def operation_id(name: str) -> str:
+    """``name``, checked to be an operationId of the spec (one the spec drops fails at import)."""
+    if name not in operation_labels():
+        raise LookupError(f"the spec has no operation {name!r}")
+    return name
+
+
+def wire_path(operation: str, /, **path_params: str) -> str:
+    """The path on the wire (``/v1/...``) of the operation with this operationId, its path
+    parameters filled in."""
+    template = operation_labels()[operation].split(" ", 1)[1]
+    return server_prefix() + template.format(**path_params)
 
 
 def find_route(method: str, path: str) -> Route | None:
