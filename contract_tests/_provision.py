@@ -14,16 +14,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from contract_tests._http import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    INFERENCE_CHECKPOINT,
-    OPTIM_STEP,
-    SAMPLE,
-    TRAINING_CHECKPOINT,
-    WEIGHTS_SYNC,
-    TargetClient,
-)
+from contract_tests import _http as http
+from contract_tests._http import TargetClient
 from contract_tests._spec import wire_path
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
@@ -45,9 +37,9 @@ PROBE_BODY = {
 
 #: One small valid body per operation kind other than forward-backward (any vocabulary >= 8).
 KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
-    TRAINING_CHECKPOINT: {},  # the checkpoint kinds take no body; `{}` is accepted too
-    INFERENCE_CHECKPOINT: {},
-    CUSTOM_FORWARD_BACKWARD: {
+    http.TRAINING_CHECKPOINT: {},  # the checkpoint kinds take no body; `{}` is accepted too
+    http.INFERENCE_CHECKPOINT: {},
+    http.CUSTOM_FORWARD_BACKWARD: {
         "samples": [
             {
                 "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
@@ -56,9 +48,9 @@ KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
         ],
         "gradients": [{"data": [0.0, -1.0, -1.0], "dtype": "D_TYPE_FLOAT32"}],
     },
-    OPTIM_STEP: {"adam_params": {"learning_rate": 1e-4}},
-    WEIGHTS_SYNC: {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
-    SAMPLE: {
+    http.OPTIM_STEP: {"adam_params": {"learning_rate": 1e-4}},
+    http.WEIGHTS_SYNC: {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
+    http.SAMPLE: {
         "model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]}],
         "num_samples": 1,
         "sampling_params": {"max_tokens": 4, "seed": 0},
@@ -100,9 +92,9 @@ def provision(target: Target) -> Provisioned:
                 spare["id"],
                 probe,
                 resources["base_model"],
-                {FORWARD_BACKWARD: probe, **kinds},
+                {http.FORWARD_BACKWARD: probe, **kinds},
                 client.upload_payload(session["id"], PROBE_BODY),
-                _checkpoint_of(client, session["id"], kinds[INFERENCE_CHECKPOINT]),
+                _checkpoint_of(client, session["id"], kinds[http.INFERENCE_CHECKPOINT]),
                 client.create_model_resources(resources["base_model"])["id"],
             )
         if target.session_id is None:
@@ -118,7 +110,7 @@ def provision(target: Target) -> Provisioned:
             probe,
             session.get("base_model"),
             {
-                FORWARD_BACKWARD: probe,
+                http.FORWARD_BACKWARD: probe,
                 **(_kind_operations(client, target.session_id) if mutations else {}),
             },
             client.upload_payload(target.session_id, PROBE_BODY) if mutations else None,
@@ -145,8 +137,8 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     """Submit one operation of every other kind, in an order that leaves the session usable."""
     ids = {}
     for kind in (
-        CUSTOM_FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, SAMPLE, TRAINING_CHECKPOINT,
-        INFERENCE_CHECKPOINT,
+        http.CUSTOM_FORWARD_BACKWARD, http.OPTIM_STEP, http.WEIGHTS_SYNC, http.SAMPLE,
+        http.TRAINING_CHECKPOINT, http.INFERENCE_CHECKPOINT,
     ):  # fmt: skip
         response = client.submit_operation(session_id, kind, KIND_PROBE_BODIES[kind])
         if response.status_code != 200:
@@ -156,7 +148,7 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
             )
         ids[kind] = str(response.json()["id"])
     try:
-        client.wait_for_operation(session_id, ids[SAMPLE], timeout_s=30, kind=SAMPLE)
+        client.wait_for_operation(session_id, ids[http.SAMPLE], timeout_s=30, kind=http.SAMPLE)
     except AssertionError as error:
         print(f"[contract] warning: probe operations: {error}", file=sys.stderr, flush=True)
     return ids
@@ -166,7 +158,7 @@ def _checkpoint_of(client: TargetClient, session_id: str, operation_id: str) -> 
     """The checkpoint an inference-checkpoint operation saved (None if it did not complete)."""
     try:
         operation = client.wait_for_operation(
-            session_id, operation_id, timeout_s=30, kind=INFERENCE_CHECKPOINT
+            session_id, operation_id, timeout_s=30, kind=http.INFERENCE_CHECKPOINT
         )
     except AssertionError as error:
         print(f"[contract] warning: probe checkpoint: {error}", file=sys.stderr, flush=True)

@@ -144,6 +144,12 @@ def fresh_session(
     client.post(f"/v1/rl/training-sessions/{session['id']}/stop")
 
 
+@pytest.fixture
+def fresh_session_id(fresh_session: dict[str, Any]) -> str:
+    """The id of :func:`fresh_session`."""
+    return str(fresh_session["id"])
+
+
 @pytest.fixture(scope="session")
 def session_id(client: TargetClient, target: Target) -> str:
     """The session forward-only passes go to: --session-id, or one created on the emulator."""

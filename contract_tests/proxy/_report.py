@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from contract_tests._spec import all_operations
+from contract_tests.proxy._exchange import Violation
 from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["summary_line", "write_junit", "write_markdown"]
@@ -28,6 +29,15 @@ def summary_line(monitor: TrafficMonitor) -> str:
 
 def _unexercised(monitor: TrafficMonitor) -> list[str]:
     return [op for op in all_operations() if op not in monitor.by_operation]
+
+
+def _listed(violation: Violation) -> str:
+    v = violation
+    field = f" `{v.field}`" if v.field else ""
+    rules = "; ".join(rule.describe() for rule in v.rules) if v.difference else ""
+    return f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message}" + (
+        f" (rule: {rules})" if rules else ""
+    )
 
 
 def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
@@ -50,19 +60,13 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
         broken = sum(v.operation == operation for v in monitor.violations)
         differ = sum(v.operation == operation for v in monitor.differences)
         lines.append(f"| `{operation}` | {counts.total()} | {statuses} | {broken} | {differ} |")
-    lines += ["", "## Violations", ""]
-    if not monitor.violations:
-        lines.append("None.")
-    for v in monitor.violations:
-        field = f" `{v.field}`" if v.field else ""
-        lines.append(f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message}")
-    lines += ["", "## Differences from rules of this project's choice (not violations)", ""]
-    if not monitor.differences:
-        lines.append("None.")
-    for v in monitor.differences:
-        field = f" `{v.field}`" if v.field else ""
-        rules = "; ".join(rule.describe() for rule in v.rules)
-        lines.append(f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message} (rule: {rules})")
+    sections = (
+        ("Violations", monitor.violations),
+        ("Differences from rules of this project's choice (not violations)", monitor.differences),
+    )
+    for title, found in sections:
+        lines += ["", f"## {title}", ""]
+        lines += [_listed(v) for v in found] or ["None."]
     lines += ["", "## Live loss probe", ""]
     probes = monitor.checks.loss_probes
     if probes:
