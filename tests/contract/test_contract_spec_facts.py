@@ -33,6 +33,8 @@ print(json.dumps({
     "defaults": _loss_reference.DEFAULTS,
     "params_keys": _spec.PARAMS_KEYS,
     "agg_types": list(_spec.enum_values("GRPOLossAggregationType")),
+    "invalid_examples": len(_spec.invalid_examples()),
+    "module": _spec.__file__,
 }))
 """
     result = subprocess.run(
@@ -86,6 +88,9 @@ def test_an_edited_spec_is_followed_with_no_other_edit(tmp_path: Path) -> None:
     assert after["operation_kinds"] == [*before["operation_kinds"], "new-kind"]
     assert after["terminal"] == before["terminal"]
     assert after["params_keys"] == before["params_keys"]
+    # Found as package data of the copy, outside the repository (no path of the checkout).
+    assert after["module"].startswith(str(tmp_path))
+    assert after["invalid_examples"] == before["invalid_examples"] > 0
 
 
 def test_operation_kinds_pair_each_post_with_its_poll() -> None:

@@ -19,9 +19,10 @@ from contract_tests._results import DIFFERENCE, FAILED
 from contract_tests._schemathesis_verdict import failure_verdict
 from contract_tests._spec import spec
 from contract_tests._spec_check import SpecJudge
+from contract_tests.proxy._forwarding import read_body
 from contract_tests.proxy._in_thread import RunningProxy, proxy_in_thread
 
-from ._broken import ASGIApp, Receive, Scope, Send, _read_body, _replay, _Rewriter
+from ._broken import ASGIApp, Receive, Scope, Send, _replay, _Rewriter
 
 KEY = "differences-key"
 SDK = "together==3.1.1 together/types/post_training/model_resources.py ModelResources"
@@ -50,7 +51,7 @@ class AcceptsShortTimeout:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == CREATE:
-            body = orjson.loads(await _read_body(receive))
+            body = orjson.loads(await read_body(receive))
             body["inactive_timeout"] = max(body.get("inactive_timeout", 300), 300)
             receive = _replay(orjson.dumps(body))
         await self.app(scope, receive, send)
