@@ -15,7 +15,8 @@ import pytest
 from contract_tests._plan import PlannedCheck, scenario_plan_entry
 from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._progress import Progress
-from contract_tests._results import FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._results import DIFFERENCE, FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._spec_check import Rule, installed_judge
 from contract_tests._target import Target
 
 __all__ = ["ResultCollector"]
@@ -46,6 +47,8 @@ class ResultCollector:
         self._labels: dict[str, tuple[str, str]] = {}
         self._reported: set[str] = set()
         self._no_answer: dict[str, str] = {}
+        #: nodeid -> the x-rules entries its ``spec_rule`` marker names.
+        self._rules: dict[str, list[Rule]] = {}
 
     @pytest.hookimpl(trylast=True)  # after -k has deselected
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -54,6 +57,10 @@ class ResultCollector:
             operation = str(marker.args[0]) if marker else "-"
             part = "loss-math" if "test_loss_math" in item.nodeid else "scenario"
             self._labels[item.nodeid] = (operation, part)
+            rule = item.get_closest_marker("spec_rule")
+            if rule is not None:
+                operation_id, status = rule.args
+                self._rules[item.nodeid] = installed_judge().status_rules(operation_id, status)
         if self.dry_run:
             self.planned = [scenario_plan_entry(item, self.target, *self._labels[item.nodeid])
                             for item in items]  # fmt: skip
@@ -94,8 +101,18 @@ class ResultCollector:
                 detail = report.longreprtext[-3000:]
             if report.nodeid in self._no_answer:
                 status, detail = NO_ANSWER, self._no_answer[report.nodeid]
+            elif status == FAILED and not self.target.is_emulator:
+                status, detail = self._judged(report.nodeid, detail)
             self._add(report.nodeid, status, detail)
             self.progress.advance()
+
+    def _judged(self, nodeid: str, detail: str) -> tuple[str, str]:
+        """A failed test of a status rule that is only this project's choice: a difference."""
+        rules = self._rules.get(nodeid, [])
+        if not rules or not all(rule.is_emulator_choice for rule in rules):
+            return FAILED, detail
+        named = "; ".join(rule.describe() for rule in rules)
+        return DIFFERENCE, f"rules of this project's choice: {named}\nevidence:\n{detail}"
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         lost = self.watch is not None and self.watch.lost is not None

@@ -52,6 +52,7 @@ def test_replay_returns_the_same_operation(
 
 
 @pytest.mark.operation(FB)
+@pytest.mark.spec_rule("forwardBackward", 422)
 def test_same_key_with_changed_body_is_refused(
     client: TargetClient, session_id: str, probe_body: dict[str, Any], key: str
 ) -> None:

@@ -55,6 +55,7 @@ def test_list_pages_and_filters(client: TargetClient, model_resources: dict[str,
 
 
 @pytest.mark.operation(STOP)
+@pytest.mark.spec_rule("stopModelResources", 409)
 @pytest.mark.needs_mutations("creates and stops model resources")
 def test_stop_names_running_sessions_and_force_stops_them(client: TargetClient) -> None:
     resources = client.create_model_resources(base_model(client))

@@ -15,10 +15,12 @@ import httpx
 import orjson
 from together_rl_emulator import create_app, serve_in_thread
 
-from contract_tests._results import DIFFERENCE, FAILED
+from contract_tests import Target
+from contract_tests._pytest_plugin import ResultCollector
+from contract_tests._results import DIFFERENCE, FAILED, CheckResult
 from contract_tests._schemathesis_verdict import failure_verdict
 from contract_tests._spec import spec
-from contract_tests._spec_check import SpecJudge
+from contract_tests._spec_check import Rule, SpecJudge
 from contract_tests.proxy._forwarding import read_body
 from contract_tests.proxy._in_thread import RunningProxy, proxy_in_thread
 
@@ -168,3 +170,30 @@ def test_schemathesis_missing_sourced_field_is_a_failure() -> None:
         "response_schema_conformance", "", missing, is_emulator=False, judge=SpecJudge(document)
     )
     assert status == DIFFERENCE, note
+
+
+def _scenario_outcome(target: Target, rules: list[Rule]) -> CheckResult:
+    """What the collector makes of a failed scenario test marked ``spec_rule`` with ``rules``."""
+    collector = ResultCollector(target)
+    nodeid = "contract_tests/test_x.py::test_stop_is_409"
+    collector._rules[nodeid] = rules
+    report = SimpleNamespace(
+        when="call", passed=False, skipped=False, failed=True, nodeid=nodeid,
+        longrepr=None, longreprtext="AssertionError: expected 409, got 400",
+    )  # fmt: skip
+    collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    return collector.results[-1]
+
+
+def test_a_scenario_test_of_an_emulator_status_rule_fails_only_on_the_emulator() -> None:
+    """Another 4xx than the spec's, where the spec's status rule is this project's choice."""
+    chosen = [Rule("x-rules: a stop with running sessions is 409", "#/paths/x", "emulator")]
+    sourced = [Rule("x-rules: a stop with running sessions is 409", "#/paths/x", SDK)]
+    other = Target(base_url="http://127.0.0.1:9", api_key="k")
+    embedded = Target(base_url="http://127.0.0.1:9", api_key="k", is_emulator=True)
+    difference = _scenario_outcome(other, chosen)
+    assert difference.status == DIFFERENCE
+    assert "x-source: emulator" in difference.detail and "got 400" in difference.detail
+    assert _scenario_outcome(embedded, chosen).status == FAILED
+    assert _scenario_outcome(other, sourced).status == FAILED
+    assert _scenario_outcome(other, []).status == FAILED
