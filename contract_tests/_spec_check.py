@@ -144,10 +144,10 @@ class SpecJudge:
 
     def _problem(self, error: jsonschema.ValidationError) -> Problem:
         field = format_path(list(error.absolute_path))
-        if error.validator == "required" and isinstance(error.validator_value, list):
-            missing = re.match(r"'([^']+)'", error.message)
-            if missing:
-                field = format_path([*error.absolute_path, missing.group(1)])
+        if error.validator in ("required", "additionalProperties"):
+            named = re.search(r"'([^']+)'", error.message)
+            if named:
+                field = format_path([*error.absolute_path, named.group(1)])
         return Problem(field, _short(error.message), tuple(self._rules(error)))
 
     def _rules(self, error: jsonschema.ValidationError) -> list[Rule]:
@@ -211,21 +211,36 @@ class SpecJudge:
         return [dataclasses.replace(p, field=name) for p in found]
 
     def status_rules(self, operation_id: str, status: int | None = None) -> list[Rule]:
-        """The operation's ``x-rules`` entries (with ``status`` when given), as rules."""
-        operation = self.operation(operation_id)
-        entries = operation.get("x-rules") or []
-        rules = []
-        for index, entry in enumerate(entries):
-            if not isinstance(entry, dict):
+        """The status rules (``x-rules`` entries with a ``status``; that one when given) of the
+        operation, of its parameters and of the schemas of its 4xx answers (``ErrorData``)."""
+        operation = self._raw_operation(operation_id)
+        holders: list[dict[str, Any]] = [operation]
+        holders += self.operation(operation_id)["parameters"]
+        for code, answer in (operation.get("responses") or {}).items():
+            if not str(code).startswith("4"):
                 continue
-            if status is not None and str(entry.get("status", "")) != str(status):
-                continue
-            where = f"{self.pointer(operation)}/x-rules/{index}"
-            text = str(entry.get("rule", ""))
-            source = entry.get("x-source")
-            rule = Rule(f"x-rules: {text}", where, source if isinstance(source, str) else None)
-            rules.append(rule)
+            media = (self.resolve(answer).get("content") or {}).get("application/json") or {}
+            if "schema" in media:
+                holders.append(self.resolve(media["schema"]))
+        rules: list[Rule] = []
+        for holder in {id(h): h for h in holders}.values():
+            for index, entry in enumerate(holder.get("x-rules") or []):
+                if not isinstance(entry, dict) or "status" not in entry:
+                    continue
+                if status is not None and str(entry["status"]) != str(status):
+                    continue
+                source = entry.get("x-source")
+                where = f"{self.pointer(holder)}/x-rules/{index}"
+                text = f"x-rules: {entry.get('rule', '')} ({entry['status']})"
+                rules.append(Rule(text, where, source if isinstance(source, str) else None))
         return rules
+
+    def _raw_operation(self, operation_id: str) -> dict[str, Any]:
+        for item in self.document["paths"].values():
+            for operation in item.values():
+                if isinstance(operation, dict) and operation.get("operationId") == operation_id:
+                    return operation
+        raise KeyError(operation_id)
 
 
 def _walk(node: object, pointer: str) -> Iterable[tuple[int, str]]:

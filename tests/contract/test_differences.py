@@ -197,3 +197,48 @@ def test_a_scenario_test_of_an_emulator_status_rule_fails_only_on_the_emulator()
     assert _scenario_outcome(embedded, chosen).status == FAILED
     assert _scenario_outcome(other, sourced).status == FAILED
     assert _scenario_outcome(other, []).status == FAILED
+
+
+def _status_rules_spec(create_400_source: str) -> SpecJudge:
+    """A spec copy with status rules on an operation, a shared parameter and the error schema."""
+    document = copy.deepcopy(spec())
+    components = document["components"]
+    components["parameters"]["IdempotencyKey"]["x-rules"] = [
+        {"rule": "The same key with another body is refused.", "status": "422",
+         "x-source": "emulator"},
+    ]  # fmt: skip
+    components["schemas"]["ErrorData"]["x-rules"] = [
+        {"rule": "A wrong request is refused with 400.", "status": "400", "x-source": "emulator"},
+        {"rule": "Every error has this envelope.", "x-source": SDK},  # no status: not counted
+    ]
+    document["paths"]["/rl/model-resources"]["post"]["x-rules"] = [
+        {"rule": "An unknown base model is refused.", "status": "400",
+         "x-source": create_400_source},
+    ]  # fmt: skip
+    return SpecJudge(document)
+
+
+def test_status_rules_come_from_the_operation_its_parameters_and_its_error_schema() -> None:
+    judge = _status_rules_spec("emulator")
+    (reuse,) = judge.status_rules("forwardBackward", 422)
+    assert reuse.where == "#/components/parameters/IdempotencyKey/x-rules/0"
+    wheres = sorted(rule.where for rule in judge.status_rules("createModelResources", 400))
+    assert wheres == [
+        "#/components/schemas/ErrorData/x-rules/0",
+        "#/paths/~1rl~1model-resources/post/x-rules/0",
+    ]
+
+
+def test_an_undocumented_4xx_is_a_difference_only_when_every_status_rule_is_ours() -> None:
+    """Another 4xx than the spec's (422 where the spec says 400)."""
+    refused = _interaction({**BODY, "base_model": "no/such-model"}, status=422, answer=b"{}")
+    ours = _status_rules_spec("emulator")
+    status, note = failure_verdict(
+        "status_code_conformance", "", refused, is_emulator=False, judge=ours
+    )
+    assert status == DIFFERENCE and "422 is not documented" in note, note
+    sourced = _status_rules_spec(SDK)
+    assert (
+        failure_verdict("status_code_conformance", "", refused, is_emulator=False, judge=sourced)[0]
+        == FAILED
+    )
