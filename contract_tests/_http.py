@@ -30,6 +30,31 @@ from contract_tests._spec import (
 )
 from contract_tests._target import Target
 
+__all__ = [
+    "COMPLETED",
+    "CUSTOM_FORWARD_BACKWARD",
+    "ESTIMATE_COST",
+    "FAILED",
+    "FORWARD_BACKWARD",
+    "GUARDED_KINDS",
+    "INFERENCE_CHECKPOINT",
+    "MAX_RETRY_AFTER_S",
+    "OPERATION_KINDS",
+    "OPTIM_STEP",
+    "PAYLOAD_OPERATIONS",
+    "SAMPLE",
+    "TERMINAL_STATUSES",
+    "TRAINING_CHECKPOINT",
+    "WEIGHTS_SYNC",
+    "Operation",
+    "SafetyViolation",
+    "StatusRuleBreach",
+    "TargetClient",
+    "expect_status_rule",
+    "operation_path",
+    "wait_until_terminal",
+]
+
 #: The operation kinds of the spec, named by their path segment (``.../operations/<kind>``).
 FORWARD_BACKWARD = operation_kind("forward-backward")
 OPTIM_STEP = operation_kind("optim-step")
@@ -66,6 +91,32 @@ TERMINAL_STATUSES = frozenset({COMPLETED, FAILED})
 
 class SafetyViolation(RuntimeError):
     """A request the suite must not send to this target."""
+
+
+class StatusRuleBreach(AssertionError):
+    """The target refused with another 4xx than the one the spec's status rules (``x-rules``
+    with a ``status``) of ``operation_id`` give: off the emulator, when every such rule is this
+    project's choice, the test's outcome is a difference, not a failure."""
+
+    def __init__(self, operation_id: str, expected: int, response: httpx.Response) -> None:
+        self.operation_id = operation_id
+        self.expected = expected
+        super().__init__(
+            f"{operation_id}: expected {expected}, got {response.status_code}: "
+            f"{response.text[:300]}"
+        )
+
+
+def expect_status_rule(response: httpx.Response, expected: int, operation_id: str) -> None:
+    """Assert the 4xx a status rule of ``operation_id`` gives. Another 4xx raises
+    :class:`StatusRuleBreach`; anything else (accepted, 5xx) is a plain failure everywhere."""
+    if response.status_code == expected:
+        return
+    if 400 <= response.status_code < 500:
+        raise StatusRuleBreach(operation_id, expected, response)
+    raise AssertionError(
+        f"{operation_id}: expected {expected}, got {response.status_code}: {response.text[:300]}"
+    )
 
 
 class TargetClient:

@@ -19,6 +19,14 @@ from contract_tests._http import TargetClient
 from contract_tests._spec import wire_path
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
+__all__ = [
+    "KIND_PROBE_BODIES",
+    "PROBE_BODY",
+    "Provisioned",
+    "base_model",
+    "provision",
+]
+
 #: A forward-only cross-entropy pass valid for any vocabulary of at least 8 tokens.
 PROBE_BODY = {
     "samples": [

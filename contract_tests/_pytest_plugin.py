@@ -12,6 +12,7 @@ from collections.abc import Generator
 
 import pytest
 
+from contract_tests._http import StatusRuleBreach
 from contract_tests._plan import PlannedCheck, scenario_plan_entry
 from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._progress import Progress
@@ -47,8 +48,8 @@ class ResultCollector:
         self._labels: dict[str, tuple[str, str]] = {}
         self._reported: set[str] = set()
         self._no_answer: dict[str, str] = {}
-        #: nodeid -> the x-rules entries its ``spec_rule`` marker names.
-        self._rules: dict[str, list[Rule]] = {}
+        #: nodeid -> the status rules a test failed on (its :class:`StatusRuleBreach`).
+        self._breached: dict[str, list[Rule]] = {}
 
     @pytest.hookimpl(trylast=True)  # after -k has deselected
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -57,10 +58,6 @@ class ResultCollector:
             operation = str(marker.args[0]) if marker else "-"
             part = "loss-math" if "test_loss_math" in item.nodeid else "scenario"
             self._labels[item.nodeid] = (operation, part)
-            rule = item.get_closest_marker("spec_rule")
-            if rule is not None:
-                operation_id, status = rule.args
-                self._rules[item.nodeid] = installed_judge().status_rules(operation_id, status)
         if self.dry_run:
             self.planned = [scenario_plan_entry(item, self.target, *self._labels[item.nodeid])
                             for item in items]  # fmt: skip
@@ -77,6 +74,10 @@ class ResultCollector:
         outcome = yield
         report = outcome.get_result()  # type: ignore[attr-defined]
         excinfo = call.excinfo
+        if report.failed and excinfo is not None and isinstance(excinfo.value, StatusRuleBreach):
+            breach = excinfo.value
+            judge = installed_judge()
+            self._breached[item.nodeid] = judge.status_rules(breach.operation_id, breach.expected)
         if (
             report.failed
             and excinfo is not None
@@ -107,8 +108,8 @@ class ResultCollector:
             self.progress.advance()
 
     def _judged(self, nodeid: str, detail: str) -> tuple[str, str]:
-        """A failed test of a status rule that is only this project's choice: a difference."""
-        rules = self._rules.get(nodeid, [])
+        """A test that failed on a status rule that is only this project's choice: a difference."""
+        rules = self._breached.get(nodeid, [])
         if not rules or not all(rule.is_emulator_choice for rule in rules):
             return FAILED, detail
         named = "; ".join(rule.describe() for rule in rules)

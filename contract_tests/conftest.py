@@ -38,12 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "needs_mutations(reason): runs only on the emulator or with --allow-mutations"
     )
     config.addinivalue_line("markers", "emulator_only(reason): runs only against the emulator")
-    config.addinivalue_line(
-        "markers",
-        "spec_rule(operation_id, status): the test checks the status of that operation's x-rules "
-        "entry; when every such rule is x-source: emulator, a failure off the emulator is a "
-        "difference",
-    )
+
     config.addinivalue_line(
         "markers", "requests_fixture(name): the test calls request.getfixturevalue(name)"
     )

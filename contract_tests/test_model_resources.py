@@ -8,7 +8,12 @@ from urllib.parse import urlencode
 
 import pytest
 
-from contract_tests._http import FORWARD_BACKWARD, TargetClient, operation_path
+from contract_tests._http import (
+    FORWARD_BACKWARD,
+    TargetClient,
+    expect_status_rule,
+    operation_path,
+)
 from contract_tests._provision import PROBE_BODY, base_model
 from contract_tests._spec import schema
 
@@ -55,14 +60,13 @@ def test_list_pages_and_filters(client: TargetClient, model_resources: dict[str,
 
 
 @pytest.mark.operation(STOP)
-@pytest.mark.spec_rule("stopModelResources", 409)
 @pytest.mark.needs_mutations("creates and stops model resources")
 def test_stop_names_running_sessions_and_force_stops_them(client: TargetClient) -> None:
     resources = client.create_model_resources(base_model(client))
     session = client.start_session(resources["id"])["id"]
     queued = [client.submit_forward_backward(session, PROBE_BODY).json()["id"] for _ in range(3)]
     refused = client.post(f"{RESOURCES}/{resources['id']}/stop")
-    assert refused.status_code == 409, refused.text
+    expect_status_rule(refused, 409, "stopModelResources")
     assert session in refused.json()["error"]["message"]
     stopped = client.post(_query(f"{RESOURCES}/{resources['id']}/stop", {"force": "true"}))
     assert stopped.status_code == 200, stopped.text

@@ -11,6 +11,20 @@ from typing import Any
 
 from contract_tests.proxy._forwarding import read_body
 
+__all__ = [
+    "FB_OPERATION",
+    "FB_SUBMIT",
+    "KINDS",
+    "LOGPROB_DRIFT",
+    "SAMPLE_OPERATION",
+    "ASGIApp",
+    "BrokenVariant",
+    "Message",
+    "Receive",
+    "Scope",
+    "Send",
+]
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]

@@ -16,6 +16,7 @@ import orjson
 from together_rl_emulator import create_app, serve_in_thread
 
 from contract_tests import Target
+from contract_tests._http import StatusRuleBreach, expect_status_rule
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._results import DIFFERENCE, FAILED, CheckResult
 from contract_tests._schemathesis_verdict import failure_verdict
@@ -172,21 +173,27 @@ def test_schemathesis_missing_sourced_field_is_a_failure() -> None:
     assert status == DIFFERENCE, note
 
 
-def _scenario_outcome(target: Target, rules: list[Rule]) -> CheckResult:
-    """What the collector makes of a failed scenario test marked ``spec_rule`` with ``rules``."""
+def _scenario_outcome(target: Target, rules: list[Rule], answered: int = 400) -> CheckResult:
+    """What the collector makes of a scenario test that expected a 409 from a status rule whose
+    entries are ``rules`` and got ``answered``."""
     collector = ResultCollector(target)
     nodeid = "contract_tests/test_x.py::test_stop_is_409"
-    collector._rules[nodeid] = rules
+    response = httpx.Response(answered, text="refused", request=httpx.Request("POST", "http://x/"))
+    try:
+        expect_status_rule(response, 409, "stopModelResources")
+    except AssertionError as error:
+        failure = error
+    if isinstance(failure, StatusRuleBreach):
+        collector._breached[nodeid] = rules  # what the hook records for a StatusRuleBreach
     report = SimpleNamespace(
         when="call", passed=False, skipped=False, failed=True, nodeid=nodeid,
-        longrepr=None, longreprtext="AssertionError: expected 409, got 400",
+        longrepr=None, longreprtext=f"{type(failure).__name__}: {failure}",
     )  # fmt: skip
     collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
     return collector.results[-1]
 
 
-def test_a_scenario_test_of_an_emulator_status_rule_fails_only_on_the_emulator() -> None:
-    """Another 4xx than the spec's, where the spec's status rule is this project's choice."""
+def test_another_4xx_than_an_emulator_status_rule_is_a_difference_off_the_emulator() -> None:
     chosen = [Rule("x-rules: a stop with running sessions is 409", "#/paths/x", "emulator")]
     sourced = [Rule("x-rules: a stop with running sessions is 409", "#/paths/x", SDK)]
     other = Target(base_url="http://127.0.0.1:9", api_key="k")
@@ -197,6 +204,8 @@ def test_a_scenario_test_of_an_emulator_status_rule_fails_only_on_the_emulator()
     assert _scenario_outcome(embedded, chosen).status == FAILED
     assert _scenario_outcome(other, sourced).status == FAILED
     assert _scenario_outcome(other, []).status == FAILED
+    # Accepted where the rule refuses: a failure against every target, never a difference.
+    assert _scenario_outcome(other, chosen, answered=200).status == FAILED
 
 
 def _status_rules_spec(create_400_source: str) -> SpecJudge:
