@@ -6,6 +6,7 @@ the outcome does not move when the spec's sources do."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -15,7 +16,7 @@ import httpx
 import orjson
 from together_rl_emulator import create_app, serve_in_thread
 
-from contract_tests import Target
+from contract_tests import SuiteOptions, Target, _pytest_plugin, run_suite
 from contract_tests._http import StatusRuleBreach, expect_status_rule
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._results import DIFFERENCE, FAILED, CheckResult
@@ -251,3 +252,52 @@ def test_an_undocumented_4xx_is_a_difference_only_when_every_status_rule_is_ours
         failure_verdict("status_code_conformance", "", refused, is_emulator=False, judge=sourced)[0]
         == FAILED
     )
+
+
+class RefusesBadKeysWith403:
+    """Answers 403 where the spec's status rule (made this project's choice here) says 401."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            send = _StatusRewriter(send, 401, 403).send
+        await self.app(scope, receive, send)
+
+
+class _StatusRewriter:
+    def __init__(self, send: Send, old: int, new: int) -> None:
+        self._send, self._old, self._new = send, old, new
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start" and message["status"] == self._old:
+            message = {**message, "status": self._new}
+        await self._send(message)
+
+
+def test_a_server_answering_another_4xx_passes_the_scenario_with_differences(
+    serve_emulator: Any, monkeypatch: Any
+) -> None:
+    """End to end: the suite's scenario tests against a non-emulator server (a wrapped emulator
+    run as an external target) whose bad-key answer is 403; the 401 rule is this project's
+    choice in the spec copy the collector judges with."""
+    document = copy.deepcopy(spec())
+    document["components"]["schemas"]["ErrorData"]["x-rules"] = [
+        {"rule": "A missing or unknown bearer key is refused with 401.", "status": "401",
+         "x-source": "emulator"},
+    ]  # fmt: skip
+    monkeypatch.setattr(_pytest_plugin, "installed_judge", lambda: SpecJudge(document))
+    options = SuiteOptions(
+        schemathesis=False, scenario_modules=("test_auth.py",),
+        pytest_args=("-k", "test_bad_auth_is_401_with_json_error"), progress=False,
+    )  # fmt: skip
+    with serve_emulator(RefusesBadKeysWith403) as embedded:
+        target = dataclasses.replace(embedded, is_emulator=False, allow_mutations=True)
+        suite = run_suite(target, options)
+    scenario = [r for r in suite.results if r.part == "scenario"]
+    assert scenario and all(r.status == DIFFERENCE for r in scenario), [
+        (r.check, r.status, r.detail[:200]) for r in scenario
+    ]
+    assert suite.verdict == "PASSED" and suite.differences == len(scenario)
+    assert "got 403" in scenario[0].detail and "x-source: emulator" in scenario[0].detail
