@@ -40,13 +40,13 @@ import orjson
 
 from benchmarks._report import ROOT, RunInfo, Table, digest, write_section
 from benchmarks.bench_emulator import MODEL, grpo_body
-from contract_tests._cassette import CassetteWriter
 from contract_tests._emulator_process import EmulatorProcess
-from contract_tests._exchange import Exchange
-from contract_tests._exchange_checks import check_exchange
-from contract_tests._proxy import ValidatingProxy
-from contract_tests._traffic_checks import TrafficChecks
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._cassette import CassetteWriter
+from contract_tests.proxy._exchange import Exchange
+from contract_tests.proxy._exchange_checks import check_exchange
+from contract_tests.proxy._forwarding import ValidatingProxy
+from contract_tests.proxy._traffic_checks import TrafficChecks
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["checked_facts", "main"]
 

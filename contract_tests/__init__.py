@@ -8,12 +8,17 @@ loopback port) or ``python -m contract_tests --base-url URL --api-key KEY`` (aga
    and for optim-step, sample, weights-sync, custom forward-backward and large payloads);
 3. loss-math conformance (forward-only passes recomputed with ``_loss_reference``).
 
+A breach of a rule of this project's choice (``x-source: emulator``) by any server but the
+embedded emulator is a difference, not a failure. The console script ``together-rl-conformance``
+is :func:`main`; the proxy and replay are the package :mod:`contract_tests.proxy`.
+
 Everything ends in one summary table, ``reports/conformance.junit.xml`` and
 ``reports/conformance.md``.
 """  # noqa: E501
 
+from contract_tests._cli import main
 from contract_tests._results import CheckResult, SuiteResult
 from contract_tests._runner import SuiteOptions, run_suite
 from contract_tests._target import Target
 
-__all__ = ["CheckResult", "SuiteOptions", "SuiteResult", "Target", "run_suite"]
+__all__ = ["CheckResult", "SuiteOptions", "SuiteResult", "Target", "main", "run_suite"]

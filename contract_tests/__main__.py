@@ -1,14 +1,13 @@
-"""``python -m contract_tests``: the contract suite (``contract_tests._cli``), or its
-``proxy`` and ``replay`` subcommands (``contract_tests._proxy_cli``, which loads without the
-suite's heavier imports)."""
+"""``python -m contract_tests``: the contract suite (``contract_tests._cli.main``, console script
+``together-rl-conformance``), or ``proxy ...`` / ``replay ...``, which are the proxy package's
+(``python -m contract_tests.proxy``)."""
 
 import sys
 
 if len(sys.argv) > 1 and sys.argv[1] in ("proxy", "replay"):
-    from contract_tests._proxy_cli import proxy_main, replay_main
+    from contract_tests.proxy import main as proxy_package_main
 
-    command = proxy_main if sys.argv[1] == "proxy" else replay_main
-    raise SystemExit(command(sys.argv[2:]))
+    raise SystemExit(proxy_package_main(sys.argv[1:]))
 
 from contract_tests._cli import main
 

@@ -18,8 +18,9 @@ from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._plan import format_plan, schemathesis_plan
 from contract_tests._results import SuiteResult, summary_table
 from contract_tests._runner import SuiteOptions, describe, plan_scenarios, run_suite
-from contract_tests._schemathesis_run import ALL_PHASES
-from contract_tests._target import Target, redact, spec_version
+from contract_tests._schemathesis_config import ALL_PHASES
+from contract_tests._spec import spec_version
+from contract_tests._target import Target, redact
 
 __all__ = ["main", "parse_args"]
 

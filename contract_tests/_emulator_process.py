@@ -23,6 +23,15 @@ from typing import Any
 
 from contract_tests._target import Target
 
+__all__ = [
+    "READY_MARKER",
+    "START_TIMEOUT_S",
+    "EmulatorProcess",
+    "emulator_in_thread",
+    "emulator_subprocess",
+    "free_port",
+]
+
 READY_MARKER = "listening on http://"
 START_TIMEOUT_S = 60.0
 

@@ -10,7 +10,6 @@ the payload URLs and the presigned PUT store data.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import uuid
@@ -20,15 +19,41 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from contract_tests._spec_facts import OPERATION_KINDS as SPEC_OPERATION_KINDS
-from contract_tests._spec_facts import enum_value, operation_kind
+from contract_tests._spec import OPERATION_KINDS as SPEC_OPERATION_KINDS
+from contract_tests._spec import (
+    Route,
+    enum_value,
+    find_route,
+    operation_id,
+    operation_kind,
+    wire_path,
+)
 from contract_tests._target import Target
 
-FORWARD_BACKWARD_PATH = re.compile(
-    r"^/v1/rl/training-sessions/([^/]+)/operations/forward-backward$"
-)
-OPERATION_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/operations/([a-z-]+)$")
-PAYLOAD_PATH = re.compile(r"^/v1/rl/training-sessions/[^/]+/payloads/")
+__all__ = [
+    "COMPLETED",
+    "CUSTOM_FORWARD_BACKWARD",
+    "ESTIMATE_COST",
+    "FAILED",
+    "FORWARD_BACKWARD",
+    "GUARDED_KINDS",
+    "INFERENCE_CHECKPOINT",
+    "MAX_RETRY_AFTER_S",
+    "OPERATION_KINDS",
+    "OPTIM_STEP",
+    "PAYLOAD_OPERATIONS",
+    "SAMPLE",
+    "TERMINAL_STATUSES",
+    "TRAINING_CHECKPOINT",
+    "WEIGHTS_SYNC",
+    "Operation",
+    "SafetyViolation",
+    "StatusRuleBreach",
+    "TargetClient",
+    "expect_status_rule",
+    "operation_path",
+    "wait_until_terminal",
+]
 
 #: The operation kinds of the spec, named by their path segment (``.../operations/<kind>``).
 FORWARD_BACKWARD = operation_kind("forward-backward")
@@ -40,7 +65,13 @@ TRAINING_CHECKPOINT = operation_kind("training-checkpoint")
 INFERENCE_CHECKPOINT = operation_kind("inference-checkpoint")
 OPERATION_KINDS = tuple(SPEC_OPERATION_KINDS)
 #: The one POST that creates, changes and bills nothing.
-ESTIMATE_COST_PATH = "/v1/rl/model-resources/estimate-cost"
+ESTIMATE_COST = operation_id("estimateModelResourcesCost")
+#: The operations of the large-payload protocol (they store data).
+PAYLOAD_OPERATIONS = frozenset(
+    map(operation_id, ("createPayloadUploadUrl", "createPayloadDownloadUrl"))
+)
+#: operationId of each kind's POST -> its kind (path segment).
+_KIND_OF_SUBMIT = {submit: kind for kind, (submit, _poll) in SPEC_OPERATION_KINDS.items()}
 #: Why each kind other than forward-backward is refused on a non-emulator target without
 #: ``--allow-mutations``.
 GUARDED_KINDS = {
@@ -60,6 +91,32 @@ TERMINAL_STATUSES = frozenset({COMPLETED, FAILED})
 
 class SafetyViolation(RuntimeError):
     """A request the suite must not send to this target."""
+
+
+class StatusRuleBreach(AssertionError):
+    """The target refused with another 4xx than the one the spec's status rules (``x-rules``
+    with a ``status``) of ``operation_id`` give: off the emulator, when every such rule is this
+    project's choice, the test's outcome is a difference, not a failure."""
+
+    def __init__(self, operation_id: str, expected: int, response: httpx.Response) -> None:
+        self.operation_id = operation_id
+        self.expected = expected
+        super().__init__(
+            f"{operation_id}: expected {expected}, got {response.status_code}: "
+            f"{response.text[:300]}"
+        )
+
+
+def expect_status_rule(response: httpx.Response, expected: int, operation_id: str) -> None:
+    """Assert the 4xx a status rule of ``operation_id`` gives. Another 4xx raises
+    :class:`StatusRuleBreach`; anything else (accepted, 5xx) is a plain failure everywhere."""
+    if response.status_code == expected:
+        return
+    if 400 <= response.status_code < 500:
+        raise StatusRuleBreach(operation_id, expected, response)
+    raise AssertionError(
+        f"{operation_id}: expected {expected}, got {response.status_code}: {response.text[:300]}"
+    )
 
 
 class TargetClient:
@@ -123,14 +180,14 @@ class TargetClient:
     def create_model_resources(self, base_model: str) -> dict[str, Any]:
         """LoRA resources: they take up to 5 concurrent sessions (a full-weight one takes 1)."""
         response = self.post(
-            "/v1/rl/model-resources", json={"base_model": base_model, "lora_enabled": True}
+            wire_path("createModelResources"), json={"base_model": base_model, "lora_enabled": True}
         )
         _expect(response, 200)
         return dict(response.json())
 
     def start_session(self, model_resources_id: str) -> dict[str, Any]:
         response = self.post(
-            "/v1/rl/training-sessions", json={"model_resources_id": model_resources_id}
+            wire_path("startTrainingSession"), json={"model_resources_id": model_resources_id}
         )
         _expect(response, 200)
         return dict(response.json())
@@ -153,7 +210,8 @@ class TargetClient:
     def get_operation(
         self, session_id: str, operation_id: str, kind: str = FORWARD_BACKWARD
     ) -> httpx.Response:
-        return self.get(f"{operation_path(session_id, kind)}/{operation_id}")
+        poll = SPEC_OPERATION_KINDS[kind][1]
+        return self.get(wire_path(poll, session_id=session_id, operation_id=operation_id))
 
     def wait_for_operation(
         self,
@@ -199,7 +257,7 @@ class TargetClient:
 
     # ------------------------------------------------------------------ large payloads
     def create_upload_url(self, session_id: str) -> dict[str, Any]:
-        response = self.post(f"/v1/rl/training-sessions/{session_id}/payloads/upload-url")
+        response = self.post(wire_path("createPayloadUploadUrl", session_id=session_id))
         _expect(response, 200)
         return dict(response.json())
 
@@ -219,7 +277,7 @@ class TargetClient:
         """Fetch the offloaded members of ``output`` and merge them over it (without payload_id)."""
         payload_id = output["payload_id"]
         response = self.post(
-            f"/v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
+            wire_path("createPayloadDownloadUrl", session_id=session_id, payload_id=payload_id)
         )
         _expect(response, 200)
         download = self.request("GET", response.json()["download_url"], auth=False)
@@ -241,14 +299,15 @@ class TargetClient:
     def _guard(self, method: str, path: str, body: Any) -> None:
         if method.upper() in ("GET", "HEAD", "OPTIONS") or self.target.may_mutate:
             return
-        if method.upper() == "POST" and path == ESTIMATE_COST_PATH:
+        route = find_route(method, path)
+        if route is not None and route.operation_id == ESTIMATE_COST:
             return
-        match = FORWARD_BACKWARD_PATH.match(path)
-        if match is None:
-            raise SafetyViolation(f"{method} {path}: {_why_guarded(method, path)}")
-        if match.group(1) != self.target.session_id:
+        if route is None or _KIND_OF_SUBMIT.get(route.operation_id) != FORWARD_BACKWARD:
+            raise SafetyViolation(f"{method} {path}: {_why_guarded(method, route)}")
+        session = route.path_params.get("session_id")
+        if session != self.target.session_id:
             raise SafetyViolation(
-                f"forward-backward to session {match.group(1)!r}: only the session named with "
+                f"forward-backward to session {session!r}: only the session named with "
                 "--session-id may be used against a non-emulator target"
             )
         if not (isinstance(body, dict) and body.get("forward_only") is True):
@@ -290,15 +349,17 @@ def wait_until_terminal(
 
 
 def operation_path(session_id: str, kind: str) -> str:
-    return f"/v1/rl/training-sessions/{session_id}/operations/{kind}"
+    """The wire path of the POST of operation kind ``kind`` (from the spec)."""
+    return wire_path(SPEC_OPERATION_KINDS[kind][0], session_id=session_id)
 
 
-def _why_guarded(method: str, path: str) -> str:
+def _why_guarded(method: str, route: Route | None) -> str:
     suffix = "on a non-emulator target; pass --allow-mutations"
-    operation = OPERATION_PATH.match(path)
-    if operation is not None and operation.group(1) in GUARDED_KINDS:
-        return f"{GUARDED_KINDS[operation.group(1)]} {suffix}"
-    if PAYLOAD_PATH.match(path) or method.upper() == "PUT":
+    kind = None if route is None else _KIND_OF_SUBMIT.get(route.operation_id)
+    if kind in GUARDED_KINDS:
+        return f"{GUARDED_KINDS[kind]} {suffix}"
+    payload = route is not None and route.operation_id in PAYLOAD_OPERATIONS
+    if payload or (route is None and method.upper() == "PUT"):
         return f"the large-payload protocol stores data {suffix}"
     return f"would create, stop or change something {suffix}"
 

@@ -17,7 +17,33 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from contract_tests._spec_facts import PARAMS_KEYS, enum_value, params_defaults
+from contract_tests._spec import PARAMS_KEYS, enum_value, params_defaults
+
+__all__ = [
+    "CISPO",
+    "CROSS_ENTROPY",
+    "DEFAULTS",
+    "DPPO",
+    "DRO",
+    "FIXED_HORIZON",
+    "GRPO",
+    "IMPORTANCE_SAMPLING",
+    "KL_CLAMP",
+    "PPO",
+    "SEQUENCE_MEAN",
+    "SEQUENCE_RATIO",
+    "TOKEN_MEAN",
+    "Array",
+    "SampleInputs",
+    "aggregations",
+    "candidate_losses",
+    "matches",
+    "per_token_loss",
+    "project_aggregation",
+    "reference_loss",
+    "resolved_params",
+    "sample_inputs",
+]
 
 Array = NDArray[np.float64]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from contract_tests._http import OPERATION_KINDS
 from contract_tests._provision import Provisioned
-from contract_tests._schemathesis_run import SAFE_OPERATION_IDS, operation_plan, spec_operations
+from contract_tests._schemathesis_plan import SAFE_OPERATION_IDS, operation_plan, spec_operations
 from contract_tests._target import Target
 
 __all__ = [

@@ -10,20 +10,18 @@ target that went away: a check that got no answer is never a conformance failure
 
 from __future__ import annotations
 
-import functools
 import json
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import yaml
 
-from contract_tests._target import SPEC_PATH, Target, mask_key, redact
+from contract_tests._spec import operation_labels, operation_spec, resolve_ref
+from contract_tests._target import Target, mask_key, redact
 
 __all__ = [
     "PREFLIGHT_OPERATION_ID",
@@ -134,28 +132,14 @@ def _judge(response: httpx.Response, target: Target, request: str) -> str | None
 
 def _preflight_path() -> str:
     """The preflight operation's path, from the spec (relative to its ``/v1`` server)."""
-    for path, item in _spec()["paths"].items():
-        get = item.get("get")
-        if isinstance(get, dict) and get.get("operationId") == PREFLIGHT_OPERATION_ID:
-            return str(path)
-    raise RuntimeError(f"the spec has no operation {PREFLIGHT_OPERATION_ID}")
+    return operation_labels()[PREFLIGHT_OPERATION_ID].split(" ", 1)[1]
 
 
 def _required_fields() -> list[str]:
     """What the spec requires of the preflight operation's 200 body."""
-    responses = _spec()["paths"][_preflight_path()]["get"]["responses"]
-    schema = responses["200"]["content"]["application/json"]["schema"]
-    while "$ref" in schema:
-        node = _spec()
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
+    responses = operation_spec(PREFLIGHT_OPERATION_ID)["responses"]
+    schema = resolve_ref(responses["200"]["content"]["application/json"]["schema"])
     return [str(name) for name in schema.get("required", [])]
-
-
-@functools.cache
-def _spec() -> dict[str, Any]:
-    return dict(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8")))
 
 
 def _json(response: httpx.Response) -> object | None:

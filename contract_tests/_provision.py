@@ -14,17 +14,18 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from contract_tests._http import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    INFERENCE_CHECKPOINT,
-    OPTIM_STEP,
-    SAMPLE,
-    TRAINING_CHECKPOINT,
-    WEIGHTS_SYNC,
-    TargetClient,
-)
+from contract_tests import _http as http
+from contract_tests._http import TargetClient
+from contract_tests._spec import wire_path
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
+
+__all__ = [
+    "KIND_PROBE_BODIES",
+    "PROBE_BODY",
+    "Provisioned",
+    "base_model",
+    "provision",
+]
 
 #: A forward-only cross-entropy pass valid for any vocabulary of at least 8 tokens.
 PROBE_BODY = {
@@ -44,9 +45,9 @@ PROBE_BODY = {
 
 #: One small valid body per operation kind other than forward-backward (any vocabulary >= 8).
 KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
-    TRAINING_CHECKPOINT: {},  # the checkpoint kinds take no body; `{}` is accepted too
-    INFERENCE_CHECKPOINT: {},
-    CUSTOM_FORWARD_BACKWARD: {
+    http.TRAINING_CHECKPOINT: {},  # the checkpoint kinds take no body; `{}` is accepted too
+    http.INFERENCE_CHECKPOINT: {},
+    http.CUSTOM_FORWARD_BACKWARD: {
         "samples": [
             {
                 "model_input": {"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]},
@@ -55,9 +56,9 @@ KIND_PROBE_BODIES: dict[str, dict[str, Any]] = {
         ],
         "gradients": [{"data": [0.0, -1.0, -1.0], "dtype": "D_TYPE_FLOAT32"}],
     },
-    OPTIM_STEP: {"adam_params": {"learning_rate": 1e-4}},
-    WEIGHTS_SYNC: {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
-    SAMPLE: {
+    http.OPTIM_STEP: {"adam_params": {"learning_rate": 1e-4}},
+    http.WEIGHTS_SYNC: {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"},
+    http.SAMPLE: {
         "model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2, 3]}}]}],
         "num_samples": 1,
         "sampling_params": {"max_tokens": 4, "seed": 0},
@@ -99,14 +100,14 @@ def provision(target: Target) -> Provisioned:
                 spare["id"],
                 probe,
                 resources["base_model"],
-                {FORWARD_BACKWARD: probe, **kinds},
+                {http.FORWARD_BACKWARD: probe, **kinds},
                 client.upload_payload(session["id"], PROBE_BODY),
-                _checkpoint_of(client, session["id"], kinds[INFERENCE_CHECKPOINT]),
+                _checkpoint_of(client, session["id"], kinds[http.INFERENCE_CHECKPOINT]),
                 client.create_model_resources(resources["base_model"])["id"],
             )
         if target.session_id is None:
             return Provisioned(None, None, None, None, None)
-        response = client.get(f"/v1/rl/training-sessions/{target.session_id}")
+        response = client.get(wire_path("getTrainingSession", session_id=target.session_id))
         session = response.json() if response.status_code == 200 else {}
         probe = _probe_operation(client, target.session_id)
         mutations = target.may_mutate
@@ -117,7 +118,7 @@ def provision(target: Target) -> Provisioned:
             probe,
             session.get("base_model"),
             {
-                FORWARD_BACKWARD: probe,
+                http.FORWARD_BACKWARD: probe,
                 **(_kind_operations(client, target.session_id) if mutations else {}),
             },
             client.upload_payload(target.session_id, PROBE_BODY) if mutations else None,
@@ -144,8 +145,8 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     """Submit one operation of every other kind, in an order that leaves the session usable."""
     ids = {}
     for kind in (
-        CUSTOM_FORWARD_BACKWARD, OPTIM_STEP, WEIGHTS_SYNC, SAMPLE, TRAINING_CHECKPOINT,
-        INFERENCE_CHECKPOINT,
+        http.CUSTOM_FORWARD_BACKWARD, http.OPTIM_STEP, http.WEIGHTS_SYNC, http.SAMPLE,
+        http.TRAINING_CHECKPOINT, http.INFERENCE_CHECKPOINT,
     ):  # fmt: skip
         response = client.submit_operation(session_id, kind, KIND_PROBE_BODIES[kind])
         if response.status_code != 200:
@@ -155,7 +156,7 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
             )
         ids[kind] = str(response.json()["id"])
     try:
-        client.wait_for_operation(session_id, ids[SAMPLE], timeout_s=30, kind=SAMPLE)
+        client.wait_for_operation(session_id, ids[http.SAMPLE], timeout_s=30, kind=http.SAMPLE)
     except AssertionError as error:
         print(f"[contract] warning: probe operations: {error}", file=sys.stderr, flush=True)
     return ids
@@ -165,7 +166,7 @@ def _checkpoint_of(client: TargetClient, session_id: str, operation_id: str) -> 
     """The checkpoint an inference-checkpoint operation saved (None if it did not complete)."""
     try:
         operation = client.wait_for_operation(
-            session_id, operation_id, timeout_s=30, kind=INFERENCE_CHECKPOINT
+            session_id, operation_id, timeout_s=30, kind=http.INFERENCE_CHECKPOINT
         )
     except AssertionError as error:
         print(f"[contract] warning: probe checkpoint: {error}", file=sys.stderr, flush=True)
@@ -179,7 +180,7 @@ def base_model(client: TargetClient) -> str:
     supported model of any other target."""
     if client.target.is_emulator:
         return EMULATOR_BASE_MODEL
-    models = client.get("/v1/rl/supported-models").json().get("data", [])
+    models = client.get(wire_path("getSupportedModels")).json().get("data", [])
     if not models:
         raise RuntimeError("the target lists no supported models")
     return str(models[0]["base_model"])

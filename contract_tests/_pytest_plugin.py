@@ -12,10 +12,12 @@ from collections.abc import Generator
 
 import pytest
 
+from contract_tests._http import StatusRuleBreach
 from contract_tests._plan import PlannedCheck, scenario_plan_entry
 from contract_tests._preflight import TargetWatch, is_transport_error
 from contract_tests._progress import Progress
-from contract_tests._results import FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._results import DIFFERENCE, FAILED, NO_ANSWER, PASSED, SKIPPED, CheckResult
+from contract_tests._spec_check import Rule, installed_judge
 from contract_tests._target import Target
 
 __all__ = ["ResultCollector"]
@@ -46,6 +48,8 @@ class ResultCollector:
         self._labels: dict[str, tuple[str, str]] = {}
         self._reported: set[str] = set()
         self._no_answer: dict[str, str] = {}
+        #: nodeid -> the status rules a test failed on (its :class:`StatusRuleBreach`).
+        self._breached: dict[str, list[Rule]] = {}
 
     @pytest.hookimpl(trylast=True)  # after -k has deselected
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -70,6 +74,10 @@ class ResultCollector:
         outcome = yield
         report = outcome.get_result()  # type: ignore[attr-defined]
         excinfo = call.excinfo
+        if report.failed and excinfo is not None and isinstance(excinfo.value, StatusRuleBreach):
+            breach = excinfo.value
+            judge = installed_judge()
+            self._breached[item.nodeid] = judge.status_rules(breach.operation_id, breach.expected)
         if (
             report.failed
             and excinfo is not None
@@ -94,8 +102,18 @@ class ResultCollector:
                 detail = report.longreprtext[-3000:]
             if report.nodeid in self._no_answer:
                 status, detail = NO_ANSWER, self._no_answer[report.nodeid]
+            elif status == FAILED and not self.target.is_emulator:
+                status, detail = self._judged(report.nodeid, detail)
             self._add(report.nodeid, status, detail)
             self.progress.advance()
+
+    def _judged(self, nodeid: str, detail: str) -> tuple[str, str]:
+        """A test that failed on a status rule that is only this project's choice: a difference."""
+        rules = self._breached.get(nodeid, [])
+        if not rules or not all(rule.is_emulator_choice for rule in rules):
+            return FAILED, detail
+        named = "; ".join(rule.describe() for rule in rules)
+        return DIFFERENCE, f"rules of this project's choice: {named}\nevidence:\n{detail}"
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         lost = self.watch is not None and self.watch.lost is not None

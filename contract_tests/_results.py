@@ -8,6 +8,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 __all__ = [
+    "DIFFERENCE",
     "FAILED",
     "NO_ANSWER",
     "PASSED",
@@ -22,7 +23,10 @@ __all__ = [
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 #: A check whose request never got an HTTP answer (the target was unreachable): not a failure.
 NO_ANSWER = "no answer"
-STATUSES = (PASSED, FAILED, SKIPPED, NO_ANSWER)
+#: A breach of a rule that is this project's choice (``x-source: emulator``) by a server other
+#: than the embedded emulator: reported with the rule, its source and the evidence, not a failure.
+DIFFERENCE = "difference"
+STATUSES = (PASSED, FAILED, DIFFERENCE, SKIPPED, NO_ANSWER)
 MAX_DETAILS_PER_ROW = 5
 
 
@@ -33,7 +37,7 @@ class CheckResult:
     part: str  # "schemathesis" | "scenario" | "loss-math"
     operation: str  # "POST /rl/training-sessions" or "-" when no single operation applies
     check: str
-    status: str  # PASSED | FAILED | SKIPPED | NO_ANSWER
+    status: str  # PASSED | FAILED | DIFFERENCE | SKIPPED | NO_ANSWER
     detail: str = ""
 
 
@@ -44,6 +48,7 @@ class Row:
     check: str
     passed: int = 0
     failed: int = 0
+    differences: int = 0
     skipped: int = 0
     no_answer: int = 0
     details: list[str] = dataclasses.field(default_factory=list)
@@ -53,6 +58,8 @@ class Row:
             self.passed += 1
         elif result.status == FAILED:
             self.failed += 1
+        elif result.status == DIFFERENCE:
+            self.differences += 1
         elif result.status == NO_ANSWER:
             self.no_answer += 1
         else:
@@ -110,10 +117,18 @@ class SuiteResult:
         """0 passed, 1 a conformance failure, 2 the target could not be checked (fully)."""
         return {"PASSED": 0, "FAILED": 1}.get(self.verdict, 2)
 
+    @property
+    def differences(self) -> int:
+        """Breaches of rules of this project's choice (counted apart from failures)."""
+        return sum(1 for r in self.results if r.status == DIFFERENCE)
+
     def headline(self) -> str:
         """The one line that ends every run."""
         cause = self.cause
-        return f"RESULT: {self.verdict}" + (f": {cause}" if cause else "")
+        text = f"RESULT: {self.verdict}" + (f": {cause}" if cause else "")
+        if self.differences:
+            text += f" ({self.differences} differences from rules of this project's choice)"
+        return text
 
     def rows(self) -> list[Row]:
         table: dict[tuple[str, str, str], Row] = {}
@@ -132,10 +147,11 @@ class SuiteResult:
 def summary_table(suite: SuiteResult) -> str:
     """A plain-text table: one line per part x operation x check, with counts."""
     rows = suite.rows()
-    headers = ("part", "operation", "check", "passed", "failed", "skipped", "no answer")
+    headers = ("part", "operation", "check", "passed", "failed", "differences", "skipped",
+               "no answer")  # fmt: skip
     lines = [
-        (r.part, r.operation, r.check, str(r.passed), str(r.failed), str(r.skipped),
-         str(r.no_answer))
+        (r.part, r.operation, r.check, str(r.passed), str(r.failed), str(r.differences),
+         str(r.skipped), str(r.no_answer))
         for r in rows
     ]  # fmt: skip
     widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
@@ -150,7 +166,8 @@ def summary_table(suite: SuiteResult) -> str:
     out += [fmt(line) + ("   <-- FAILED" if line[4] != "0" else "") for line in lines]
     totals = suite.totals()
     out.append(
-        f"total: {totals[PASSED]} passed, {totals[FAILED]} failed, {totals[SKIPPED]} skipped, "
+        f"total: {totals[PASSED]} passed, {totals[FAILED]} failed, "
+        f"{totals[DIFFERENCE]} differences, {totals[SKIPPED]} skipped, "
         f"{totals[NO_ANSWER]} no answer"
     )
     out.append(
@@ -166,7 +183,7 @@ def write_junit(suite: SuiteResult, path: Path) -> None:
     rows = suite.rows()
     totals = suite.totals()
     root = ElementTree.Element("testsuites")
-    skipped_rows = [r for r in rows if not r.failed and not r.passed]
+    skipped_rows = [r for r in rows if not r.failed and not r.passed and not r.differences]
     testsuite = ElementTree.SubElement(
         root,
         "testsuite",
@@ -192,12 +209,16 @@ def write_junit(suite: SuiteResult, path: Path) -> None:
             testsuite, "testcase", classname=f"{row.part}.{row.operation}", name=row.check
         )
         counts = (
-            f"{row.passed} passed, {row.failed} failed, {row.skipped} skipped, "
-            f"{row.no_answer} no answer"
+            f"{row.passed} passed, {row.failed} failed, {row.differences} differences, "
+            f"{row.skipped} skipped, {row.no_answer} no answer"
         )
         if row.failed:
             failure = ElementTree.SubElement(case, "failure", message=counts)
             failure.text = "\n\n".join(row.details)
+        elif row.differences:
+            ElementTree.SubElement(case, "properties").append(
+                ElementTree.Element("property", name="differences", value="\n\n".join(row.details))
+            )
         elif not row.passed:
             ElementTree.SubElement(case, "skipped", message="; ".join(row.details) or counts)
         ElementTree.SubElement(case, "system-out").text = counts

@@ -13,18 +13,15 @@ import pytest
 from contract_tests._plan import PlannedCheck
 from contract_tests._preflight import TargetUnavailable, TargetWatch, is_transport_error, preflight
 from contract_tests._progress import Progress, RichProgress, make_progress
-from contract_tests._provision import Provisioned, provision
+from contract_tests._provision import provision
 from contract_tests._pytest_plugin import ResultCollector
 from contract_tests._report import write_markdown
 from contract_tests._results import FAILED, NO_ANSWER, CheckResult, SuiteResult, write_junit
-from contract_tests._schemathesis_run import (
-    ALL_PHASES,
-    load_schema,
-    operation_plan,
-    run_schemathesis,
-    skipped_operations,
-)
-from contract_tests._target import Target, redact, spec_version
+from contract_tests._schemathesis_config import ALL_PHASES, load_schema
+from contract_tests._schemathesis_plan import scenario_count, skipped_operations
+from contract_tests._schemathesis_run import run_schemathesis
+from contract_tests._spec import spec_version
+from contract_tests._target import Target, redact
 
 __all__ = ["SCENARIO_MODULES", "SuiteOptions", "describe", "plan_scenarios", "run_suite"]
 
@@ -109,7 +106,7 @@ def _run_parts(
             phases=options.phases,
             operation_ids=options.operation_ids,
         )
-        planned = _scenario_count(target, provisioned, options)
+        planned = scenario_count(target, provisioned, options.phases, options.operation_ids)
         finished = 0
 
         def advance() -> None:
@@ -118,7 +115,9 @@ def _run_parts(
             progress.advance()
 
         progress.part("schemathesis (operation x phase)", planned)
-        results, notes = run_schemathesis(schema, progress=progress, watch=watch, advance=advance)
+        results, notes = run_schemathesis(
+            schema, target, progress=progress, watch=watch, advance=advance
+        )
         suite.results += skipped_operations(target, provisioned, options.operation_ids)
         suite.results += results
         suite.notes += notes
@@ -131,19 +130,6 @@ def _run_parts(
         suite.results += collector.results
         suite.notes += collector.notes
     suite.lost = watch.lost
-
-
-def _scenario_count(target: Target, provisioned: Provisioned, options: SuiteOptions) -> int:
-    """How many schemathesis scenarios (one operation in one phase) the run plans."""
-    fuzzed = [
-        operation_id
-        for operation_id, reason in operation_plan(target, provisioned).items()
-        if reason is None
-        and (options.operation_ids is None or operation_id in options.operation_ids)
-    ]
-    phases = [p for p in options.phases if p != "stateful"]
-    stateful = "stateful" in options.phases and target.may_mutate
-    return len(fuzzed) * len(phases) + int(stateful)
 
 
 def _run_pytest(

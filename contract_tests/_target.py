@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-from pathlib import Path
 
-import yaml
-
-__all__ = ["EMULATOR_BASE_MODEL", "SPEC_PATH", "Target", "mask_key", "redact", "spec_version"]
-
-SPEC_PATH = Path(__file__).resolve().parent.parent / "spec" / "openapi.yaml"
+__all__ = ["EMULATOR_BASE_MODEL", "Target", "mask_key", "redact"]
 
 #: The base model used for resources the suite creates on the emulator.
 EMULATOR_BASE_MODEL = "emulator/tiny-1k"
@@ -82,10 +76,3 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
         if len(secret) >= MIN_REDACTED_LENGTH:
             text = text.replace(secret, mask_key(secret))
     return text
-
-
-@functools.cache
-def spec_version() -> str:
-    """``info.version`` of the spec the suite checks against."""
-    spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
-    return str(spec.get("info", {}).get("version", "unknown"))

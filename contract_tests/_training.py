@@ -18,6 +18,25 @@ from typing import Any
 
 from contract_tests._http import COMPLETED, FORWARD_BACKWARD, OPTIM_STEP, TargetClient
 
+__all__ = [
+    "ADAM_STEP",
+    "LINEAR_EPS",
+    "LINEAR_STEP",
+    "PROMPT",
+    "SEQUENCE_X",
+    "SEQUENCE_Y",
+    "ce_body",
+    "ce_sample",
+    "custom_body",
+    "forward_logprobs",
+    "sample_body",
+    "sequences_of",
+    "submit_all",
+    "tokens_chunk",
+    "total",
+    "train_step",
+]
+
 #: Token sequences (prompt + response) valid for any vocabulary of at least 200 tokens.
 SEQUENCE_X = (11, 23, 37, 41, 53, 67, 79, 83)
 SEQUENCE_Y = (101, 113, 127, 131, 149, 163, 173, 181)

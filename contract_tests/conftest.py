@@ -38,6 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "needs_mutations(reason): runs only on the emulator or with --allow-mutations"
     )
     config.addinivalue_line("markers", "emulator_only(reason): runs only against the emulator")
+
     config.addinivalue_line(
         "markers", "requests_fixture(name): the test calls request.getfixturevalue(name)"
     )
@@ -142,6 +143,12 @@ def fresh_session(
     session = client.start_session(model_resources["id"])
     yield session
     client.post(f"/v1/rl/training-sessions/{session['id']}/stop")
+
+
+@pytest.fixture
+def fresh_session_id(fresh_session: dict[str, Any]) -> str:
+    """The id of :func:`fresh_session`."""
+    return str(fresh_session["id"])
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import TargetClient
+from contract_tests._http import TargetClient, expect_status_rule
+from contract_tests._spec import find_route
 
 READ_ROUTES = [
     "/v1/rl/supported-models",
@@ -27,7 +28,9 @@ def test_bad_auth_is_401_with_json_error(
 ) -> None:
     headers = {} if authorization is None else {"Authorization": authorization}
     response = client.get(path, auth=False, headers=headers)
-    assert response.status_code == 401, response.text
+    operation = find_route("GET", path)
+    assert operation is not None, path
+    expect_status_rule(response, 401, operation.operation_id)
     assert response.json()["error"]["message"]
 
 
@@ -42,7 +45,7 @@ def test_bad_auth_on_forward_backward_stores_nothing(
         headers={"Idempotency-Key": key, "Authorization": "Bearer wrong"},
         auth=False,
     )
-    assert response.status_code == 401, response.text
+    expect_status_rule(response, 401, "forwardBackward")
     # The key was not consumed: the real owner can use it with another body.
     other = dict(probe_body, return_loss_fn_outputs=True)
     accepted = client.submit_forward_backward(session_id, other, key)
@@ -55,7 +58,7 @@ def test_other_tenant_gets_404_for_session(
 ) -> None:
     assert client.get(f"/v1/rl/training-sessions/{session_id}").status_code == 200
     response = second_client.get(f"/v1/rl/training-sessions/{session_id}")
-    assert response.status_code == 404, response.text
+    expect_status_rule(response, 404, "getTrainingSession")
 
 
 @pytest.mark.operation(
@@ -69,7 +72,7 @@ def test_other_tenant_gets_404_for_operation(
 ) -> None:
     operation = client.submit_forward_backward(session_id, probe_body).json()
     response = second_client.get_operation(session_id, operation["id"])
-    assert response.status_code == 404, response.text
+    expect_status_rule(response, 404, "getForwardBackwardOperation")
 
 
 @pytest.mark.operation("POST /rl/training-sessions/{session_id}/operations/forward-backward")
@@ -79,7 +82,7 @@ def test_other_tenant_cannot_submit_to_session(
     second_client: TargetClient, session_id: str, probe_body: dict[str, Any]
 ) -> None:
     response = second_client.submit_forward_backward(session_id, probe_body)
-    assert response.status_code == 404, response.text
+    expect_status_rule(response, 404, "forwardBackward")
 
 
 @pytest.mark.operation("GET /rl/model-resources/{model_resources_id}")

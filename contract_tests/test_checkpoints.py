@@ -90,8 +90,10 @@ def test_inference_checkpoint_downloads_behind_presigned_urls(
     client: TargetClient, fresh_session: dict[str, Any]
 ) -> None:
     sid = fresh_session["id"]
-    exported = _save(client, sid, INFERENCE_CHECKPOINT, "export")
-    training = _save(client, sid, TRAINING_CHECKPOINT, "train")
+    exported, training = (
+        _save(client, sid, kind, f"download-{kind}")
+        for kind in (INFERENCE_CHECKPOINT, TRAINING_CHECKPOINT)
+    )
     files = client.get(
         _query(f"{CHECKPOINTS}/{exported['id']}/download", {"variant": "CHECKPOINT_VARIANT_MERGED"})
     )

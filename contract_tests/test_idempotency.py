@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contract_tests._http import COMPLETED, TargetClient
+from contract_tests._http import COMPLETED, TargetClient, expect_status_rule
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 CONCURRENT_DUPLICATES = 8
@@ -26,11 +26,16 @@ def _created(stats: dict[str, Any] | None) -> int:
     return int((stats or {}).get("operations_created", {}).get("forward-backward", 0))
 
 
+@pytest.fixture
+def key() -> str:
+    """A new Idempotency-Key."""
+    return str(uuid.uuid4())
+
+
 @pytest.mark.operation(FB)
 def test_replay_returns_the_same_operation(
-    client: TargetClient, session_id: str, probe_body: dict[str, Any]
+    client: TargetClient, session_id: str, probe_body: dict[str, Any], key: str
 ) -> None:
-    key = str(uuid.uuid4())
     before = _emulator_stats(client)
     first = client.submit_forward_backward(session_id, probe_body, key)
     assert first.status_code == 200, first.text
@@ -48,23 +53,25 @@ def test_replay_returns_the_same_operation(
 
 @pytest.mark.operation(FB)
 def test_same_key_with_changed_body_is_refused(
-    client: TargetClient, session_id: str, probe_body: dict[str, Any]
+    client: TargetClient, session_id: str, probe_body: dict[str, Any], key: str
 ) -> None:
-    key = str(uuid.uuid4())
     first = client.submit_forward_backward(session_id, probe_body, key)
     assert first.status_code == 200, first.text
     changed = dict(probe_body, return_loss_fn_outputs=True)
     response = client.submit_forward_backward(session_id, changed, key)
-    assert response.status_code == 422, response.text
+    expect_status_rule(response, 422, "forwardBackward")
     assert response.headers.get("x-should-retry") == "false"
     assert "error" in response.json()
 
 
 @pytest.mark.operation(FB)
 def test_same_key_in_another_session_is_independent(
-    client: TargetClient, session_id: str, fresh_session: dict[str, Any], probe_body: dict[str, Any]
+    client: TargetClient,
+    session_id: str,
+    fresh_session: dict[str, Any],
+    probe_body: dict[str, Any],
+    key: str,
 ) -> None:
-    key = str(uuid.uuid4())
     first = client.submit_forward_backward(session_id, probe_body, key)
     other = client.submit_forward_backward(fresh_session["id"], probe_body, key)
     assert first.status_code == other.status_code == 200, (first.text, other.text)
@@ -73,9 +80,8 @@ def test_same_key_in_another_session_is_independent(
 
 @pytest.mark.operation(FB)
 def test_concurrent_duplicates_create_one_operation(
-    client: TargetClient, session_id: str, probe_body: dict[str, Any]
+    client: TargetClient, session_id: str, probe_body: dict[str, Any], key: str
 ) -> None:
-    key = str(uuid.uuid4())
     before = _emulator_stats(client)
 
     def submit(_: int) -> str:

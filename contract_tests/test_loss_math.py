@@ -18,7 +18,7 @@ import pytest
 
 from contract_tests import _loss_reference as ref
 from contract_tests._http import COMPLETED, TargetClient
-from contract_tests._spec_facts import enum_values
+from contract_tests._spec import enum_values
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 TOKENS = ([5, 17, 254, 981], [3, 640, 12, 77, 150, 9])  # (prompt+response); model_input = [:-1]

@@ -8,8 +8,14 @@ from urllib.parse import urlencode
 
 import pytest
 
-from contract_tests._http import FORWARD_BACKWARD, TargetClient, operation_path
+from contract_tests._http import (
+    FORWARD_BACKWARD,
+    TargetClient,
+    expect_status_rule,
+    operation_path,
+)
 from contract_tests._provision import PROBE_BODY, base_model
+from contract_tests._spec import schema
 
 RESOURCES = "/v1/rl/model-resources"
 STOP = "POST /rl/model-resources/{model_resources_id}/stop"
@@ -21,6 +27,9 @@ START = "POST /rl/training-sessions"
 READY = "MODEL_RESOURCES_STATUS_READY"
 STOPPED = "MODEL_RESOURCES_STATUS_STOPPED"
 NOT_ACTIVE = "TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE"
+#: The smallest `seconds` of extend-expiry and `inactive_timeout` of a create the spec allows.
+MIN_EXTEND_S = int(schema("ModelResourcesExtendExpiry")["properties"]["seconds"]["minimum"])
+MIN_INACTIVE_S = int(schema("ModelResourcesCreate")["properties"]["inactive_timeout"]["minimum"])
 
 
 def _query(path: str, params: dict[str, Any]) -> str:
@@ -57,7 +66,7 @@ def test_stop_names_running_sessions_and_force_stops_them(client: TargetClient) 
     session = client.start_session(resources["id"])["id"]
     queued = [client.submit_forward_backward(session, PROBE_BODY).json()["id"] for _ in range(3)]
     refused = client.post(f"{RESOURCES}/{resources['id']}/stop")
-    assert refused.status_code == 409, refused.text
+    expect_status_rule(refused, 409, "stopModelResources")
     assert session in refused.json()["error"]["message"]
     stopped = client.post(_query(f"{RESOURCES}/{resources['id']}/stop", {"force": "true"}))
     assert stopped.status_code == 200, stopped.text
@@ -84,7 +93,9 @@ def test_extend_expiry_moves_expires_at_later(
     assert first.status_code == 200, first.text
     later = client.post(path, json={"seconds": 7200}).json()
     assert later["expires_at"] > first.json()["expires_at"]
-    assert client.post(path, json={"seconds": 1}).json()["expires_at"] == later["expires_at"]
+    smaller = client.post(path, json={"seconds": MIN_EXTEND_S})
+    assert smaller.status_code == 200, smaller.text
+    assert smaller.json()["expires_at"] == later["expires_at"]
 
 
 @pytest.mark.operation(START)
@@ -107,11 +118,14 @@ def test_a_session_beyond_the_cap_is_429(client: TargetClient) -> None:
 @pytest.mark.operation(STOP)
 @pytest.mark.emulator_only("moves the emulator's clock (POST /_emulator/clock)")
 def test_idle_resources_stop_and_their_sessions_expire(client: TargetClient) -> None:
-    resources = client.post(
-        RESOURCES, json={"base_model": base_model(client), "inactive_timeout": 60}
-    ).json()
+    created = client.post(
+        RESOURCES, json={"base_model": base_model(client), "inactive_timeout": MIN_INACTIVE_S}
+    )
+    assert created.status_code == 200, created.text
+    resources = created.json()
     session = client.start_session(resources["id"])["id"]
-    assert client.post("/_emulator/clock", json={"advance_seconds": 61}).status_code == 200
+    advance = {"advance_seconds": MIN_INACTIVE_S + 1}
+    assert client.post("/_emulator/clock", json=advance).status_code == 200
     assert client.get(f"{RESOURCES}/{resources['id']}").json()["status"] == STOPPED
     status = client.get(f"/v1/rl/training-sessions/{session}").json()["status"]
     assert status == "TRAINING_SESSION_STATUS_EXPIRED"

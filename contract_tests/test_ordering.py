@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from contract_tests._http import COMPLETED, TERMINAL_STATUSES, TargetClient
-from contract_tests._spec_facts import enum_value
+from contract_tests._spec import enum_value
 
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 QUEUE_LENGTH = 8

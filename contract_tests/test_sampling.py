@@ -45,13 +45,10 @@ def _forward_logprobs_of(
 
 
 @pytest.mark.operation(SAMPLE_OP)
-def test_seeded_sampling_is_reproducible(
-    client: TargetClient, fresh_session: dict[str, Any]
-) -> None:
-    session_id = fresh_session["id"]
-    first = _sample(client, session_id, seed=1234)
-    again = _sample(client, session_id, seed=1234)
-    other = _sample(client, session_id, seed=4321)
+def test_seeded_sampling_is_reproducible(client: TargetClient, fresh_session_id: str) -> None:
+    first = _sample(client, fresh_session_id, seed=1234)
+    again = _sample(client, fresh_session_id, seed=1234)
+    other = _sample(client, fresh_session_id, seed=4321)
     assert _tokens(again) == _tokens(first), "the same seed must give the same completions"
     assert _logprobs(again) == pytest.approx(_logprobs(first), abs=IDENTITY_ATOL)
     assert _tokens(other) != _tokens(first), "another seed gave exactly the same completions"
@@ -63,38 +60,37 @@ def test_seeded_sampling_is_reproducible(
 
 @pytest.mark.operation(SAMPLE_OP)
 def test_sample_logprobs_equal_forward_logprobs(
-    client: TargetClient, fresh_session: dict[str, Any]
+    client: TargetClient, fresh_session_id: str
 ) -> None:
-    session_id = fresh_session["id"]
-    results = _sample(client, session_id, seed=7)
+    results = _sample(client, fresh_session_id, seed=7)
     for result in results:
         for seq in result:
             assert len(seq["logprobs"]) == len(seq["tokens"]), seq
             if seq["stop_reason"] == "STOP_REASON_LENGTH":
                 assert len(seq["tokens"]) == 12, seq
     sampled = _logprobs(results)
-    forward = _forward_logprobs_of(client, session_id, results)
-    assert sampled == pytest.approx(forward, abs=IDENTITY_ATOL), (
-        "sample logprobs differ from a forward-only pass over the same tokens"
-    )
+    forward = _forward_logprobs_of(client, fresh_session_id, results)
+    differ = "sample logprobs differ from a forward-only pass over the same tokens"
+    assert sampled == pytest.approx(forward, abs=IDENTITY_ATOL), differ
 
 
 @pytest.mark.operation(SYNC_OP)
 def test_samples_change_only_after_weights_sync(
-    client: TargetClient, fresh_session: dict[str, Any]
+    client: TargetClient, fresh_session_id: str
 ) -> None:
-    session_id = fresh_session["id"]
-    before = _sample(client, session_id, seed=99)
-    t.train_step(client, session_id, [(FORWARD_BACKWARD, t.ce_body([t.SEQUENCE_X]))], t.ADAM_STEP)
-    unsynced = _sample(client, session_id, seed=99)
+    before = _sample(client, fresh_session_id, seed=99)
+    t.train_step(
+        client, fresh_session_id, [(FORWARD_BACKWARD, t.ce_body([t.SEQUENCE_X]))], t.ADAM_STEP
+    )
+    unsynced = _sample(client, fresh_session_id, seed=99)
     assert _tokens(unsynced) == _tokens(before), "samples changed before a weights-sync"
     assert _logprobs(unsynced) == pytest.approx(_logprobs(before), abs=IDENTITY_ATOL), (
         "sample logprobs changed before a weights-sync: sampling must use the synced weights"
     )
-    sync = client.completed_output(session_id, WEIGHTS_SYNC, SYNC)
+    sync = client.completed_output(fresh_session_id, WEIGHTS_SYNC, SYNC)
     version = int(sync["weights_version"])
     synced_output = client.completed_output(
-        session_id, SAMPLE, t.sample_body(PROMPTS, seed=99, max_tokens=12, num_samples=3)
+        fresh_session_id, SAMPLE, t.sample_body(PROMPTS, seed=99, max_tokens=12, num_samples=3)
     )
     synced = t.sequences_of(synced_output)
     moved = max(abs(a - b) for a, b in zip(_logprobs(before), _logprobs(synced), strict=False))
@@ -104,5 +100,5 @@ def test_samples_change_only_after_weights_sync(
     for result in synced_output["results"]:
         assert {int(seg["version"]) for seg in result["policy_segments"]} == {version}, result
     assert _logprobs(synced) == pytest.approx(
-        _forward_logprobs_of(client, session_id, synced), abs=IDENTITY_ATOL
+        _forward_logprobs_of(client, fresh_session_id, synced), abs=IDENTITY_ATOL
     ), "after the sync, sampler and trainer weights are the same: log-probs must agree"

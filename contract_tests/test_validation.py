@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import pytest
@@ -21,9 +21,8 @@ from contract_tests._http import (
     WEIGHTS_SYNC,
     TargetClient,
 )
-from contract_tests._target import SPEC_PATH
+from contract_tests._spec import invalid_examples
 
-INVALID_DIR = SPEC_PATH.parent / "examples" / "invalid"
 FB = "POST /rl/training-sessions/{session_id}/operations/forward-backward"
 #: Operation kinds other than forward-backward, by example-file prefix (forward_backward is
 #: handled apart: it may go forward-only to --session-id on a non-emulator target).
@@ -50,19 +49,19 @@ VOCABULARY_DEPENDENT = "vocab"
 
 def _examples() -> list[Any]:
     params = []
-    for path in sorted(INVALID_DIR.glob("*.json")):
+    for path in invalid_examples():
         prefix = path.name.split(".", 1)[0]
         operation = OPERATIONS.get(prefix, "-")
         marks = [pytest.mark.operation(operation), *_requirements(path, prefix)]
-        params.append(pytest.param(path, id=path.stem, marks=marks))
+        params.append(pytest.param(path, id=path.name.removesuffix(".json"), marks=marks))
     return params
 
 
-def _requirements(path: Path, prefix: str) -> list[Any]:
+def _requirements(path: Traversable, prefix: str) -> list[Any]:
     """What an example needs of the target, declared so that a dry run knows it too."""
     example = json.loads(path.read_text(encoding="utf-8"))
     marks = []
-    if VOCABULARY_DEPENDENT in path.stem:
+    if VOCABULARY_DEPENDENT in path.name:
         marks.append(pytest.mark.emulator_only("assumes the emulator's 1,024-token vocabulary"))
     if example.get("emulator_only"):
         marks.append(
@@ -74,7 +73,7 @@ def _requirements(path: Path, prefix: str) -> list[Any]:
         marks.append(pytest.mark.requests_fixture("own_session_id"))
     elif prefix == "forward_backward":
         marks.append(pytest.mark.requests_fixture("session_id"))
-        if not isinstance(example["body"], dict) or "forward_only" in path.stem:
+        if not isinstance(example["body"], dict) or "forward_only" in path.name:
             marks.append(pytest.mark.needs_mutations("would not be forward-only"))
     elif prefix in ("model_resources_create", "session_create"):
         marks.append(pytest.mark.needs_mutations("a create request"))
@@ -108,7 +107,7 @@ def _check_error(response: Any, example: dict[str, Any], findings: list[str]) ->
 
 @pytest.mark.parametrize("path", _examples())
 def test_invalid_example_is_400_naming_the_field(
-    path: Path, client: TargetClient, request: pytest.FixtureRequest, findings: list[str]
+    path: Traversable, client: TargetClient, request: pytest.FixtureRequest, findings: list[str]
 ) -> None:
     example = json.loads(path.read_text(encoding="utf-8"))
     body = example["body"]

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from contract_tests._emulator_process import emulator_subprocess
 from contract_tests._provision import provision
 from contract_tests._results import FAILED, PASSED
-from contract_tests._schemathesis_run import load_schema, run_schemathesis
+from contract_tests._schemathesis_config import load_schema
+from contract_tests._schemathesis_run import run_schemathesis
 
 PHASES = ("examples", "coverage", "fuzzing")
 
@@ -44,7 +45,7 @@ def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
             target, provisioned, seed=seed, max_examples=max_examples, phases=PHASES,
             negative_only=True,
         )  # fmt: skip
-        results, _notes = run_schemathesis(schema, progress=lambda line: None)
+        results, _notes = run_schemathesis(schema, target, progress=lambda line: None)
     failed = [r for r in results if r.status == FAILED]
     return NegativeReport(
         max_examples=max_examples,

@@ -132,7 +132,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "any other change (a field, type, requirement or operation moved)",
         "the emulator validates from the spec (`_validation.py`, `_requests.py`) and serves what "
-        "`_service.py` builds; the contract suite judges from the spec (`_spec_facts.py`); look at "
+        "`_service.py` builds; the contract suite judges from the spec (`contract_tests/_spec.py`); look at "
         "the tests that name the field",
         True,
         lambda change: True,

@@ -24,7 +24,7 @@ from contract_tests._http import (
     operation_path,
 )
 from contract_tests._provision import PROBE_BODY
-from contract_tests._target import EMULATOR_BASE_MODEL, SPEC_PATH, Target
+from contract_tests._target import EMULATOR_BASE_MODEL, Target
 from contract_tests.vectors._compare import Comparison, compare_vectors
 from contract_tests.vectors._near_policy import (
     CLIP_BAND_SOURCE,
@@ -38,7 +38,8 @@ from contract_tests.vectors._summary import summarise_json
 VECTORS_DIR = Path(__file__).resolve().parent
 API_KEY = "vectors-key"
 SEED = 0
-EXAMPLES_DIR = SPEC_PATH.parent / "examples"
+#: The spec's examples in the repository checkout (the generator runs there: `make vectors`).
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "spec" / "examples"
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-]\d{2}:?\d{2})?$")
 ID_FIELDS = ("id", "session_id", "model_resources_id", "operation_id", "payload_id", "created_by")
 PRESIGNED_TOKEN = re.compile(r"token=[A-Za-z0-9_-]+")

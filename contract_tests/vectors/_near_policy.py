@@ -20,7 +20,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from contract_tests._spec_facts import enum_value
+from contract_tests._spec import enum_value
 
 __all__ = [
     "CLIP_BAND_SOURCE",

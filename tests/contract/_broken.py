@@ -9,6 +9,22 @@ import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from contract_tests.proxy._forwarding import read_body
+
+__all__ = [
+    "FB_OPERATION",
+    "FB_SUBMIT",
+    "KINDS",
+    "LOGPROB_DRIFT",
+    "SAMPLE_OPERATION",
+    "ASGIApp",
+    "BrokenVariant",
+    "Message",
+    "Receive",
+    "Scope",
+    "Send",
+]
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -44,7 +60,7 @@ class BrokenVariant:
             await self.app(scope, receive, send)
             return
         path, method = scope["path"], scope["method"]
-        body = await _read_body(receive)
+        body = await read_body(receive)
         headers = list(scope["headers"])
         is_submit = method == "POST" and FB_SUBMIT.match(path) is not None
         if is_submit and self.kind in ("replay_creates_new", "accept_missing_key"):
@@ -84,18 +100,6 @@ class BrokenVariant:
                 for sequence in result.get("sequences") or []:
                     sequence["logprobs"] = [lp - LOGPROB_DRIFT for lp in sequence["logprobs"]]
         return document
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
 
 
 def _replay(body: bytes) -> Receive:

@@ -1,9 +1,10 @@
-"""The contract suite reads its schema facts from the spec (`contract_tests/_spec_facts.py`): an
+"""The contract suite reads its schema facts from the spec (`contract_tests/_spec.py`): an
 edited copy of the spec is followed with no other edit, and the few defaults the spec states only
 in prose are the ones its prose states."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -15,8 +16,7 @@ from typing import Any
 import yaml
 
 from contract_tests import _loss_reference as ref
-from contract_tests._spec_facts import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
-from contract_tests._target import SPEC_PATH
+from contract_tests._spec import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,14 +25,16 @@ def _facts_of(root: Path) -> dict[str, Any]:
     """What the contract suite under ``root`` derives from ``root/spec/openapi.yaml``."""
     script = """
 import json
-from contract_tests import _http, _loss_reference, _spec_facts
+from contract_tests import _http, _loss_reference, _spec
 print(json.dumps({
-    "kinds": _spec_facts.OPERATION_KINDS,
+    "kinds": _spec.OPERATION_KINDS,
     "operation_kinds": list(_http.OPERATION_KINDS),
     "terminal": sorted(_http.TERMINAL_STATUSES),
     "defaults": _loss_reference.DEFAULTS,
-    "params_keys": _spec_facts.PARAMS_KEYS,
-    "agg_types": list(_spec_facts.enum_values("GRPOLossAggregationType")),
+    "params_keys": _spec.PARAMS_KEYS,
+    "agg_types": list(_spec.enum_values("GRPOLossAggregationType")),
+    "invalid_examples": len(_spec.invalid_examples()),
+    "module": _spec.__file__,
 }))
 """
     result = subprocess.run(
@@ -50,20 +52,19 @@ print(json.dumps({
 
 
 def _copy_with_spec(tmp_path: Path, edited: dict[str, Any]) -> Path:
-    """A copy of the contract suite beside the edited spec (it finds the spec by its own path)."""
+    """A copy of the contract suite holding the edited spec as its package data."""
     shutil.copytree(
         REPO_ROOT / "contract_tests",
         tmp_path / "contract_tests",
-        ignore=shutil.ignore_patterns("__pycache__", "vectors"),
+        ignore=shutil.ignore_patterns("__pycache__", "vectors", "openapi.yaml"),
     )
-    (tmp_path / "spec").mkdir()
     spec_text = yaml.safe_dump(edited, sort_keys=False)
-    (tmp_path / "spec" / "openapi.yaml").write_text(spec_text, encoding="utf-8")
+    (tmp_path / "contract_tests" / "openapi.yaml").write_text(spec_text, encoding="utf-8")
     return tmp_path
 
 
 def test_an_edited_spec_is_followed_with_no_other_edit(tmp_path: Path) -> None:
-    edited = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    edited = copy.deepcopy(spec())
     schemas = edited["components"]["schemas"]
     schemas["DPPOLossParams"]["properties"]["delta_low"]["default"] = 0.2
     schemas["PPOLossParams"]["properties"]["clip_high_threshold"]["x-server-default"] = 1.5
@@ -87,6 +88,9 @@ def test_an_edited_spec_is_followed_with_no_other_edit(tmp_path: Path) -> None:
     assert after["operation_kinds"] == [*before["operation_kinds"], "new-kind"]
     assert after["terminal"] == before["terminal"]
     assert after["params_keys"] == before["params_keys"]
+    # Found as package data of the copy, outside the repository (no path of the checkout).
+    assert after["module"].startswith(str(tmp_path))
+    assert after["invalid_examples"] == before["invalid_examples"] > 0
 
 
 def test_operation_kinds_pair_each_post_with_its_poll() -> None:

@@ -1,5 +1,7 @@
-"""``python -m contract_tests proxy`` and ``... replay`` as a user runs them: ready line, reports
-at exit (Ctrl-C), a cassette only its owner can read, and no key anywhere in what they leave."""
+"""``python -m contract_tests.proxy`` (the proxy package's own entry, as ``together-rl-proxy``)
+and ``python -m contract_tests replay`` (as ``make replay``) as a user runs them: ready line,
+reports at exit (Ctrl-C), a cassette only its owner can read, and no key anywhere in what they
+leave."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from together_rl_emulator import serve_emulator
 
 KEY = "sk-command-test-0123456789abcdef"
@@ -20,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def _command(*args: str, cwd: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Run ``python -m contract_tests ARGS``; yield (its URL, the process) once it is ready."""
+def _command(module: str, *args: str, cwd: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Run ``python -m MODULE ARGS``; yield (its URL, the process) once it is ready."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "contract_tests", *args, "--port", "0"],
+        [sys.executable, "-m", module, *args, "--port", "0"],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
         stdout=subprocess.PIPE,
@@ -50,8 +53,8 @@ def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
     emulator = serve_emulator(api_keys=[KEY], seed=0)
     auth = {"Authorization": f"Bearer {KEY}"}
     try:
-        with _command("proxy", "--upstream", emulator.base_url, "--record", "run.jsonl",
-                      cwd=tmp_path) as (url, process):  # fmt: skip
+        with _command("contract_tests.proxy", "--upstream", emulator.base_url,
+                      "--record", "run.jsonl", cwd=tmp_path) as (url, process):  # fmt: skip
             recorded = httpx.get(f"{url}/v1/rl/supported-models", headers=auth)
             refused = httpx.get(f"{url}/v1/rl/supported-models")
             code, out, err = _interrupt(process)
@@ -69,9 +72,22 @@ def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
     for text in (cassette.read_text(), report, junit, out, err):
         assert KEY not in text
 
-    with _command("replay", "run.jsonl", cwd=tmp_path) as (url, process):
+    with _command("contract_tests", "replay", "run.jsonl", cwd=tmp_path) as (url, process):
         replayed = httpx.get(f"{url}/v1/rl/supported-models")  # no key needed
         code, out, _ = _interrupt(process, signal.SIGTERM)
     assert code == 0
     assert replayed.status_code == 200 and replayed.json() == recorded.json()
     assert "replay: 1 requests answered, 0 misses" in out
+
+
+def test_the_entry_points_dispatch(capsys: pytest.CaptureFixture[str]) -> None:
+    """``main`` of the proxy package: ``replay ...`` is the replay, anything else the proxy."""
+    from contract_tests import proxy
+
+    for argv, program in ((["replay", "--help"], "together-rl-replay"),
+                          (["--help"], "together-rl-proxy"),
+                          (["proxy", "--help"], "together-rl-proxy")):  # fmt: skip
+        with pytest.raises(SystemExit) as done:
+            proxy.main(argv)
+        assert done.value.code == 0
+        assert capsys.readouterr().out.startswith(f"usage: {program}")

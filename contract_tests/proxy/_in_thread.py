@@ -9,10 +9,11 @@ from pathlib import Path
 
 from together_rl_emulator import serve_in_thread
 
-from contract_tests._cassette import CassetteWriter, read_cassette
-from contract_tests._proxy import ValidatingProxy
-from contract_tests._replay import ReplayServer
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests._spec_check import SpecJudge
+from contract_tests.proxy._cassette import CassetteWriter, read_cassette
+from contract_tests.proxy._forwarding import ValidatingProxy
+from contract_tests.proxy._replay import ReplayServer
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["RunningProxy", "proxy_in_thread", "replay_in_thread"]
 
@@ -25,11 +26,15 @@ class RunningProxy:
 
 
 @contextlib.contextmanager
-def proxy_in_thread(upstream: str, record: Path | None = None) -> Iterator[RunningProxy]:
+def proxy_in_thread(
+    upstream: str, record: Path | None = None, judge: SpecJudge | None = None
+) -> Iterator[RunningProxy]:
     """A proxy to ``upstream`` on a free loopback port. On exit the server stops and every
-    exchange has been checked (and recorded), so ``monitor`` holds the whole run."""
+    exchange has been checked (and recorded), so ``monitor`` holds the whole run. ``judge``:
+    judge by another spec document than the installed one (tests)."""
     log: list[str] = []
-    monitor = TrafficMonitor(CassetteWriter(record) if record else None, log=log.append)
+    recorder = CassetteWriter(record) if record else None
+    monitor = TrafficMonitor(recorder, log=log.append, judge=judge)
     server = serve_in_thread(ValidatingProxy(upstream, monitor))
     try:
         yield RunningProxy(server.base_url, monitor, log)

@@ -19,9 +19,9 @@ from urllib.parse import parse_qsl
 
 import orjson
 
-from contract_tests._exchange import Exchange, json_body
-from contract_tests._json_diff import json_differences
-from contract_tests._proxy import Receive, Scope, Send, _read_body
+from contract_tests.proxy._exchange import Exchange, json_body
+from contract_tests.proxy._forwarding import Receive, Scope, Send, read_body
+from contract_tests.proxy._json_diff import json_differences
 
 __all__ = ["ReplayServer"]
 
@@ -78,7 +78,7 @@ class ReplayServer:
             return
         if scope["type"] != "http":
             return
-        body = await _read_body(receive)
+        body = await read_body(receive)
         headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]}
         query = scope.get("query_string", b"").decode("latin-1")
         exchange = self.answer(

@@ -19,9 +19,8 @@ import hashlib
 from typing import Any
 
 from contract_tests import _loss_reference as ref
-from contract_tests._exchange import Exchange, Violation
-from contract_tests._spec_facts import OPERATION_KINDS, choices, enum_value, operation_kind
-from contract_tests._spec_routes import Route
+from contract_tests._spec import OPERATION_KINDS, Route, choices, enum_value, operation_kind
+from contract_tests.proxy._exchange import Exchange, Violation
 
 __all__ = ["LossProbe", "TrafficChecks"]
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from contract_tests._spec_check import Rule
+
 __all__ = [
     "NOT_JSON",
     "NO_BODY",
@@ -66,10 +68,22 @@ class Violation:
     field: str | None  # wire path of the field, e.g. "output.loss" or "header Retry-After"
     message: str
     seq: int
+    #: The rules of the spec broken, with their sources (empty: not a rule with a source).
+    rules: tuple[Rule, ...] = ()
+
+    @property
+    def difference(self) -> bool:
+        """A breach only of rules that are this project's choice (``x-source: emulator``): the
+        live API was never asked, so it is reported as a difference, never as a violation."""
+        return bool(self.rules) and all(rule.is_emulator_choice for rule in self.rules)
 
     def line(self) -> str:
         where = f" {self.field}:" if self.field else ""
-        return f"VIOLATION [{self.check}] {self.operation} (#{self.seq}){where} {self.message}"
+        kind = "DIFFERENCE" if self.difference else "VIOLATION"
+        text = f"{kind} [{self.check}] {self.operation} (#{self.seq}){where} {self.message}"
+        if self.difference:
+            text += "; rule: " + "; ".join(rule.describe() for rule in self.rules)
+        return text
 
 
 def json_body(body: bytes) -> Any:

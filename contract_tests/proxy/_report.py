@@ -10,8 +10,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from contract_tests._spec_routes import all_operations
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests._spec import all_operations
+from contract_tests.proxy._exchange import Violation
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["summary_line", "write_junit", "write_markdown"]
 
@@ -20,6 +21,7 @@ def summary_line(monitor: TrafficMonitor) -> str:
     probes = monitor.checks.loss_probes
     return (
         f"proxy: {monitor.exchanges} exchanges, {len(monitor.violations)} violations, "
+        f"{len(monitor.differences)} differences, "
         f"{len(probes)} losses probed ({sum(p.matches_project for p in probes)} match the "
         f"project's definitions), {len(_unexercised(monitor))} operations not exercised"
     )
@@ -27,6 +29,15 @@ def summary_line(monitor: TrafficMonitor) -> str:
 
 def _unexercised(monitor: TrafficMonitor) -> list[str]:
     return [op for op in all_operations() if op not in monitor.by_operation]
+
+
+def _listed(violation: Violation) -> str:
+    v = violation
+    field = f" `{v.field}`" if v.field else ""
+    rules = "; ".join(rule.describe() for rule in v.rules) if v.difference else ""
+    return f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message}" + (
+        f" (rule: {rules})" if rules else ""
+    )
 
 
 def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
@@ -38,8 +49,8 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
         "",
         "## Exchanges per operation",
         "",
-        "| operation | exchanges | statuses | violations |",
-        "|---|---:|---|---:|",
+        "| operation | exchanges | statuses | violations | differences |",
+        "|---|---:|---|---:|---:|",
     ]
     for operation in all_operations():
         counts = monitor.by_operation.get(operation)
@@ -47,13 +58,15 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
             continue
         statuses = ", ".join(f"{code}: {n}" for code, n in sorted(counts.items()))
         broken = sum(v.operation == operation for v in monitor.violations)
-        lines.append(f"| `{operation}` | {counts.total()} | {statuses} | {broken} |")
-    lines += ["", "## Violations", ""]
-    if not monitor.violations:
-        lines.append("None.")
-    for v in monitor.violations:
-        field = f" `{v.field}`" if v.field else ""
-        lines.append(f"- #{v.seq} [{v.check}] `{v.operation}`{field}: {v.message}")
+        differ = sum(v.operation == operation for v in monitor.differences)
+        lines.append(f"| `{operation}` | {counts.total()} | {statuses} | {broken} | {differ} |")
+    sections = (
+        ("Violations", monitor.violations),
+        ("Differences from rules of this project's choice (not violations)", monitor.differences),
+    )
+    for title, found in sections:
+        lines += ["", f"## {title}", ""]
+        lines += [_listed(v) for v in found] or ["None."]
     lines += ["", "## Live loss probe", ""]
     probes = monitor.checks.loss_probes
     if probes:
@@ -86,6 +99,10 @@ def write_junit(monitor: TrafficMonitor, path: Path) -> None:
     for operation in all_operations():
         case = ET.SubElement(suite, "testcase", classname="proxy", name=operation)
         found = [v for v in monitor.violations if v.operation == operation]
+        differ = [v for v in monitor.differences if v.operation == operation]
+        if differ:
+            ET.SubElement(ET.SubElement(case, "properties"), "property", name="differences",
+                          value="\n".join(v.line() for v in differ))  # fmt: skip
         if operation not in monitor.by_operation:
             ET.SubElement(case, "skipped", message="not exercised by this run")
             skipped += 1

@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 
-from contract_tests._exchange import Exchange, decode_content, public_headers
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._exchange import Exchange, decode_content, public_headers
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
-__all__ = ["ValidatingProxy"]
+__all__ = ["ValidatingProxy", "read_body"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -203,7 +203,8 @@ async def _tee(receive: Receive, kept: list[bytes]) -> AsyncIterator[bytes]:
             return
 
 
-async def _read_body(receive: Receive) -> bytes:
+async def read_body(receive: Receive) -> bytes:
+    """The whole body of an ASGI request."""
     chunks = []
     while True:
         message = await receive()

@@ -13,11 +13,12 @@ import sys
 import threading
 from collections.abc import Callable
 
-from contract_tests._cassette import CassetteWriter
-from contract_tests._exchange import Exchange, Violation, parse_body
-from contract_tests._exchange_checks import check_exchange
-from contract_tests._spec_routes import find_route
-from contract_tests._traffic_checks import TrafficChecks
+from contract_tests._spec import find_route
+from contract_tests._spec_check import SpecJudge
+from contract_tests.proxy._cassette import CassetteWriter
+from contract_tests.proxy._exchange import Exchange, Violation, parse_body
+from contract_tests.proxy._exchange_checks import check_exchange
+from contract_tests.proxy._traffic_checks import TrafficChecks
 
 __all__ = ["TrafficMonitor"]
 
@@ -31,11 +32,16 @@ class TrafficMonitor:
         self,
         recorder: CassetteWriter | None = None,
         log: Callable[[str], None] = _print_to_stderr,
+        judge: SpecJudge | None = None,
     ) -> None:
         self.recorder = recorder
         self.log = log
+        self.judge = judge
         self.checks = TrafficChecks()
         self.violations: list[Violation] = []
+        #: Breaches only of rules of this project's choice (``x-source: emulator``): the live
+        #: API was never asked, so they are differences, never violations.
+        self.differences: list[Violation] = []
         #: operation id -> status code -> count
         self.by_operation: dict[str, collections.Counter[int]] = {}
         #: "METHOD path" of requests to routes the spec does not have -> count
@@ -74,8 +80,9 @@ class TrafficMonitor:
             exchange.status
         ] += 1
         request, response = parse_body(exchange.request_body), parse_body(exchange.response_body)
-        found = check_exchange(exchange, route, request, response)
+        found = check_exchange(exchange, route, request, response, self.judge)
         found += self.checks.observe(exchange, route, request, response)
         for violation in found:
             self.log(violation.line())
-        self.violations += found
+        self.violations += [v for v in found if not v.difference]
+        self.differences += [v for v in found if v.difference]

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import orjson
 
-from contract_tests._exchange import Exchange
+from contract_tests.proxy._exchange import Exchange
 
 __all__ = ["REDACTED", "CassetteWriter", "read_cassette"]
 

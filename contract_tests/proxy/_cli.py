@@ -1,4 +1,6 @@
-"""``python -m contract_tests proxy --upstream URL`` and ``python -m contract_tests replay FILE``.
+"""``python -m contract_tests.proxy [--upstream URL ...]`` and ``python -m contract_tests.proxy
+replay FILE`` (also ``python -m contract_tests proxy|replay ...``, ``together-rl-proxy``,
+``together-rl-replay``).
 
 Both listen on loopback unless ``--host`` says otherwise, print ``... listening on http://...``
 when ready (as the emulator does) and run until interrupted (Ctrl-C or SIGTERM). The proxy then
@@ -10,19 +12,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
-from contract_tests._cassette import CassetteWriter, read_cassette
-from contract_tests._proxy import ValidatingProxy
-from contract_tests._proxy_report import summary_line, write_junit, write_markdown
-from contract_tests._replay import ReplayServer
-from contract_tests._traffic_monitor import TrafficMonitor
+from contract_tests.proxy._cassette import CassetteWriter, read_cassette
+from contract_tests.proxy._forwarding import ValidatingProxy
+from contract_tests.proxy._replay import ReplayServer
+from contract_tests.proxy._report import summary_line, write_junit, write_markdown
+from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
-__all__ = ["proxy_main", "replay_main"]
+__all__ = ["main", "proxy_main", "replay_main"]
 
 DEFAULT_PROXY_PORT = 8766
 DEFAULT_REPLAY_PORT = 8767
@@ -35,9 +38,18 @@ def _listen_args(parser: argparse.ArgumentParser, port: int) -> None:
     parser.add_argument("--port", type=int, default=port, help=f"port (default {port}; 0 = any)")
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """``replay CASSETTE ...`` runs the replay; anything else the proxy (``proxy`` optional)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "replay":
+        return replay_main(args[1:])
+    return proxy_main(args[1:] if args and args[0] == "proxy" else args)
+
+
 def proxy_main(argv: Sequence[str] | None = None) -> int:
+    """The proxy (console script ``together-rl-proxy``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m contract_tests proxy",
+        prog="together-rl-proxy",
         description="Forward to --upstream unchanged; check every exchange against the spec.",
     )
     parser.add_argument(
@@ -70,8 +82,9 @@ def proxy_main(argv: Sequence[str] | None = None) -> int:
 
 
 def replay_main(argv: Sequence[str] | None = None) -> int:
+    """The replay server (console script ``together-rl-replay``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m contract_tests replay",
+        prog="together-rl-replay",
         description="Serve a cassette recorded by the proxy back, with the upstream gone.",
     )
     parser.add_argument("cassette", type=Path)
