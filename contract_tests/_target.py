@@ -10,7 +10,8 @@ import yaml
 
 __all__ = ["EMULATOR_BASE_MODEL", "SPEC_PATH", "Target", "mask_key", "redact", "spec_version"]
 
-SPEC_PATH = Path(__file__).resolve().parent.parent / "spec" / "openapi.yaml"
+# `contract_tests/spec` links to the repository's `spec/` in a checkout and is a copy in the wheel.
+SPEC_PATH = Path(__file__).resolve().parent / "spec" / "openapi.yaml"
 
 #: The base model used for resources the suite creates on the emulator.
 EMULATOR_BASE_MODEL = "emulator/tiny-1k"
