@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ._publish import publish
 from ._report import apply_expected_failures, read_expected_failures, render
 from ._runner import KitOptions, run_kit
 from ._scenarios import FEATURES, ScenarioError, load_scenarios
@@ -31,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--expected-failures", type=Path, help="scenario ids expected to fail, one a line")
     parser.add_argument("--call-timeout", type=float, default=30.0, help="seconds per call (default 30)")
     parser.add_argument("--handshake-timeout", type=float, default=30.0, help="seconds for the declaration")
+    parser.add_argument("--publish", type=Path, help="rewrite the results table between the markers of this document")
     parser.add_argument("--list", action="store_true", help="list the scenarios and features, run nothing")
     return parser
 
@@ -66,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    if args.publish:
+        publish(args.publish, report)
     print(report.summary(), file=sys.stderr)
     return report.exit_code()
 

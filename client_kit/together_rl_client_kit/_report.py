@@ -28,6 +28,8 @@ class ScenarioResult:
     message: str
     title: str = ""
     expected_failure: bool = False
+    rules: tuple[str, ...] = ()
+    failed_rules: tuple[str, ...] = ()
 
 
 @dataclass

@@ -123,8 +123,12 @@ def run_kit(command: str, scenarios: list[Scenario], options: KitOptions | None 
     return KitReport(name, results, duration_s=time.monotonic() - started)
 
 
-def _result(scenario: Scenario, verdict: str, message: str) -> ScenarioResult:
-    return ScenarioResult(scenario.id, scenario.level, verdict, message, scenario.title)
+def _result(
+    scenario: Scenario, verdict: str, message: str, failed: tuple[str, ...] = ()
+) -> ScenarioResult:
+    return ScenarioResult(
+        scenario.id, scenario.level, verdict, message, scenario.title, False, scenario.rules, failed
+    )
 
 
 def _create_model_resources(direct: httpx.Client) -> str:
@@ -167,12 +171,13 @@ def _run_scenario(
     if len(attempts) > _MAX_ATTEMPT_LINES:
         trace += f"\n  ... {len(attempts) - _MAX_ATTEMPT_LINES} more attempts"
     if failure is not None:
-        return _result(scenario, "FAIL", f"{failure}\n attempts:\n{trace}")
+        return _result(scenario, "FAIL", f"{failure}\n attempts:\n{trace}", ("driver",))
     broken = [(rule, check_rule(rule, scenario, records)) for rule in scenario.rules]
     failed = [(rule, evidence) for rule, evidence in broken if evidence is not None]
     if failed:
         text = "; ".join(f"{rule}: {evidence}" for rule, evidence in failed)
-        return _result(scenario, "FAIL", f"{text}\n attempts:\n{trace}")
+        names = tuple(rule for rule, _ in failed)
+        return _result(scenario, "FAIL", f"{text}\n attempts:\n{trace}", names)
     return _result(scenario, "PASS", f"held: {', '.join(scenario.rules)} ({len(attempts)} requests)")
 
 
