@@ -18,12 +18,14 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from typing import IO, Any
 
 __all__ = ["Declaration", "DriverError", "DriverProcess"]
 
 _STDERR_TAIL = 20
+_STDERR_SETTLE_S = 0.2
 _EOF = object()
 
 
@@ -102,7 +104,7 @@ class DriverProcess:
                 "no-declaration",
                 'its first line is not {"driver": NAME, "supports": [FEATURE, ...]}: '
                 + _clip(line),
-                self.stderr_tail(),
+                self._settled_tail(),
             )
         return Declaration(declared["driver"], frozenset(declared["supports"]))
 
@@ -133,6 +135,11 @@ class DriverProcess:
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)
 
+    def _settled_tail(self) -> str:
+        """The stderr tail once lines written just before the offending stdout line are in."""
+        time.sleep(_STDERR_SETTLE_S)
+        return self.stderr_tail()
+
     # ------------------------------------------------------------------ one call
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send ``request`` and return the driver's answer to it (its ``id`` checked)."""
@@ -145,14 +152,18 @@ class DriverProcess:
         line = self._next_line(timeout, f"an answer to request {request['id']}")
         answer = _parse(line)
         if answer is _NOT_JSON:
-            raise DriverError("not-json", f"wrote a line that is not JSON: {_clip(line)}", self.stderr_tail())
+            raise DriverError(
+                "not-json", f"wrote a line that is not JSON: {_clip(line)}", self._settled_tail()
+            )
         if not isinstance(answer, dict) or "id" not in answer:
-            raise DriverError("bad-answer", f"answered without an id: {_clip(line)}", self.stderr_tail())
+            raise DriverError(
+                "bad-answer", f"answered without an id: {_clip(line)}", self._settled_tail()
+            )
         if answer["id"] != request["id"]:
             raise DriverError(
                 "wrong-id",
                 f"answered id {answer['id']!r} to request {request['id']!r}: {_clip(line)}",
-                self.stderr_tail(),
+                self._settled_tail(),
             )
         ok = answer.get("ok")
         error = answer.get("error")
@@ -166,7 +177,7 @@ class DriverProcess:
             "bad-answer",
             'the answer is neither {"ok": true, "result"} nor {"ok": false, "error": '
             '{"status", "message"}}: ' + _clip(line),
-            self.stderr_tail(),
+            self._settled_tail(),
         )
 
     # ------------------------------------------------------------------ internals

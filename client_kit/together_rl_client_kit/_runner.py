@@ -167,7 +167,7 @@ def _run_scenario(
         stop = _spec.route("stopTrainingSession")
         direct.request(stop.method, stop.path(context), json={})
     attempts = [a for r in records for a in r.attempts]
-    trace = "\n".join(f"  {a.describe(began)}" for a in attempts[:_MAX_ATTEMPT_LINES])
+    trace = "\n".join(f"  {a.describe(began)}" for a in attempts[:_MAX_ATTEMPT_LINES]) or "  (none)"
     if len(attempts) > _MAX_ATTEMPT_LINES:
         trace += f"\n  ... {len(attempts) - _MAX_ATTEMPT_LINES} more attempts"
     if failure is not None:
