@@ -10,7 +10,13 @@ the referee scripts faults, and judges the client from the traffic the referee s
 from __future__ import annotations
 
 from ._driver import Declaration, DriverError, DriverProcess
-from ._report import KitReport, ScenarioResult, apply_expected_failures, read_expected_failures, render
+from ._report import (
+    KitReport,
+    ScenarioResult,
+    apply_expected_failures,
+    read_expected_failures,
+    render,
+)
 from ._rules import RULES
 from ._runner import KitOptions, run_kit
 from ._scenarios import FEATURES, Scenario, ScenarioError, builtin_scenario_files, load_scenarios

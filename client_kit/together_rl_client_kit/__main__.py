@@ -27,13 +27,30 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--driver", help="the driver command (split like a shell would)")
     parser.add_argument("--format", choices=("markdown", "json", "junit"), default="markdown")
     parser.add_argument("--output", type=Path, help="write the report there (default: stdout)")
-    parser.add_argument("--scenarios", type=Path, action="append", help="a scenario file (repeat); default: the built-in ones")
+    parser.add_argument(
+        "--scenarios",
+        type=Path,
+        action="append",
+        help="a scenario file (repeat); default: the built-in ones",
+    )
     parser.add_argument("--only", action="append", help="run only this scenario id (repeat)")
-    parser.add_argument("--expected-failures", type=Path, help="scenario ids expected to fail, one a line")
-    parser.add_argument("--call-timeout", type=float, default=30.0, help="seconds per call (default 30)")
-    parser.add_argument("--handshake-timeout", type=float, default=30.0, help="seconds for the declaration")
-    parser.add_argument("--publish", type=Path, help="rewrite the results table between the markers of this document")
-    parser.add_argument("--list", action="store_true", help="list the scenarios and features, run nothing")
+    parser.add_argument(
+        "--expected-failures", type=Path, help="scenario ids expected to fail, one a line"
+    )
+    parser.add_argument(
+        "--call-timeout", type=float, default=30.0, help="seconds per call (default 30)"
+    )
+    parser.add_argument(
+        "--handshake-timeout", type=float, default=30.0, help="seconds for the declaration"
+    )
+    parser.add_argument(
+        "--publish",
+        type=Path,
+        help="rewrite the results table between the markers of this document",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list the scenarios and features, run nothing"
+    )
     return parser
 
 
@@ -47,13 +64,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.list:
         for scenario in scenarios:
-            print(f"{scenario.id}\t{scenario.level}\t{', '.join(sorted(scenario.features()))}\t{scenario.title}")
+            features = ", ".join(sorted(scenario.features()))
+            print(f"{scenario.id}\t{scenario.level}\t{features}\t{scenario.title}")
         print("\nfeatures:")
         for feature, text in FEATURES.items():
             print(f"  {feature}: {text}")
         return 0
     if not args.driver:
-        print("together-rl-client-kit: give the driver command: --driver 'COMMAND'", file=sys.stderr)
+        print(
+            "together-rl-client-kit: give the driver command: --driver 'COMMAND'", file=sys.stderr
+        )
         return 2
     options = KitOptions(
         call_timeout=args.call_timeout,

@@ -11,6 +11,7 @@ Every wait has a timeout; whatever the driver does, :class:`DriverProcess` raise
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import queue
@@ -42,7 +43,7 @@ class DriverError(Exception):
     def report(self) -> str:
         tail = self.stderr_tail.strip()
         return f"driver {self.kind}: {self.message}" + (
-            f"\n  stderr (last lines):\n    " + tail.replace("\n", "\n    ") if tail else ""
+            "\n  stderr (last lines):\n    " + tail.replace("\n", "\n    ") if tail else ""
         )
 
 
@@ -114,10 +115,8 @@ class DriverProcess:
         if process is None:
             return
         if process.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):
                 process.stdin.close()
-            except OSError:
-                pass
         try:
             process.wait(grace)
         except subprocess.TimeoutExpired:

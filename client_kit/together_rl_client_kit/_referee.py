@@ -215,13 +215,20 @@ class Referee:
         try:
             while await self._one_request(reader, writer):
                 pass
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+        except (
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            ConnectionError,
+            ValueError,
+        ):
             pass
         finally:
             self._connections.discard(writer)
             writer.transport.abort()
 
-    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _one_request(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         head = await reader.readuntil(b"\r\n\r\n")
         arrived, arrived_wall = time.monotonic(), time.time()
         lines = head.decode("latin-1").split("\r\n")
@@ -342,7 +349,9 @@ class Referee:
         kept = [(k, v) for k, v in response.headers.items() if k.lower() not in _HOP_BY_HOP]
         return response.status_code, kept, response.content
 
-    async def _write_status(self, attempt: Attempt, writer: asyncio.StreamWriter, fault: Fault) -> bool:
+    async def _write_status(
+        self, attempt: Attempt, writer: asyncio.StreamWriter, fault: Fault
+    ) -> bool:
         assert fault.status is not None
         headers = [("content-type", "application/json")]
         wait: float | None = None
@@ -390,7 +399,7 @@ class Referee:
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        parts = []
+        parts: list[bytes] = []
         while True:
             size_line = await reader.readuntil(b"\r\n")
             size = int(size_line.split(b";")[0].strip(), 16)

@@ -62,7 +62,10 @@ class KitReport:
         counts = ", ".join(f"{n} {v}" for v, n in self.counts().items() if n)
         verdict = "PASSED" if self.exit_code() == 0 else "FAILED"
         lines = [f"client kit: {verdict}: driver {self.driver}: {counts} ({self.duration_s:.1f} s)"]
-        lines += [f"  stale expected failure (it no longer fails): {s}" for s in self.stale_expected_failures]
+        lines += [
+            f"  stale expected failure (it no longer fails): {s}"
+            for s in self.stale_expected_failures
+        ]
         if self.problem:
             lines.append(f"  {self.problem}")
         return "\n".join(lines)
@@ -144,14 +147,18 @@ def _as_junit(report: KitReport) -> str:
         "testsuite",
         name=f"together-rl-client-kit {report.driver}",
         tests=str(len(report.scenarios)),
-        failures=str(sum(1 for s in report.scenarios if s.verdict == "FAIL" and not s.expected_failure)),
+        failures=str(
+            sum(1 for s in report.scenarios if s.verdict == "FAIL" and not s.expected_failure)
+        ),
         skipped=str(sum(1 for s in report.scenarios if s.verdict in ("NOT_SUPPORTED", "NOT_RUN"))),
         time=f"{report.duration_s:.3f}",
     )
     for s in report.scenarios:
         case = ElementTree.SubElement(suite, "testcase", classname=s.level, name=s.id)
         if s.verdict == "FAIL" and not s.expected_failure:
-            ElementTree.SubElement(case, "failure", message=s.message.split("\n", 1)[0]).text = s.message
+            ElementTree.SubElement(
+                case, "failure", message=s.message.split("\n", 1)[0]
+            ).text = s.message
         elif s.verdict != "PASS":
             label = "expected failure" if s.expected_failure else s.verdict
             ElementTree.SubElement(case, "skipped", message=f"{label}: {s.message[:300]}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -94,7 +95,8 @@ def _no_retry(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
         own = record.own()
         if len(own) != 1:
-            return f"{len(own)} attempts of {record.call.op} for one {own[0].status if own else ''} answer (retried)"
+            status = own[0].status if own else None
+            return f"{len(own)} attempts of {record.call.op} after a {status} answer (retried)"
     return None
 
 
@@ -150,15 +152,19 @@ def _one_operation(scenario: Scenario, records: list[CallRecord]) -> str | None:
 def _retry_after(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
         own = record.own()
-        for before, after in zip(own, own[1:], strict=False):
+        for before, after in pairwise(own):
             if before.retry_after_wait is None or before.answered is None:
                 continue
             waited = after.arrived - before.answered
             wanted = before.retry_after_wait
             if waited < wanted - EARLY_TOLERANCE_S:
-                return f"retried {waited:.3f} s after '{before.fault}', which asked for {wanted:.3f} s"
+                return (
+                    f"retried {waited:.3f} s after '{before.fault}', which asked for {wanted:.3f} s"
+                )
             if waited > wanted + LATE_TOLERANCE_S:
-                return f"waited {waited:.3f} s after '{before.fault}', which asked for {wanted:.3f} s"
+                return (
+                    f"waited {waited:.3f} s after '{before.fault}', which asked for {wanted:.3f} s"
+                )
         if any(a.retry_after_wait is not None for a in own) and len(own) < 2:
             return "never retried after the Retry-After answer"
     return None
@@ -167,7 +173,7 @@ def _retry_after(scenario: Scenario, records: list[CallRecord]) -> str | None:
 def _bounded_backoff(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
         own = record.own()
-        for before, after in zip(own, own[1:], strict=False):
+        for before, after in pairwise(own):
             if before.answered is None:
                 continue
             wanted = before.retry_after_wait or 0.0
@@ -181,7 +187,9 @@ def _single_attempt(scenario: Scenario, records: list[CallRecord]) -> str | None
     for record in records:
         own = record.own()
         if len(own) != 1:
-            return f"{len(own)} attempts of a call whose answer was only slow (abandoned or retried)"
+            return (
+                f"{len(own)} attempts of a call whose answer was only slow (abandoned or retried)"
+            )
     return None
 
 
@@ -192,7 +200,8 @@ def _poll_unknown(scenario: Scenario, records: list[CallRecord]) -> str | None:
         if not odd:
             return "the operation was never polled, so its unknown status was never seen"
         if odd[-1] == len(polls) - 1:
-            return f"polling stopped at the unknown status '{polls[odd[-1]].fault}' ({len(polls)} GETs)"
+            last = polls[odd[-1]].fault
+            return f"polling stopped at the unknown status '{last}' ({len(polls)} GETs)"
     return _answered_ok(scenario, records)
 
 
@@ -210,7 +219,7 @@ def _poll_pending(scenario: Scenario, records: list[CallRecord]) -> str | None:
 def _poll_rate(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
         polls = record.polls()
-        for before, after in zip(polls, polls[1:], strict=False):
+        for before, after in pairwise(polls):
             if after.arrived - before.arrived > MAX_POLL_GAP_S:
                 return f"{after.arrived - before.arrived:.1f} s between two polls"
         if len(polls) >= 2:
@@ -225,12 +234,20 @@ def _stop_at_terminal(scenario: Scenario, records: list[CallRecord]) -> str | No
     for record in records:
         polls = record.polls()
         for index, attempt in enumerate(polls):
-            status = attempt.answered_json.get("status") if isinstance(attempt.answered_json, dict) else None
+            status = (
+                attempt.answered_json.get("status")
+                if isinstance(attempt.answered_json, dict)
+                else None
+            )
             if status in terminal and index < len(polls) - 1:
                 extra = len(polls) - 1 - index
                 return f"{extra} GETs after the operation was answered {status}"
         for attempt in record.own():
-            status = attempt.answered_json.get("status") if isinstance(attempt.answered_json, dict) else None
+            status = (
+                attempt.answered_json.get("status")
+                if isinstance(attempt.answered_json, dict)
+                else None
+            )
             if status in terminal and polls:
                 return f"{len(polls)} GETs after the POST was answered {status}"
     return None
@@ -266,9 +283,12 @@ def _upload(scenario: Scenario, records: list[CallRecord]) -> str | None:
                 uploaded = orjson.loads(put.body or b"")
             except orjson.JSONDecodeError:
                 continue
-            if isinstance(uploaded, dict) and uploaded.get(largest) == body[largest]:
-                if all(uploaded[k] == body.get(k) for k in uploaded if k in body):
-                    return None
+            if (
+                isinstance(uploaded, dict)
+                and uploaded.get(largest) == body[largest]
+                and all(uploaded[k] == body.get(k) for k in uploaded if k in body)
+            ):
+                return None
         return f"no presigned PUT carried the body's `{largest}` ({len(puts)} PUTs)"
     return None
 
@@ -294,13 +314,25 @@ _RULES = [
     Rule("caller-key-kept", "a caller's own Idempotency-Key is never replaced", _caller_key),
     Rule("one-operation", "retries of one call create one operation", _one_operation),
     Rule("honour-retry-after", "the retry waits Retry-After (and not much longer)", _retry_after),
-    Rule("bounded-backoff", f"a retry without Retry-After waits <= {MAX_BACKOFF_S:g} s", _bounded_backoff),
+    Rule(
+        "bounded-backoff",
+        f"a retry without Retry-After waits <= {MAX_BACKOFF_S:g} s",
+        _bounded_backoff,
+    ),
     Rule("slow-answer-awaited", "a slow answer is waited for, not retried", _single_attempt),
     Rule("poll-through-unknown-status", "polling goes on through an unknown status", _poll_unknown),
     Rule("poll-while-pending", "polling goes on while the operation is pending", _poll_pending),
-    Rule("poll-rate-bounded", f"polls <= {MAX_POLL_GAP_S:g} s apart, <= {MAX_POLLS_PER_S:g}/s", _poll_rate),
+    Rule(
+        "poll-rate-bounded",
+        f"polls <= {MAX_POLL_GAP_S:g} s apart, <= {MAX_POLLS_PER_S:g}/s",
+        _poll_rate,
+    ),
     Rule("stop-at-terminal", "no poll after COMPLETED or FAILED", _stop_at_terminal),
-    Rule("failed-reported", "a FAILED operation is handed back as an error naming its code", _failed_reported),
+    Rule(
+        "failed-reported",
+        "a FAILED operation is handed back as an error naming its code",
+        _failed_reported,
+    ),
     Rule("upload-large-body", "a body over the threshold goes through upload-url + PUT", _upload),
     Rule("download-offloaded", "an offloaded result is fetched through download-url", _download),
 ]
@@ -333,7 +365,10 @@ def _compare(expected: Any, result: Any) -> str | None:
             want_n, want_sum = _numbers(wanted)
             got_n, got_sum = _numbers(got)
             if got_n != want_n or abs(got_sum - want_sum) > 1e-6 * max(1.0, abs(want_sum)):
-                return f"loss_fn_outputs hold {got_n} numbers summing to {got_sum}, expected {want_n} summing to {want_sum}"
+                return (
+                    f"loss_fn_outputs hold {got_n} numbers summing to {got_sum}, "
+                    f"expected {want_n} summing to {want_sum}"
+                )
         return None
     if isinstance(expected, dict) and "id" in expected and result.get("id") != expected["id"]:
         return f"id {result.get('id')!r}, expected {expected['id']!r}"

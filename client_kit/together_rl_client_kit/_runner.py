@@ -87,7 +87,9 @@ class _Driver:
             self.process.stop()
 
 
-def run_kit(command: str, scenarios: list[Scenario], options: KitOptions | None = None) -> KitReport:
+def run_kit(
+    command: str, scenarios: list[Scenario], options: KitOptions | None = None
+) -> KitReport:
     """Run ``scenarios`` against the driver ``command`` and judge them."""
     options = options or KitOptions()
     started = time.monotonic()
@@ -116,7 +118,9 @@ def run_kit(command: str, scenarios: list[Scenario], options: KitOptions | None 
                     text = f"the driver declares no support for {', '.join(missing)}"
                     results.append(_result(scenario, "NOT_SUPPORTED", text))
                     continue
-                results.append(_run_scenario(scenario, driver, referee, direct, resources_id, options))
+                results.append(
+                    _run_scenario(scenario, driver, referee, direct, resources_id, options)
+                )
         finally:
             driver.stop()
             direct.close()
@@ -148,7 +152,9 @@ def _run_scenario(
     options: KitOptions,
 ) -> ScenarioResult:
     start = _spec.route("startTrainingSession")
-    session = direct.request(start.method, start.template, json={"model_resources_id": resources_id})
+    session = direct.request(
+        start.method, start.template, json={"model_resources_id": resources_id}
+    )
     session.raise_for_status()
     context = {"session_id": str(session.json()["id"]), "model_resources_id": resources_id}
     referee.arm(scenario.faults, scenario.calls[0].op)
@@ -178,7 +184,9 @@ def _run_scenario(
         text = "; ".join(f"{rule}: {evidence}" for rule, evidence in failed)
         names = tuple(rule for rule, _ in failed)
         return _result(scenario, "FAIL", f"{text}\n attempts:\n{trace}", names)
-    return _result(scenario, "PASS", f"held: {', '.join(scenario.rules)} ({len(attempts)} requests)")
+    return _result(
+        scenario, "PASS", f"held: {', '.join(scenario.rules)} ({len(attempts)} requests)"
+    )
 
 
 def _one_call(
@@ -224,7 +232,9 @@ def _expected(call: Call, params: dict[str, str], attempts: list[Any], direct: h
     ids = [
         a.upstream_json["id"]
         for a in attempts
-        if a.operation_id == call.op and isinstance(a.upstream_json, dict) and "id" in a.upstream_json
+        if a.operation_id == call.op
+        and isinstance(a.upstream_json, dict)
+        and "id" in a.upstream_json
     ]
     if not ids:
         return None

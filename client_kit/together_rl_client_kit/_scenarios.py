@@ -29,9 +29,13 @@ __all__ = [
 
 #: What a driver may declare in `supports` besides the operationIds it can perform.
 FEATURES: dict[str, str] = {
-    "idempotency-key": "sends one Idempotency-Key per logical operation call, the same on its retries",
+    "idempotency-key": (
+        "sends one Idempotency-Key per logical operation call, the same on its retries"
+    ),
     "caller-idempotency-key": "uses the caller's own idempotency_key when one is given",
-    "retries": "retries dropped connections, truncated answers, 429 and 5xx; never 400/401/403/404/422",
+    "retries": (
+        "retries dropped connections, truncated answers, 429 and 5xx; never 400/401/403/404/422"
+    ),
     "retry-after": "waits the Retry-After seconds of a 429/503 before retrying",
     "retry-after-http-date": "waits until the HTTP date of a Retry-After",
     "retry-after-ms": "waits the retry-after-ms milliseconds",

@@ -61,7 +61,7 @@ def spec() -> dict[str, Any]:
 @functools.cache
 def api_prefix() -> str:
     """The path prefix of every route: the path of the spec's first server URL (`/v1`)."""
-    return urlparse(spec()["servers"][0]["url"]).path.rstrip("/")
+    return str(urlparse(spec()["servers"][0]["url"]).path).rstrip("/")
 
 
 @functools.cache

@@ -19,8 +19,13 @@ def python_command(*args: str) -> str:
     return shlex.join([sys.executable, *args])
 
 
-def run(command: str, *, only: set[str] | None = None, call_timeout: float = 30.0,
-        handshake_timeout: float = 30.0) -> KitReport:
+def run(
+    command: str,
+    *,
+    only: set[str] | None = None,
+    call_timeout: float = 30.0,
+    handshake_timeout: float = 30.0,
+) -> KitReport:
     options = KitOptions(
         call_timeout=call_timeout,
         handshake_timeout=handshake_timeout,

@@ -20,7 +20,6 @@ import uuid
 from typing import Any
 
 import httpx
-
 from together_rl_client_kit import _spec
 from together_rl_client_kit.drivers import DriverCallError, serve_driver
 
@@ -54,15 +53,29 @@ class ReferenceClient:
         self.known = set(statuses)
 
     # ------------------------------------------------------------------ one request, retried
-    def send(self, method: str, url: str, *, body: Any = None, key: str | None = None,
-             auth: bool = True, raw: bytes | None = None) -> Any:
+    def send(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: Any = None,
+        key: str | None = None,
+        auth: bool = True,
+        raw: bytes | None = None,
+    ) -> Any:
         for attempt in range(_MAX_RETRIES + 1):
             headers: dict[str, str] = {}
             if key is not None:
-                headers["idempotency-key"] = str(uuid.uuid4()) if (
-                    self.mutation == "fresh-key-per-retry" and attempt > 0
-                ) else key
-            content = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+                headers["idempotency-key"] = (
+                    str(uuid.uuid4())
+                    if (self.mutation == "fresh-key-per-retry" and attempt > 0)
+                    else key
+                )
+            content = (
+                raw
+                if raw is not None
+                else (json.dumps(body).encode() if body is not None else None)
+            )
             if content is not None:
                 headers["content-type"] = "application/json"
             try:
@@ -83,8 +96,9 @@ class ReferenceClient:
             time.sleep(self._backoff(attempt, response))
         raise AssertionError("unreachable")
 
-    def _request(self, method: str, url: str, headers: dict[str, str], content: bytes | None,
-                 auth: bool) -> httpx.Response:
+    def _request(
+        self, method: str, url: str, headers: dict[str, str], content: bytes | None, auth: bool
+    ) -> httpx.Response:
         if auth:
             return self.http.request(method, url, headers=headers, content=content)
         with httpx.Client(timeout=30.0) as bare:
@@ -110,7 +124,9 @@ class ReferenceClient:
         url = self.root + route.path(params)
         poll = _spec.poll_route(op)
         if poll is None:
-            return self.send(route.method, url, body=request.get("body") if route.method != "GET" else None)
+            return self.send(
+                route.method, url, body=request.get("body") if route.method != "GET" else None
+            )
         key = request.get("idempotency_key")
         if key is None or self.mutation == "caller-key-replaced":
             key = str(uuid.uuid4())
@@ -123,13 +139,17 @@ class ReferenceClient:
                 return self._complete(params, operation.get("output") or {})
             if status == self.failed:
                 error = operation.get("error") or {}
-                raise DriverCallError(None, f"operation failed: {error.get('code')}: {error.get('message')}")
+                raise DriverCallError(
+                    None, f"operation failed: {error.get('code')}: {error.get('message')}"
+                )
             if self.mutation == "stop-on-unknown-status" and status not in self.known:
                 raise DriverCallError(None, f"unexpected operation status {status}")
             if time.monotonic() > deadline:
                 raise DriverCallError(None, "the operation did not finish in time")
             time.sleep(_POLL_S)
-            operation = self.send("GET", self.root + poll.path({**params, "operation_id": operation["id"]}))
+            operation = self.send(
+                "GET", self.root + poll.path({**params, "operation_id": operation["id"]})
+            )
 
     def _maybe_upload(self, params: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         encoded = json.dumps(body, separators=(",", ":")).encode()
@@ -144,7 +164,9 @@ class ReferenceClient:
         if "payload_id" not in output:
             return output
         download = _spec.route("createPayloadDownloadUrl")
-        where = self.send("POST", self.root + download.path({**params, "payload_id": output["payload_id"]}))
+        where = self.send(
+            "POST", self.root + download.path({**params, "payload_id": output["payload_id"]})
+        )
         fetched = self.send("GET", where["download_url"], auth=False)
         return {**{k: v for k, v in output.items() if k != "payload_id"}, **fetched}
 
@@ -165,7 +187,11 @@ def main() -> int:
         nonlocal seen
         seen += 1
         if args.misbehave and seen == args.at:
-            print(f"reference driver: misbehaving ({args.misbehave}) at request {seen}", file=sys.stderr, flush=True)
+            print(
+                f"reference driver: misbehaving ({args.misbehave}) at request {seen}",
+                file=sys.stderr,
+                flush=True,
+            )
             if args.misbehave == "crash":
                 os._exit(3)
             if args.misbehave == "hang":
@@ -185,8 +211,15 @@ def main() -> int:
 
 
 _FEATURES = [
-    "caller-idempotency-key", "download", "idempotency-key", "polling", "retries",
-    "retry-after", "retry-after-http-date", "retry-after-ms", "upload",
+    "caller-idempotency-key",
+    "download",
+    "idempotency-key",
+    "polling",
+    "retries",
+    "retry-after",
+    "retry-after-http-date",
+    "retry-after-ms",
+    "upload",
 ]
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ SECOND = "keys.new-key-per-call"
 
 
 def _threads_left() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name in ("client-kit-referee", "emulator-thread")]
+    return [
+        t.name for t in threading.enumerate() if t.name in ("client-kit-referee", "emulator-thread")
+    ]
 
 
 @pytest.mark.parametrize(

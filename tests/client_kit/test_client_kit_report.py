@@ -31,7 +31,9 @@ def _report() -> KitReport:
 
 def test_exit_code_is_zero_only_when_every_must_passes() -> None:
     assert _report().exit_code() == 1
-    only_should = KitReport("d", [ScenarioResult("a", "MUST", "PASS", ""), ScenarioResult("c", "SHOULD", "FAIL", "")])
+    only_should = KitReport(
+        "d", [ScenarioResult("a", "MUST", "PASS", ""), ScenarioResult("c", "SHOULD", "FAIL", "")]
+    )
     assert only_should.exit_code() == 0
 
 
@@ -55,7 +57,12 @@ def test_expected_failures_excuse_failures_and_a_stale_entry_fails(tmp_path: Pat
 def test_json_markdown_and_junit() -> None:
     report = _report()
     document = json.loads(render(report, "json"))
-    assert [s["verdict"] for s in document["scenarios"]] == ["PASS", "FAIL", "FAIL", "NOT_SUPPORTED"]
+    assert [s["verdict"] for s in document["scenarios"]] == [
+        "PASS",
+        "FAIL",
+        "FAIL",
+        "NOT_SUPPORTED",
+    ]
     assert document["exit_code"] == 1
     assert "| `b` | MUST | FAIL | same-key-on-retry: two keys |" in render(report, "markdown")
     suite = ElementTree.fromstring(render(report, "junit"))

@@ -53,13 +53,15 @@ def test_payload_bodies_sit_where_the_spec_puts_the_threshold() -> None:
             "the spec has no operationId 'noSuchOperation'",
         ),
         (
-            "scenarios: [{id: x, level: MUST, title: t, requires: [teleport], rules: [result-returned], "
-            "calls: [{op: getTrainingSession}], expect: {ok: true}}]",
+            "scenarios: [{id: x, level: MUST, title: t, requires: [teleport], "
+            "rules: [result-returned], calls: [{op: getTrainingSession}], expect: {ok: true}}]",
             "unknown features ['teleport']",
         ),
     ],
 )
-def test_a_bad_scenario_file_is_refused_naming_the_place(tmp_path: Path, text: str, words: str) -> None:
+def test_a_bad_scenario_file_is_refused_naming_the_place(
+    tmp_path: Path, text: str, words: str
+) -> None:
     path = tmp_path / "mine.yaml"
     path.write_text(text)
     with pytest.raises(ScenarioError) as raised:

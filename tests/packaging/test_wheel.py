@@ -25,11 +25,18 @@ KEY = "wheel-test-key-0123456789abcdef"
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    return {**env, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "OPENBLAS_NUM_THREADS": "1"}
+    return {
+        **env,
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
 
 
 def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        args, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout
+    )
     assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -37,10 +44,17 @@ def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
 def _copy_sources(target: Path) -> None:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         missing("the wheel test copies the sources git knows of: git or the checkout is missing")
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-        cwd=REPO, capture_output=True, check=True, timeout=60,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source, copy = REPO / name, target / name
         if not source.exists() and not source.is_symlink():
@@ -55,7 +69,11 @@ def _copy_sources(target: Path) -> None:
 def _start_emulator(venv: Path, cwd: Path) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
         [str(venv / "bin" / "together-rl-emulator"), "--port", "0", "--api-key", KEY],
-        cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=cwd,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     assert process.stdout is not None
     deadline = time.monotonic() + 60
@@ -76,23 +94,69 @@ def test_wheel_installs_offline_and_runs_outside_the_repository(tmp_path: Path) 
     outside.mkdir()
     _copy_sources(sources)
     pip_offline = ["--no-index", "--find-links", str(WHEELHOUSE)]
-    _run([sys.executable, "-m", "pip", "wheel", *pip_offline, "--no-deps", "-w", str(dist), str(sources)], tmp_path, 600)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            *pip_offline,
+            "--no-deps",
+            "-w",
+            str(dist),
+            str(sources),
+        ],
+        tmp_path,
+        600,
+    )
     (wheel,) = dist.glob("together_rl_toolkit-*.whl")
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path, 300)
     python = str(venv / "bin" / "python")
-    _run([python, "-m", "pip", "install", "--quiet", *pip_offline, f"{wheel}[conformance,client-kit]"], tmp_path, 900)
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            *pip_offline,
+            f"{wheel}[conformance,client-kit]",
+        ],
+        tmp_path,
+        900,
+    )
 
-    where = _run([python, "-c", "import together_rl_client_kit, contract_tests, together_rl; "
-                  "print(together_rl_client_kit.__file__, contract_tests.__file__, together_rl.__file__)"], outside, 60)
+    where = _run(
+        [
+            python,
+            "-c",
+            "import together_rl_client_kit, contract_tests, together_rl; "
+            "print(together_rl_client_kit.__file__, contract_tests.__file__, together_rl.__file__)",
+        ],
+        outside,
+        60,
+    )
     assert str(REPO) not in where.stdout and str(venv) in where.stdout
 
     emulator, base_url = _start_emulator(venv, outside)
     try:
         suite = _run(
-            [str(venv / "bin" / "together-rl-conformance"), "--base-url", base_url, "--api-key", KEY,
-             "--allow-mutations", "--no-schemathesis", "-k", "idempotency", "--quiet",
-             "--report-dir", str(outside / "reports")],
-            outside, 600,
+            [
+                str(venv / "bin" / "together-rl-conformance"),
+                "--base-url",
+                base_url,
+                "--api-key",
+                KEY,
+                "--allow-mutations",
+                "--no-schemathesis",
+                "-k",
+                "idempotency",
+                "--quiet",
+                "--report-dir",
+                str(outside / "reports"),
+            ],
+            outside,
+            600,
         )
         assert "PASSED" in suite.stdout + suite.stderr
     finally:
@@ -100,5 +164,9 @@ def test_wheel_installs_offline_and_runs_outside_the_repository(tmp_path: Path) 
         emulator.wait(30)
 
     driver = f"{python} -m together_rl_client_kit.drivers.wrapper"
-    kit = _run([str(venv / "bin" / "together-rl-client-kit"), "--driver", driver, "--format", "json"], outside, 600)
+    kit = _run(
+        [str(venv / "bin" / "together-rl-client-kit"), "--driver", driver, "--format", "json"],
+        outside,
+        600,
+    )
     assert '"exit_code": 0' in kit.stdout

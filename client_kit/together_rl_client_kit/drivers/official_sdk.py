@@ -71,7 +71,9 @@ class _SDKDriver:
 
 def describe(error: Exception) -> DriverCallError:
     status = getattr(error, "status_code", None)
-    return DriverCallError(status if isinstance(status, int) else None, f"{type(error).__name__}: {error}")
+    return DriverCallError(
+        status if isinstance(status, int) else None, f"{type(error).__name__}: {error}"
+    )
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """The client kit's driver for this project's wrapper, `together_rl` (its public API only).
 
-    together-rl-client-kit --driver "python -m together_rl_client_kit.drivers.wrapper"
+together-rl-client-kit --driver "python -m together_rl_client_kit.drivers.wrapper"
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ def describe(error: Exception) -> DriverCallError:
 
 def main() -> int:
     with Client() as client:
-        return serve_driver("together_rl (wrapper)", SUPPORTS, lambda r: perform(client, r), describe)
+        return serve_driver(
+            "together_rl (wrapper)", SUPPORTS, lambda r: perform(client, r), describe
+        )
 
 
 if __name__ == "__main__":
