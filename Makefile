@@ -95,6 +95,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_emulator
 	$(BIN)/python -m benchmarks.bench_wrapper
 	$(BIN)/python -m benchmarks.bench_proxy
+	$(BIN)/python -m benchmarks.bench_client_kit
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.

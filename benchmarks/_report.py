@@ -63,6 +63,7 @@ TABLES = (
     "wrapper.large_batch",
     "wrapper.pipelining",
     "proxy.latency",
+    "client_kit.whole_run",
 )
 # The packages whose version decides a measured code path (the official SDK's above all).
 PACKAGES = ("together", "httpx", "orjson", "numpy", "pydantic", "starlette", "uvicorn")
