@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 import httpx
-from together_rl_client_kit import _spec
+from together_rl_client_kit import FEATURES, _spec
 from together_rl_client_kit.drivers import DriverCallError, serve_driver
 
 __all__ = ["MUTATIONS", "main"]
@@ -206,21 +206,10 @@ def main() -> int:
         return client.perform(request)
 
     name = "reference" + (f" ({args.mutation})" if args.mutation else "")
-    supports = ["forwardBackward", "getTrainingSession", *_FEATURES]
+    supports = ["forwardBackward", "getTrainingSession", *FEATURES]
     return serve_driver(name, supports, perform, lambda e: DriverCallError(None, repr(e)))
 
 
-_FEATURES = [
-    "caller-idempotency-key",
-    "download",
-    "idempotency-key",
-    "polling",
-    "retries",
-    "retry-after",
-    "retry-after-http-date",
-    "retry-after-ms",
-    "upload",
-]
 
 if __name__ == "__main__":
     sys.exit(main())

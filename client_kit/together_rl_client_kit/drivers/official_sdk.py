@@ -13,22 +13,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._scenarios import FEATURES
 from ._protocol import DriverCallError, serve_driver
 
 __all__ = ["main"]
 
-SUPPORTS = [
-    "download",
-    "forwardBackward",
-    "getTrainingSession",
-    "idempotency-key",
-    "polling",
-    "retries",
-    "retry-after",
-    "retry-after-http-date",
-    "retry-after-ms",
-    "upload",
-]
+# Everything but a caller's own key, which its Trainer does not take.
+SUPPORTS = [f for f in FEATURES if f != "caller-idempotency-key"]
+SUPPORTS += ["forwardBackward", "getTrainingSession"]
 _TIMEOUT_S = 120.0
 
 

@@ -10,23 +10,12 @@ from typing import Any
 
 from together_rl import APIStatusError, Client, OperationFailedError
 
+from .._scenarios import FEATURES
 from ._protocol import DriverCallError, serve_driver
 
 __all__ = ["main"]
 
-SUPPORTS = [
-    "caller-idempotency-key",
-    "download",
-    "forwardBackward",
-    "getTrainingSession",
-    "idempotency-key",
-    "polling",
-    "retries",
-    "retry-after",
-    "retry-after-http-date",
-    "retry-after-ms",
-    "upload",
-]
+SUPPORTS = [*FEATURES, "forwardBackward", "getTrainingSession"]
 _RESULT_TIMEOUT_S = 120.0
 
 
