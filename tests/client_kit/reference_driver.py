@@ -210,6 +210,5 @@ def main() -> int:
     return serve_driver(name, supports, perform, lambda e: DriverCallError(None, repr(e)))
 
 
-
 if __name__ == "__main__":
     sys.exit(main())
