@@ -10,8 +10,14 @@ import yaml
 
 __all__ = ["EMULATOR_BASE_MODEL", "SPEC_PATH", "Target", "mask_key", "redact", "spec_version"]
 
-# `contract_tests/spec` links to the repository's `spec/` in a checkout and is a copy in the wheel.
-SPEC_PATH = Path(__file__).resolve().parent / "spec" / "openapi.yaml"
+_REPO_SPEC = Path(__file__).resolve().parent.parent / "spec" / "openapi.yaml"
+# In a checkout the repository's spec; installed from the wheel, the copy shipped beside the suite
+# (`contract_tests/spec`, a link to `spec/` in the checkout).
+SPEC_PATH = (
+    _REPO_SPEC
+    if _REPO_SPEC.is_file()
+    else Path(__file__).resolve().parent / "spec" / "openapi.yaml"
+)
 
 #: The base model used for resources the suite creates on the emulator.
 EMULATOR_BASE_MODEL = "emulator/tiny-1k"

@@ -387,12 +387,14 @@ class Referee:
         lines = [f"HTTP/1.1 {status} {reason}"]
         lines += [f"{k}: {v}" for k, v in headers]
         lines.append(f"content-length: {len(payload)}")
+        # Stamped before the bytes leave: the client cannot have the answer earlier, so a wait
+        # measured from here is never longer than the one the client really made.
+        attempt.answered = time.monotonic()
+        attempt.status = status
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
         writer.write(payload if cut is None else payload[:cut])
         with contextlib.suppress(ConnectionError):
             await writer.drain()
-        attempt.answered = time.monotonic()
-        attempt.status = status
         attempt.answered_json = _small_json(payload, headers) if cut is None else None
         return cut is None
 
