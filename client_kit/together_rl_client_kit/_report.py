@@ -30,6 +30,7 @@ class ScenarioResult:
     expected_failure: bool = False
     rules: tuple[str, ...] = ()
     failed_rules: tuple[str, ...] = ()
+    seconds: float = 0.0
 
 
 @dataclass
@@ -127,13 +128,13 @@ def _as_markdown(report: KitReport) -> str:
         "",
         report.summary().replace("\n", "  \n"),
         "",
-        "| scenario | level | verdict | evidence |",
-        "|---|---|---|---|",
+        "| scenario | level | verdict | seconds | evidence |",
+        "|---|---|---|---:|---|",
     ]
     for s in report.scenarios:
         verdict = s.verdict + (" (expected)" if s.expected_failure else "")
         message = s.message.split("\n", 1)[0].replace("|", "\\|")
-        lines.append(f"| `{s.id}` | {s.level} | {verdict} | {message} |")
+        lines.append(f"| `{s.id}` | {s.level} | {verdict} | {s.seconds:.2f} | {message} |")
     details = [s for s in report.scenarios if s.verdict == "FAIL"]
     if details:
         lines += ["", "## Failures", ""]

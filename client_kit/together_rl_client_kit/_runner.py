@@ -118,11 +118,13 @@ def run_kit(
                     text = f"the driver declares no support for {', '.join(missing)}"
                     results.append(_result(scenario, "NOT_SUPPORTED", text))
                     continue
+                began = time.monotonic()
                 try:
                     result = _run_scenario(scenario, driver, referee, direct, resources_id, options)
                 except (httpx.HTTPError, KeyError, ValueError) as error:
                     # The kit's own setup failed (not the driver's doing): say so, never PASS.
                     result = _result(scenario, "NOT_RUN", f"the kit could not run it: {error!r}")
+                result.seconds = time.monotonic() - began
                 results.append(result)
         finally:
             driver.stop()

@@ -64,7 +64,9 @@ def test_json_markdown_and_junit() -> None:
         "NOT_SUPPORTED",
     ]
     assert document["exit_code"] == 1
-    assert "| `b` | MUST | FAIL | same-key-on-retry: two keys |" in render(report, "markdown")
+    assert "| `b` | MUST | FAIL | 0.00 | same-key-on-retry: two keys |" in render(
+        report, "markdown"
+    )
     suite = ElementTree.fromstring(render(report, "junit"))
     assert suite.get("failures") == "2" and suite.get("skipped") == "1"
 
