@@ -23,16 +23,30 @@ SDK_RELEASES := together==3.0.0 together==2.40.0
 # The baseline of the newest docs/api-changelog.md entry (the spec as info.version 0.1.0 left it).
 CHANGELOG_BASELINE ?= 1911bd9
 
+# The client kit: the driver to judge (default: the wrapper's) and extra arguments.
+DRIVER ?= $(BIN)/python -m together_rl_client_kit.drivers.wrapper
+CLIENT_KIT_ARGS ?=
+# Wheels of every pinned dependency (and the build backend), for the offline wheel test.
+WHEELHOUSE := $(VENV)/wheelhouse
+TS_PORT := client_kit/ports/typescript
+
 .PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv \
-	api-diff api-changelog sdk-drift
+	api-diff api-changelog sdk-drift client-kit client-kit-sdk-report
 
 all: test
 
-$(STAMP): pyproject.toml requirements.lock
+$(STAMP): pyproject.toml requirements.lock $(TS_PORT)/package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	$(foreach r,$(SDK_RELEASES),$(BIN)/python -m pip download --quiet --no-deps --dest $(VENV)/sdk-releases '$(r)' &&) true
+	# tests/packaging/test_wheel.py installs the wheel into a fresh venv with no network from these.
+	$(BIN)/python -m pip wheel --quiet -c requirements.lock --wheel-dir $(WHEELHOUSE) \
+	    '.[emulator,conformance,client-kit]' 'setuptools>=69'
+	rm -f $(WHEELHOUSE)/together_rl_toolkit-*.whl
+	# The TypeScript port of tests/client_kit (skipped there, visibly, without npm; fails under CI).
+	if command -v npm >/dev/null; then cd $(TS_PORT) && npm ci --no-audit --no-fund --loglevel=error; \
+	    else echo "npm not found: the TypeScript port's test will skip (fail under CI=true)"; fi
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -96,6 +110,16 @@ provenance: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/python -m contract_tests.vectors
 
+## The client kit against a driver (default: the wrapper's): make client-kit [DRIVER="node my_driver.js"]
+## [CLIENT_KIT_ARGS="--format junit --output reports/client-kit.xml"]. See docs/ports.md.
+client-kit: $(STAMP)
+	$(BIN)/together-rl-client-kit --driver "$(DRIVER)" $(CLIENT_KIT_ARGS)
+
+## Rerun the kit against the official SDK's driver and rewrite its results table in docs/ports.md.
+client-kit-sdk-report: $(STAMP)
+	$(BIN)/together-rl-client-kit --driver "$(BIN)/python -m together_rl_client_kit.drivers.official_sdk" \
+	    --publish docs/ports.md --output reports/client-kit-official-sdk.md
+
 ## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (a few minutes). Run on a
 ## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
@@ -103,6 +127,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_wrapper
 	$(BIN)/python -m benchmarks.bench_proxy
 	$(BIN)/python -m benchmarks.bench_api_diff
+	$(BIN)/python -m benchmarks.bench_client_kit
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
@@ -110,9 +135,9 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator apidiff contract_tests tests benchmarks reliability examples scripts
-	$(BIN)/ruff format --check wrapper emulator apidiff contract_tests tests benchmarks reliability examples scripts
+	$(BIN)/ruff check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache
+	rm -rf $(VENV) reports .pytest_cache $(TS_PORT)/node_modules $(TS_PORT)/dist $(TS_PORT)/src/api.d.ts

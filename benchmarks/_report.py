@@ -64,6 +64,7 @@ TABLES = (
     "wrapper.pipelining",
     "proxy.latency",
     "api_diff.versus_redocly",
+    "client_kit.whole_run",
 )
 # The packages whose version decides a measured code path (the official SDK's above all).
 PACKAGES = ("together", "httpx", "orjson", "numpy", "pydantic", "starlette", "uvicorn")

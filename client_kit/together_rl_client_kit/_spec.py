@@ -1,0 +1,147 @@
+"""The facts of `spec/openapi.yaml` the kit acts on, read from the spec (never typed again).
+
+The kit ships its own copy of the spec (`openapi.yaml` beside this module: a link to the
+repository's spec in a checkout, a file in the wheel), so it judges clients without importing
+the emulator.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import yaml
+
+__all__ = [
+    "SPEC_PATH",
+    "Route",
+    "api_prefix",
+    "enum_value",
+    "enum_values",
+    "match_route",
+    "poll_route",
+    "request_example",
+    "route",
+    "upload_threshold_bytes",
+]
+
+SPEC_PATH = Path(__file__).resolve().parent / "openapi.yaml"
+_METHODS = ("get", "post", "put", "patch", "delete")
+_UPLOAD_OPERATION = "createPayloadUploadUrl"
+# The upload threshold is stated in the upload-url operation's description (the official SDK's
+# `_payloads` limit): "over 0.5 MiB (524,288 bytes of compact JSON)".
+_THRESHOLD = re.compile(r"\(([0-9][0-9,]*) bytes of compact JSON\)")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation of the spec: its id, method and full path template (with the `/v1` prefix)."""
+
+    operation_id: str
+    method: str
+    template: str
+    pattern: re.Pattern[str]
+
+    def path(self, params: dict[str, str]) -> str:
+        """The concrete path for ``params`` (every template variable must be given)."""
+        return re.sub(r"\{([a-z_]+)\}", lambda m: params[m.group(1)], self.template)
+
+
+@functools.cache
+def spec() -> dict[str, Any]:
+    """The parsed spec."""
+    loaded: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    return loaded
+
+
+@functools.cache
+def api_prefix() -> str:
+    """The path prefix of every route: the path of the spec's first server URL (`/v1`)."""
+    return str(urlparse(spec()["servers"][0]["url"]).path).rstrip("/")
+
+
+@functools.cache
+def _routes() -> dict[str, Route]:
+    routes: dict[str, Route] = {}
+    for path, item in spec()["paths"].items():
+        for method in _METHODS:
+            operation = item.get(method)
+            if operation is None:
+                continue
+            template = api_prefix() + path
+            regex = re.sub(r"\\\{([a-z_]+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
+            routes[operation["operationId"]] = Route(
+                operation["operationId"], method.upper(), template, re.compile(f"^{regex}$")
+            )
+    return routes
+
+
+def route(operation_id: str) -> Route:
+    """The route of ``operation_id``; a `KeyError` names an id the spec does not have."""
+    try:
+        return _routes()[operation_id]
+    except KeyError:
+        raise KeyError(f"the spec has no operationId {operation_id!r}") from None
+
+
+def match_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+    """The spec route a request hits, with its path parameters; None outside the spec."""
+    for candidate in _routes().values():
+        if candidate.method != method:
+            continue
+        found = candidate.pattern.match(path)
+        if found:
+            return candidate, found.groupdict()
+    return None
+
+
+def poll_route(operation_id: str) -> Route | None:
+    """The GET that polls the operation ``operation_id`` creates (the target of the link of its
+    200 answer), or None for an operation that is not asynchronous."""
+    posted = route(operation_id)
+    operation = spec()["paths"][posted.template[len(api_prefix()) :]][posted.method.lower()]
+    links = operation.get("responses", {}).get("200", {}).get("links", {})
+    for link in links.values():
+        target = route(link["operationId"])
+        if target.method == "GET" and target.template.startswith(posted.template + "/"):
+            return target
+    return None
+
+
+def enum_values(name: str) -> tuple[str, ...]:
+    """Every value of the enum schema ``name``, in the spec's order."""
+    return tuple(spec()["components"]["schemas"][name]["enum"])
+
+
+def enum_value(name: str, suffix: str) -> str:
+    """The one value of enum ``name`` ending in ``_<suffix>``."""
+    found = [v for v in enum_values(name) if v.endswith(f"_{suffix}")]
+    if len(found) != 1:
+        raise KeyError(f"enum {name} has {len(found)} values ending in _{suffix}")
+    return found[0]
+
+
+def request_example(operation_id: str, name: str) -> dict[str, Any]:
+    """The request-body example ``name`` of ``operation_id``."""
+    posted = route(operation_id)
+    operation = spec()["paths"][posted.template[len(api_prefix()) :]][posted.method.lower()]
+    examples = operation["requestBody"]["content"]["application/json"]["examples"]
+    if name not in examples:
+        raise KeyError(f"{operation_id} has no request example {name!r} (has {sorted(examples)})")
+    value: dict[str, Any] = examples[name]["value"]
+    return value
+
+
+@functools.cache
+def upload_threshold_bytes() -> int:
+    """Bodies whose compact JSON is larger than this go through the upload protocol."""
+    posted = route(_UPLOAD_OPERATION)
+    operation = spec()["paths"][posted.template[len(api_prefix()) :]][posted.method.lower()]
+    found = _THRESHOLD.search(operation["description"])
+    if found is None:
+        raise ValueError(f"the description of {_UPLOAD_OPERATION} no longer states the threshold")
+    return int(found.group(1).replace(",", ""))
