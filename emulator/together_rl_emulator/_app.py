@@ -39,7 +39,7 @@ from ._faults import IMMEDIATE_KINDS, FaultInjector, immediate_error, parse_faul
 from ._kinds import KINDS, kind_named
 from ._payloads import PAYLOAD_ROUTE
 from ._service import EmulatorService, not_found
-from ._spec import load_spec, spec_bytes
+from ._spec import EMULATOR_SOURCE, load_spec, operation_rule_sources, spec_bytes
 from ._stats import Stats
 from ._store import Store
 from ._validation import validate_parameter
@@ -50,6 +50,8 @@ __all__ = ["EmulatorApp", "EmulatorState", "build_routes", "create_app", "owner_
 log = logging.getLogger("together_rl_emulator")
 
 API_PREFIX = "/v1"
+# Where a request's scope records the spec operation it was routed to.
+OPERATION_ID_SCOPE_KEY = "together_rl_emulator.operation_id"
 # Bodies larger than this are decoded and validated in a worker thread, off the event loop.
 THREADPOOL_BODY_BYTES = 256 * 1024
 JSON = "application/json"
@@ -595,14 +597,14 @@ def build_routes() -> list[BaseRoute]:
     """One Route per spec path (under /v1) serving the spec's methods, plus the extra routes."""
     routes: list[BaseRoute] = []
     for path, item in load_spec()["paths"].items():
-        by_method: dict[str, Handler] = {}
+        by_method: dict[str, tuple[str, Handler]] = {}
         for method, operation in item.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
             handler = _handler(operation["operationId"])
             if handler is None:
                 raise RuntimeError(f"the spec's {operation['operationId']} has no emulator handler")
-            by_method[method.upper()] = handler
+            by_method[method.upper()] = operation["operationId"], handler
         routes.append(Route(API_PREFIX + path, _dispatch(by_method), methods=list(by_method)))
     routes += [
         Route("/openapi.yaml", serve_spec, methods=["GET"]),
@@ -617,16 +619,25 @@ def build_routes() -> list[BaseRoute]:
     return routes
 
 
-def _dispatch(by_method: dict[str, Handler]) -> Handler:
+def _dispatch(by_method: dict[str, tuple[str, Handler]]) -> Handler:
     async def endpoint(request: Request) -> Response:
-        return await by_method[request.method](request)
+        operation_id, handler = by_method[request.method]
+        request.scope[OPERATION_ID_SCOPE_KEY] = operation_id  # for the error mapping
+        return await handler(request)
 
     return endpoint
 
 
 # --------------------------------------------------------------------------- errors
 async def _api_error(request: Request, exc: Exception) -> Response:
+    """An `ApiError` as `ErrorData`. A refusal whose code did not say where its rule comes from
+    takes it from the operation's `x-rules`: when every entry answered with that status is
+    `x-source: emulator`, the message says the live API may differ."""
     assert isinstance(exc, ApiError)
+    operation_id = request.scope.get(OPERATION_ID_SCOPE_KEY)
+    unsourced = exc.emulator_rule is None and isinstance(operation_id, str) and exc.status < 500
+    if unsourced and operation_rule_sources(str(operation_id), exc.status) == {EMULATOR_SOURCE}:
+        exc.mark_emulator_rule()
     return error_response(exc)
 
 

@@ -20,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from ._facts import DTYPES
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
 from ._requests import (
@@ -32,6 +31,7 @@ from ._requests import (
     WeightsSyncRequest,
 )
 from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._spec import DTYPES
 from ._trainer import (
     GRADS_CHANGED,
     TRAINER_CHANGED,

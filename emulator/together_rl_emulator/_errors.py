@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._spec import EMULATOR_RULE_NOTE
+
 __all__ = ["ApiError", "invalid"]
 
 
@@ -27,6 +29,18 @@ class ApiError(Exception):
         self.param = param
         self.code = code
         self.headers = headers or {}
+        #: Whether the refused rule is this emulator's own choice (`x-source: emulator`): True
+        #: once the message says so, False for a rule sourced elsewhere, None when the code that
+        #: raised it does not know (the app then asks the operation's `x-rules`).
+        self.emulator_rule: bool | None = None
+
+    def mark_emulator_rule(self) -> ApiError:
+        """Say in the message that the refused rule is this emulator's choice, so the live API
+        may accept the request (once; returns self)."""
+        if not self.emulator_rule:
+            self.message += EMULATOR_RULE_NOTE
+            self.emulator_rule = True
+        return self
 
     def body(self) -> dict[str, Any]:
         return {
@@ -39,7 +53,12 @@ class ApiError(Exception):
         }
 
 
-def invalid(param: str | None, reason: str) -> ApiError:
-    """400 naming the field path and the reason: `samples[2].loss_fn_inputs.advantages: ...`."""
+def invalid(param: str | None, reason: str, *, emulator_rule: bool | None = None) -> ApiError:
+    """400 naming the field path and the reason: `samples[2].loss_fn_inputs.advantages: ...`;
+    `emulator_rule` as `ApiError.emulator_rule` (True: the message says so)."""
     message = f"{param}: {reason}" if param else reason
-    return ApiError(400, message, param=param, code="invalid_request")
+    error = ApiError(400, message, param=param, code="invalid_request")
+    if emulator_rule:
+        return error.mark_emulator_rule()
+    error.emulator_rule = emulator_rule
+    return error

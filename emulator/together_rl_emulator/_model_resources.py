@@ -21,9 +21,8 @@ from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
 from ._errors import ApiError, invalid
-from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
 from ._paging import empty_page, page_of, unknown_cursor
-from ._spec import enum_value
+from ._spec import MODEL_RESOURCES_READY, SESSION_RUNNING, enum_value, spec_defaults
 from ._store import Store
 from ._validation import validate_schema
 
@@ -36,7 +35,8 @@ __all__ = [
     "estimate_price_per_hour",
 ]
 
-DEFAULT_INACTIVE_TIMEOUT_S = 3600
+# The spec's `x-server-default` of `ModelResourcesCreate.inactive_timeout` (seconds).
+DEFAULT_INACTIVE_TIMEOUT_S = int(spec_defaults("ModelResourcesCreate")["inactive_timeout"])
 # Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
 LORA_SESSION_CAP = 5
 FULL_WEIGHT_SESSION_CAP = 1
@@ -51,6 +51,7 @@ LATEST_TIME = 253_402_300_799.0
 
 READY = MODEL_RESOURCES_READY
 STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
+ERROR = enum_value("ModelResourcesStatus", "ERROR")
 SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
 
 EXPIRY_SCHEMA = """
@@ -119,7 +120,7 @@ class ModelResources:
     def create(self, owner: str, body: Any) -> dict[str, Any]:
         body = _validated_create_body(body)
         compute = body.get("compute_config", {})
-        timeout = body.get("inactive_timeout") or DEFAULT_INACTIVE_TIMEOUT_S
+        timeout = body.get("inactive_timeout", DEFAULT_INACTIVE_TIMEOUT_S)
         now = self.clock.now()
         resources: dict[str, Any] = {
             "id": f"mr-{uuid.uuid4()}",
@@ -170,11 +171,17 @@ class ModelResources:
         return page_of(rows, limit)
 
     def stop(self, owner: str, resources_id: str, force: bool) -> dict[str, Any]:
-        """STOPPED; with running sessions a 409 naming them, unless `force` stops them too."""
+        """STOPPED; with running sessions a 409 naming them, unless `force` stops them too.
+        Resources already STOPPED or ERROR: 400 naming the status (the official SDK expects
+        it, catches it and reads the resources)."""
         with self.store.lock:
             resources = self.get(owner, resources_id)
-            if resources["status"] == STOPPED:
-                return resources
+            if resources["status"] in (STOPPED, ERROR):
+                raise invalid(
+                    "model_resources_id",
+                    f"the model resources {resources_id} are already {resources['status']};"
+                    " there is nothing to stop",
+                )
             running = self._running_session_ids(owner, resources_id)
             if running and not force:
                 raise ApiError(

@@ -2,9 +2,9 @@
 rules a schema cannot express) and turned into what the engine computes on.
 
 Every refusal is a 400 naming the field path (`samples[2].loss_fn_inputs.advantages.dtype`). The
-rules below are stated in the spec's descriptions and in docs/wire-facts.md and docs/losses.md;
-the per-loss input table and the per-key dtypes are the only place they are written in code.
-Nothing here imports the math: defaults, bounds and choices come from the spec (`_facts.py`).
+loss-input rules (required keys per loss type, dtypes per key, exclusive keys, tensor length)
+are the spec's `x-` keywords, read by `_spec.py` like every default, bound and choice here; a
+rule whose `x-source` is `emulator` says so in its message. Nothing here imports the math.
 """
 
 from __future__ import annotations
@@ -20,16 +20,20 @@ import numpy as np
 from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
 from ._catalog import SAMPLING_DEFAULTS
 from ._errors import ApiError, invalid
-from ._facts import (
+from ._spec import (
     ADAM_BOUNDS,
     DTYPES,
+    LOSS_INPUTS,
     LOSS_PARAM_DEFAULTS,
     LOSS_PARAMS_REQUIRED,
     PARAMS_KEYS,
     WEIGHT_SYNC_TYPES,
+    emulator_rule,
+    enum_value,
+    params_schema,
+    resolve_ref,
     spec_defaults,
 )
-from ._spec import enum_value, schema
 from ._validation import short_value, valid_apart_from_bulk_items, validate_schema
 
 __all__ = [
@@ -62,32 +66,30 @@ def _dtype(name: str) -> str:
 
 _INT64 = _dtype("int64")
 _FLOAT32 = _dtype("float32")
-_CROSS_ENTROPY = enum_value("LossType", "CROSS_ENTROPY")
-_GRPO = enum_value("LossType", "GRPO")
 _CISPO = enum_value("LossType", "CISPO")
 
 # --------------------------------------------------------------------------------------------
 # Forward-backward
 
-# The `loss_fn_inputs` each loss type requires (the spec's `LossType` description says it):
-# cross-entropy needs weights, every other loss the sampler's log-probs and the advantages.
-_POLICY_INPUTS = ("target_tokens", "logprobs", "advantages")
-_REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
-    loss_type: ("target_tokens", "weights") if loss_type == _CROSS_ENTROPY else _POLICY_INPUTS
-    for loss_type in PARAMS_KEYS
+# Whether each loss-input rule is this emulator's own choice (`x-source: emulator`).
+_INPUTS_RULE = {
+    keyword: emulator_rule(LOSS_INPUTS.inputs_schema, keyword)
+    for keyword in ("x-input-dtypes", "x-exclusive-inputs", "x-tensor-length")
 }
-# Allowed dtypes of the known keys (the spec's `LossFnInputs` description); unknown keys take
-# any dtype of the schema.
-_INPUT_DTYPES: dict[str, tuple[str, ...]] = {
-    "target_tokens": (_INT64,),
-    "logprobs": (_FLOAT32,),
-    "advantages": (_FLOAT32,),
-    "reference_logprobs": (_FLOAT32,),
-    "weights": (_INT64, _FLOAT32),
-    "mask": (_INT64, _FLOAT32),
-}
+_REQUIRED_RULE = emulator_rule(LOSS_INPUTS.loss_type_schema, "x-required-inputs")
+_WHEN_POSITIVE = "x-requires-inputs-when-positive"
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _INT64_LIMIT = 2.0**63
+
+
+@dataclass(frozen=True)
+class RequiredInput:
+    """A `loss_fn_inputs` key a sample must send, why (appended to `is required by <loss>`),
+    and whether the rule is this emulator's own."""
+
+    key: str
+    why: str = ""
+    emulator_rule: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ class ValidatedSample:
 @dataclass(frozen=True)
 class ForwardBackwardRequest:
     samples: list[ValidatedSample]
-    loss: dict[str, Any]  # the wire `loss` object: `type` and at most its own params object
+    loss: dict[str, Any]  # `type` and its own params object if sent (others are ignored)
     forward_only: bool
     return_loss_fn_outputs: bool
 
@@ -110,13 +112,15 @@ def validate_forward_backward(
 ) -> ForwardBackwardRequest:
     """Validate a `ForwardBackwardBody` fully and return it as arrays ready for the math.
 
-    Schema first, then: the loss type and its params object (only the one matching `loss.type`;
-    `LOSS_TYPE_UNSPECIFIED` refused; `dro_params` required for DRO; CISPO low <= high; bounds and
-    finiteness re-checked), then per sample: required `loss_fn_inputs` for the loss type
-    (`reference_logprobs` too for GRPO with beta > 0), `weights` xor `mask`, dtype per known key,
-    no sparse fields, `shape == [len(data)]`, every tensor as long as the model input, finite
-    numbers that fit their dtype, int64 tensors integral, non-negative weights, token ids and
-    target tokens inside `[0, vocab_size)`.
+    Schema first, then: the loss type and its params object (only the one matching `loss.type`
+    is read, a params object of another loss is accepted and ignored; `LOSS_TYPE_UNSPECIFIED`
+    refused; `dro_params` required for DRO; CISPO low <= high; bounds and finiteness re-checked),
+    then per sample: the `loss_fn_inputs` the spec's `x-required-inputs` names for the loss type
+    (and `x-requires-inputs-when-positive`: `reference_logprobs` for GRPO with beta > 0), the
+    `x-exclusive-inputs` groups (`weights` xor `mask`), the `x-input-dtypes` of each known key,
+    no sparse fields, `shape == [len(data)]`, every tensor as long as the model input
+    (`x-tensor-length`), finite numbers that fit their dtype, int64 tensors integral,
+    non-negative weights, token ids and target tokens inside `[0, vocab_size)`.
 
     Unknown `loss_fn_inputs` keys are accepted (as the official SDK sends them) and checked like
     any tensor. `reference_logprobs` outside GRPO is treated the same way: accepted, checked as a
@@ -141,10 +145,9 @@ def validate_forward_backward(
     assert isinstance(body, dict)  # guaranteed by the schema
     loss: dict[str, Any] = body["loss"]
     try:
-        loss_type = _validate_loss(loss)
-        required = _REQUIRED_INPUTS[loss_type]
-        if loss_type == _GRPO and _grpo_beta(loss) > 0:
-            required = (*required, "reference_logprobs")
+        loss = _validated_loss(loss)
+        loss_type = loss["type"]
+        required = _required_inputs(loss)
         samples = [
             _validate_sample(index, sample, loss_type, required, vocab_size, bulk)
             for index, sample in enumerate(body["samples"])
@@ -200,26 +203,36 @@ def _bulk_arrays(
     return arrays
 
 
-def _grpo_beta(loss: dict[str, Any]) -> float:
-    key = PARAMS_KEYS[_GRPO]
-    assert key is not None
-    beta: float = loss.get(key, {}).get("beta", LOSS_PARAM_DEFAULTS[key]["beta"])
-    return beta
+def _required_inputs(loss: dict[str, Any]) -> list[RequiredInput]:
+    """The `loss_fn_inputs` keys every sample must send for this (validated) loss."""
+    loss_type: str = loss["type"]
+    required = [RequiredInput(k, "", _REQUIRED_RULE) for k in LOSS_INPUTS.required[loss_type]]
+    params_key = PARAMS_KEYS[loss_type]
+    if params_key is None:
+        return required
+    params: dict[str, Any] = loss.get(params_key, {})
+    declared = params_schema(params_key).get("properties", {})
+    for name, keys in LOSS_INPUTS.required_when_positive.get(params_key, {}).items():
+        value = params.get(name, LOSS_PARAM_DEFAULTS[params_key].get(name, 0))
+        if isinstance(value, int | float) and value > 0:
+            own = emulator_rule(declared[name], _WHEN_POSITIVE)
+            why = f" when loss.{params_key}.{name} > 0"
+            present = {r.key for r in required}
+            required += [RequiredInput(key, why, own) for key in keys if key not in present]
+    return required
 
 
-def _validate_loss(loss: dict[str, Any]) -> str:
+def _validated_loss(loss: dict[str, Any]) -> dict[str, Any]:
+    """`loss` as the math reads it: its type and its own params object, if sent. A params
+    object of another loss is accepted (the schema has checked it) and left out."""
     loss_type: str = loss["type"]
     if loss_type not in PARAMS_KEYS:
         raise invalid(
             "loss.type", f"{loss_type} is not a loss; use one of {', '.join(PARAMS_KEYS)}"
         )
     params_key = PARAMS_KEYS[loss_type]
-    for key in loss:
-        if key not in ("type", params_key):
-            allowed = f"only loss.{params_key} is" if params_key else "it takes no params object"
-            raise invalid(f"loss.{key}", f"not allowed for {loss_type} ({allowed})")
     if params_key is None:
-        return loss_type
+        return {"type": loss_type}
     required = LOSS_PARAMS_REQUIRED[params_key]
     if required and params_key not in loss:
         raise invalid(
@@ -238,13 +251,15 @@ def _validate_loss(loss: dict[str, Any]) -> str:
                 f"loss.{params_key}.clip_low_threshold",
                 f"{low} exceeds clip_high_threshold ({shown}); need low <= high",
             )
-    return loss_type
+    own = {"type": loss_type}
+    if params_key in loss:
+        own[params_key] = loss[params_key]
+    return own
 
 
 def _check_param_bounds(params_key: str, params: dict[str, Any]) -> None:
     """Re-check finiteness and the spec's minimum/maximum of each numeric param."""
-    declared = schema("LossConfig")["properties"][params_key]
-    _check_numbers(f"loss.{params_key}", params, schema(declared["$ref"].rsplit("/", 1)[-1]))
+    _check_numbers(f"loss.{params_key}", params, params_schema(params_key))
 
 
 def _check_numbers(path: str, values: dict[str, Any], object_schema: dict[str, Any]) -> None:
@@ -257,7 +272,7 @@ def _check_numbers(path: str, values: dict[str, Any], object_schema: dict[str, A
         if not _fits_double(value) or not math.isfinite(value):
             raise invalid(param, "must be a finite number that fits a double")
         node = declared.get(name, {})
-        bounds = schema(node["$ref"].rsplit("/", 1)[-1]) if "$ref" in node else node
+        bounds = resolve_ref(node)
         if "minimum" in bounds and value < bounds["minimum"]:
             raise invalid(
                 param, f"{short_value(value)} is less than the minimum of {bounds['minimum']}"
@@ -272,7 +287,7 @@ def _validate_sample(
     index: int,
     sample: dict[str, Any],
     loss_type: str,
-    required: tuple[str, ...],
+    required: list[RequiredInput],
     vocab_size: int,
     bulk: dict[int, np.ndarray] | None = None,
 ) -> ValidatedSample:
@@ -286,14 +301,21 @@ def _validate_sample(
 
     # Structure first (cheap), values after.
     tensors: dict[str, dict[str, Any]] = sample["loss_fn_inputs"]
-    for key in required:
-        if key not in tensors:
-            why = " when loss.grpo_params.beta > 0" if key == "reference_logprobs" else ""
-            raise invalid(f"{base}.loss_fn_inputs.{key}", f"is required by {loss_type}{why}")
-    if "weights" in tensors and "mask" in tensors:
-        raise invalid(
-            f"{base}.loss_fn_inputs", "weights and mask are mutually exclusive; send only one"
-        )
+    for need in required:
+        if need.key not in tensors:
+            raise invalid(
+                f"{base}.loss_fn_inputs.{need.key}",
+                f"is required by {loss_type}{need.why}",
+                emulator_rule=need.emulator_rule,
+            )
+    for group in LOSS_INPUTS.exclusive:
+        sent = [key for key in group if key in tensors]
+        if len(sent) > 1:
+            raise invalid(
+                f"{base}.loss_fn_inputs",
+                f"{' and '.join(sent)} are mutually exclusive; send only one",
+                emulator_rule=_INPUTS_RULE["x-exclusive-inputs"],
+            )
     for key, tensor in tensors.items():
         _check_tensor_structure(f"{base}.loss_fn_inputs.{key}", key, tensor, n_tokens)
 
@@ -329,20 +351,28 @@ def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_token
         if sparse in tensor:
             raise invalid(f"{path}.{sparse}", "unsupported for training operations; omit it")
     dtype = tensor["dtype"]
-    allowed = _INPUT_DTYPES.get(key)
+    allowed = LOSS_INPUTS.dtypes.get(key)
     if allowed is not None and dtype not in allowed:
         expected = " or ".join(f"'{d}'" for d in allowed)
-        raise invalid(f"{path}.dtype", f"{key} must have dtype {expected}, got '{dtype}'")
+        raise invalid(
+            f"{path}.dtype",
+            f"{key} must have dtype {expected}, got '{dtype}'",
+            emulator_rule=_INPUTS_RULE["x-input-dtypes"],
+        )
     length = len(tensor["data"])
     shape = tensor.get("shape")
+    own_rule = _INPUTS_RULE["x-tensor-length"]
     if shape is not None and list(shape) != [length]:
         raise invalid(
             f"{path}.shape",
             f"training tensors are 1-D: shape must be [{length}] (the length of data), got {shape}",
+            emulator_rule=own_rule,
         )
     if length != n_tokens:
         raise invalid(
-            path, f"has {length} values but the sample's model input has {n_tokens} tokens"
+            path,
+            f"has {length} values but the sample's model input has {n_tokens} tokens",
+            emulator_rule=own_rule,
         )
 
 
@@ -585,6 +615,8 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
 
 
 _CUSTOM_FB_LABEL = "custom-forward-backward"  # names the operation in messages
+# The gradient is the caller's: of the loss inputs only the targets are needed.
+_CUSTOM_FB_INPUTS = [RequiredInput("target_tokens")]
 
 
 def validate_custom_forward_backward(
@@ -604,7 +636,7 @@ def validate_custom_forward_backward(
         )
     try:
         samples = [
-            _validate_sample(index, sample, _CUSTOM_FB_LABEL, ("target_tokens",), vocab_size)
+            _validate_sample(index, sample, _CUSTOM_FB_LABEL, _CUSTOM_FB_INPUTS, vocab_size)
             for index, sample in enumerate(raw_samples)
         ]
         gradients = [

@@ -17,7 +17,6 @@ from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid
-from ._facts import SESSION_RUNNING
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
@@ -25,6 +24,7 @@ from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
 from ._paging import empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
+from ._spec import SESSION_RUNNING
 from ._stats import Stats
 from ._store import (
     PAYLOAD_UPLOAD,

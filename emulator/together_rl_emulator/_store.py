@@ -38,7 +38,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from ._facts import (
+from ._policy_model import PolicyParams, init_policy
+from ._spec import (
     ERR_SESSION_NOT_ACTIVE,
     OP_COMPLETED,
     OP_FAILED,
@@ -47,7 +48,6 @@ from ._facts import (
     SESSION_RUNNING,
     SESSION_STOPPED,
 )
-from ._policy_model import PolicyParams, init_policy
 from ._trainer import GRADS_CHANGED, TrainerState, TrainerUpdate
 
 __all__ = [

@@ -21,15 +21,15 @@ import orjson
 
 from ._engine import NonFiniteLoss, RunContext, derived_seed, session_fields
 from ._errors import ApiError
-from ._facts import (
+from ._kinds import kind_named
+from ._payloads import offload
+from ._spec import (
     ERR_INTERNAL,
     ERR_INVALID_INPUT,
     ERR_NON_FINITE,
     ERR_SESSION_NOT_ACTIVE,
     SESSION_RUNNING,
 )
-from ._kinds import kind_named
-from ._payloads import offload
 from ._store import Store
 from ._trainer import TRAINER_CHANGED
 

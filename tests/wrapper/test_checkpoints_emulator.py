@@ -140,8 +140,8 @@ def test_keep_alive_holds_idle_resources_up(
         r = emulator._control.post("/_emulator/clock", json={"advance_seconds": seconds})
         assert r.status_code == 200, r.text
 
-    held = api.call(client.model_resources.open, TINY, inactive_timeout=60)
-    idle = api.call(client.model_resources.open, TINY, inactive_timeout=60)
+    held = api.call(client.model_resources.open, TINY, inactive_timeout=300)
+    idle = api.call(client.model_resources.open, TINY, inactive_timeout=300)
 
     async def hold_async() -> int:
         async with held.keep_alive(every=0.01, seconds=3600) as keeper:
@@ -155,7 +155,7 @@ def test_keep_alive_holds_idle_resources_up(
 
     extensions = api.run(hold_async()) if mode == "async" else hold_sync()
     assert extensions >= 2
-    advance(120)
+    advance(600)
     assert (
         api.call(client.model_resources.get, held.id).status.value == "MODEL_RESOURCES_STATUS_READY"
     )
