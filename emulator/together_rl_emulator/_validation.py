@@ -445,17 +445,21 @@ def validate_parameter(operation_id: str, name: str, raw: str | list[str] | None
     value: object
     if schema.get("type") == "array":
         item_schema = resolve_ref(schema.get("items", {}))
-        # Items exactly as sent: an empty value (`status=`), an empty item (`a,,b`) or one with
-        # spaces fails the item schema, naming the value.
-        value = [_coerce(name, part, item_schema) for text in values for part in text.split(",")]
+        if all(text == "" for text in values):
+            value = []  # `status=`: the form serialisation of an empty array
+        else:
+            # Items exactly as sent: an empty item (`a,,b`) or one with spaces fails the item
+            # schema, naming the value.
+            value = [_coerce(name, p, item_schema) for text in values for p in text.split(",")]
     else:
         if len(values) > 1:
             raise invalid(name, "must be given only once")
         value = _coerce(name, values[0], schema)
     violation = _first_violation(parameter.validator, value, parameter.schema)
     if violation is not None:
-        raise invalid(name, violation.reason, emulator_rule=violation.emulator_rule)
-    return value
+        shown = f"an empty value ({name}=) " if value == [] else ""
+        raise invalid(name, shown + violation.reason, emulator_rule=violation.emulator_rule)
+    return None if value == [] else value  # an empty array the spec allows: as if absent
 
 
 def _coerce(name: str, text: str, schema: dict[str, Any]) -> object:

@@ -16,7 +16,7 @@ import pytest
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._losses import compute_loss
 from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._spec import PARAMS_KEYS, load_spec, spec_bytes
+from together_rl_emulator._spec import EMULATOR_RULE_NOTE, PARAMS_KEYS, load_spec, spec_bytes
 from together_rl_emulator._validation import format_path, validate_parameter, validate_schema
 
 VOCAB = 1_024
@@ -767,11 +767,17 @@ def test_status_accepts_comma_separated_and_repeated_values() -> None:
         stopped,
     ]
     assert validate_parameter("listTrainingSessions", "status", None) is None
-    for empty in ("", [""], ","):  # an empty value is not one of the filter's values
+    for empty in ("", [""], ["", ""]):  # an empty array: the spec's minItems refuses it
         with pytest.raises(ApiError) as caught:
             validate_parameter("listTrainingSessions", "status", empty)
         assert caught.value.param == "status"
-        assert "'' is not one of" in caught.value.message
+        assert caught.value.message.startswith(
+            "status: an empty value (status=) must have at least 1 item"
+        )
+        assert caught.value.message.endswith(EMULATOR_RULE_NOTE)  # x-source: emulator
+    with pytest.raises(ApiError) as caught:
+        validate_parameter("listTrainingSessions", "status", ",")  # two empty items
+    assert "'' is not one of" in caught.value.message
     with pytest.raises(ApiError) as caught:
         validate_parameter("listTrainingSessions", "status", f"{running},RUNNING")
     assert caught.value.param == "status"
