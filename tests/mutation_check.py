@@ -69,10 +69,10 @@ MUTATIONS = [
     ),
     Mutation(
         "float32-mask",
-        "a float32 mask is refused (only int64 allowed)",
-        E + "_requests.py",
-        '"mask": (_INT64, _FLOAT32),',
-        '"mask": (_INT64,),',
+        "a float32 mask is refused (only int64 allowed: the spec's x-input-dtypes edited)",
+        E + "openapi.yaml",  # the copy of the spec the emulator reads (a file in the copy)
+        "        mask: [int64, float32]\n",
+        "        mask: [int64]\n",
         (VALIDATION + "test_weights_and_mask_take_either_dtype",),
     ),
     Mutation(
