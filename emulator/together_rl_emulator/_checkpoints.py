@@ -28,7 +28,7 @@ import orjson
 import safetensors.numpy
 
 from ._engine import OperationOutcome, RunContext, encode_output
-from ._errors import ApiError, invalid
+from ._errors import ApiError, invalid, not_found
 from ._paging import page_of, unknown_cursor
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
@@ -205,13 +205,6 @@ def _checkpoint_row(r: sqlite3.Row) -> CheckpointRow:
     )  # fmt: skip
 
 
-def not_found(checkpoint_id: str, param: str = "checkpoint_id") -> ApiError:
-    return ApiError(
-        404, f"{param}: no checkpoint {checkpoint_id!r} for this API key",
-        type="not_found", param=param, code="not_found",
-    )  # fmt: skip
-
-
 class Checkpoints:
     """The checkpoints endpoints, over the `checkpoints` table of the store's database."""
 
@@ -222,7 +215,7 @@ class Checkpoints:
     def row(self, owner: str, checkpoint_id: str, param: str = "checkpoint_id") -> CheckpointRow:
         rows = self.store.rows("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
         if not rows or rows[0]["owner"] != owner:
-            raise not_found(checkpoint_id, param)
+            raise not_found("checkpoint", param, checkpoint_id)
         return _checkpoint_row(rows[0])
 
     def get(self, owner: str, checkpoint_id: str) -> dict[str, Any]:
@@ -279,7 +272,7 @@ class Checkpoints:
         """A file by its presigned URL (the token is the credential; no Authorization)."""
         rows = self.store.rows("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
         if not rows:
-            raise not_found(checkpoint_id)
+            raise not_found("checkpoint", "checkpoint_id", checkpoint_id)
         row = _checkpoint_row(rows[0])
         if token is None or not secrets.compare_digest(token.encode(), row.token.encode()):
             raise ApiError(

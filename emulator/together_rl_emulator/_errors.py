@@ -6,7 +6,11 @@ from typing import Any
 
 from ._spec import EMULATOR_RULE_NOTE
 
-__all__ = ["ApiError", "invalid"]
+__all__ = ["SESSION_NOT_ACTIVE", "ApiError", "invalid", "not_found", "session_not_active"]
+
+
+#: The one wording of "the session cannot run this": an operation FAILED with SESSION_NOT_ACTIVE.
+SESSION_NOT_ACTIVE = "The training session is not active."
 
 
 class ApiError(Exception):
@@ -62,3 +66,23 @@ def invalid(param: str | None, reason: str, *, emulator_rule: bool | None = None
         return error.mark_emulator_rule()
     error.emulator_rule = emulator_rule
     return error
+
+
+def not_found(what: str, param: str, value: str) -> ApiError:
+    """404 for a missing resource, worded the same whether it does not exist or belongs to
+    another API key: `session_id: no training session 'sess-1' for this API key`."""
+    return ApiError(
+        404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
+        code="not_found",
+    )  # fmt: skip
+
+
+def session_not_active(status: str, kind: str) -> ApiError:
+    """400 for an operation submitted to a session that is not RUNNING (`status`)."""
+    return ApiError(
+        400,
+        f"session_id: {SESSION_NOT_ACTIVE[0].lower()}{SESSION_NOT_ACTIVE[1:-1]} ({status});"
+        f" {kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
+        param="session_id",
+        code="session_not_active",
+    )

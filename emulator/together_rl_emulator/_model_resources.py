@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
-from ._errors import ApiError, invalid
+from ._errors import ApiError, invalid, not_found
 from ._paging import empty_page, page_of, unknown_cursor
 from ._spec import MODEL_RESOURCES_READY, SESSION_RUNNING, enum_value, spec_defaults
 from ._store import Store
@@ -89,13 +89,6 @@ def estimate_price_per_hour(lora_enabled: bool, num_generator_replicas: int) -> 
     return PRICE_PER_GPU_HOUR * (trainer + num_generator_replicas)
 
 
-def not_found(resources_id: str) -> ApiError:
-    return ApiError(
-        404, f"model_resources_id: no model resources {resources_id!r} for this API key",
-        type="not_found", param="model_resources_id", code="not_found",
-    )  # fmt: skip
-
-
 def _validated_create_body(body: Any) -> dict[str, Any]:
     validate_schema("ModelResourcesCreate", body)
     assert isinstance(body, dict)
@@ -152,7 +145,7 @@ class ModelResources:
     def get(self, owner: str, resources_id: str) -> dict[str, Any]:
         found = self.store.get_model_resources(owner, resources_id)
         if found is None:
-            raise not_found(resources_id)
+            raise not_found("model resources", "model_resources_id", resources_id)
         return found
 
     def list_page(

@@ -16,7 +16,7 @@ from ._body_scan import scan_body
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints
 from ._engine import derived_seed, session_fields
-from ._errors import ApiError, invalid
+from ._errors import ApiError, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
@@ -40,14 +40,7 @@ from ._trainer import TrainerState
 from ._validation import validate_schema
 from ._worker import OperationWorker, QueuedOperation
 
-__all__ = ["EmulatorService", "not_found"]
-
-
-def not_found(what: str, param: str, value: str) -> ApiError:
-    return ApiError(
-        404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
-        code="not_found",
-    )  # fmt: skip
+__all__ = ["EmulatorService"]
 
 
 class EmulatorService:
@@ -243,13 +236,7 @@ class EmulatorService:
         try:
             return self.store.insert_operation(op)
         except SessionNotRunning as exc:
-            raise ApiError(
-                400,
-                f"session_id: the training session is not running ({exc.status});"
-                f" {op.kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
-                param="session_id",
-                code="session_not_active",
-            ) from None
+            raise session_not_active(exc.status, op.kind) from None
 
     def _uploaded_body(
         self, owner: str, session: SessionRow, body: dict[str, Any], fast: bool

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from ._errors import SESSION_NOT_ACTIVE
 from ._policy_model import PolicyParams, init_policy
 from ._spec import (
     ERR_SESSION_NOT_ACTIVE,
@@ -629,9 +630,7 @@ class Store:
         with self.lock:
             session = self.get_session(None, session_id)
             if session is None or session.status != SESSION_RUNNING:
-                self.fail_operation(
-                    operation_id, ERR_SESSION_NOT_ACTIVE, "The training session is not active."
-                )
+                self.fail_operation(operation_id, ERR_SESSION_NOT_ACTIVE, SESSION_NOT_ACTIVE)
                 return OP_FAILED
             passes, gv, tv = (
                 session.accumulated_passes, session.grads_version, session.trainer_version
@@ -799,6 +798,6 @@ def _not_active_error() -> bytes:
     return orjson.dumps(
         {
             "code": ERR_SESSION_NOT_ACTIVE,
-            "message": "The training session was stopped before the operation ran.",
+            "message": SESSION_NOT_ACTIVE,
         }
     )
