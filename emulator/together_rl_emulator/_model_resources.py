@@ -54,12 +54,6 @@ STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
 ERROR = enum_value("ModelResourcesStatus", "ERROR")
 SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
 
-EXPIRY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS model_resources_expiry (
-    id TEXT PRIMARY KEY, expires_at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS model_resources_expiry_by_time ON model_resources_expiry (expires_at);
-"""
-
 
 class EmulatorClock:
     """Wall-clock seconds plus an offset only tests move (never backwards)."""
@@ -107,7 +101,6 @@ class ModelResources:
     def __init__(self, store: Store, clock: EmulatorClock) -> None:
         self.store = store
         self.clock = clock
-        store.execute_script(EXPIRY_SCHEMA)
 
     # ------------------------------------------------------------------ endpoints
     def create(self, owner: str, body: Any) -> dict[str, Any]:
@@ -134,12 +127,7 @@ class ModelResources:
         }
         if "base_weights_ref" in body:
             resources["base_weights_ref"] = body["base_weights_ref"]
-        with self.store.transaction() as db:
-            self.store.insert_model_resources(db, owner, resources)
-            db.execute(
-                "INSERT INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
-                (resources["id"], now + timeout),
-            )
+        self.store.insert_model_resources(owner, resources, now + timeout)
         return resources
 
     def get(self, owner: str, resources_id: str) -> dict[str, Any]:
@@ -245,11 +233,9 @@ class ModelResources:
         Returns how many resources stopped."""
         now = self.clock.now()
         with self.store.lock:
-            due = self.store.rows(
-                "SELECT id FROM model_resources_expiry WHERE expires_at <= ?", (now,)
-            )
-            for row in due:
-                resources = self.store.get_model_resources(None, row["id"])
+            due = self.store.model_resources_due(now)
+            for resources_id in due:
+                resources = self.store.get_model_resources(None, resources_id)
                 if resources is None:
                     continue
                 owner = resources["created_by"]
@@ -266,24 +252,12 @@ class ModelResources:
 
     def _push_expiry(self, resources: dict[str, Any], until: float) -> None:
         until = min(until, LATEST_TIME)
-        with self.store.transaction() as db:
-            current = db.execute(
-                "SELECT expires_at FROM model_resources_expiry WHERE id = ?", (resources["id"],)
-            ).fetchone()
-            # Within a second is fresh enough: spares a durable write on every operation.
-            if current is not None and current["expires_at"] >= until - EXPIRY_GRANULARITY_S:
-                return
-            db.execute(
-                "INSERT OR REPLACE INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
-                (resources["id"], until),
-            )
-            body = dict(resources, expires_at=rfc3339(until))
-            self.store.update_model_resources(db, body)
+        # Within a second is fresh enough: spares a durable write on every operation.
+        body = dict(resources, expires_at=rfc3339(until))
+        self.store.push_expiry(body, until, EXPIRY_GRANULARITY_S)
 
     def _set_stopped(self, resources: dict[str, Any]) -> dict[str, Any]:
         body = dict(resources, status=STOPPED, updated_at=rfc3339(self.clock.now()))
         body.pop("expires_at", None)
-        with self.store.transaction() as db:
-            self.store.update_model_resources(db, body)
-            db.execute("DELETE FROM model_resources_expiry WHERE id = ?", (resources["id"],))
+        self.store.retire_model_resources(body)
         return body

@@ -14,7 +14,7 @@ import orjson
 
 from ._body_scan import scan_body
 from ._catalog import CATALOG
-from ._checkpoints import TYPE_INFERENCE, Checkpoints
+from ._checkpoints import TYPE_INFERENCE, Checkpoints, resumed_state
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
@@ -121,7 +121,7 @@ class EmulatorService:
                 " optimizer state; omit load_optimizer or set it to false, or resume from a"
                 " training checkpoint",
             )
-        return row.resumed_state(load_optimizer), row.policy_seed
+        return resumed_state(row, load_optimizer), row.policy_seed
 
     def update_session(self, owner: str, session_id: str, body: Any) -> dict[str, Any]:
         """PATCH: `display_name` and `metadata` fields set, or removed by an empty string."""
