@@ -22,15 +22,9 @@ import orjson
 
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
-from ._requests import (
-    SEED_MODULUS,
-    CustomForwardBackwardRequest,
-    ForwardBackwardRequest,
-    OptimStepRequest,
-    SampleRequest,
-    WeightsSyncRequest,
-)
+from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
 from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
 from ._spec import DTYPES
 from ._trainer import (
     GRADS_CHANGED,

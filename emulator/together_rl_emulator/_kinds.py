@@ -32,13 +32,8 @@ from ._engine import (
     run_weights_sync,
 )
 from ._fast_decode import Validator
-from ._requests import (
-    validate_custom_forward_backward,
-    validate_forward_backward,
-    validate_optim_step,
-    validate_sample,
-    validate_weights_sync,
-)
+from ._requests import validate_custom_forward_backward, validate_forward_backward
+from ._simple_requests import validate_optim_step, validate_sample, validate_weights_sync
 from ._spec import kind_operations
 from ._trainer import TrainerState
 
