@@ -92,6 +92,27 @@ MUTATIONS = [
         (VALIDATION + "test_any_odd_value_anywhere_is_refused_naming_it_unless_valid",),
     ),
     Mutation(
+        "download-without-owner",
+        "a checkpoint download skips the owner check (only the download route)",
+        E + "_checkpoints.py",
+        "        row = self.row(owner, checkpoint_id)\n        variant, files",
+        "        row = self.store.get_checkpoint(None, checkpoint_id)"
+        " or self.row(owner, checkpoint_id)\n        variant, files",
+        ("tests/emulator/test_app_checkpoints.py::test_another_key_cannot_download_a_checkpoint",),
+    ),
+    Mutation(
+        "idempotency-ignores-api-key",
+        "the idempotency lookup ignores the API key (invisible over HTTP)",
+        E + "_store.py",
+        '" WHERE owner = ? AND session_id = ? AND kind = ? AND key = ?"',
+        '" WHERE (owner = ? OR 1) AND session_id = ? AND kind = ? AND key = ?"',
+        (
+            "tests/emulator/test_idempotency_scope.py::test_a_record_is_found_only_in_its_own_scope",
+            "tests/emulator/test_idempotency_scope.py::test_the_gate_replays_only_for_the_same_api_key",
+        ),
+        still_passing=("tests/emulator/test_app_idempotency.py",),
+    ),
+    Mutation(
         "ttl-never-pruned",
         "expired idempotency keys are never pruned",
         E + "_store.py",

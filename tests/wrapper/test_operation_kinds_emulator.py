@@ -55,7 +55,11 @@ def test_each_operation_sync_and_async(
     custom = api.result(
         api.call(session.custom_forward_backward, [sample], [[0.0, -1.0, -1.0, -1.0]])
     )
-    assert custom.operation_id == "".join(custom.operation_id.split())  # an id, not blank
+    # The id of the operation the emulator ran (an empty or made-up id is not one).
+    recorded = emulator._control.get(f"/_emulator/operations/{custom.operation_id}")
+    assert custom.operation_id and recorded.status_code == 200, recorded.text
+    assert recorded.json()["kind"] == "custom-forward-backward"
+    assert recorded.json()["session_id"] == session.id
     accumulated = emulator.stats()["sessions"][session.id]
     assert accumulated["accumulated_passes"] == 1  # the custom gradient was accumulated
     assert accumulated["accumulated_grad_norm"] > 0
