@@ -31,7 +31,8 @@ from ._errors import ApiError, invalid, not_found
 from ._paging import page_of, unknown_cursor
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
-from ._store import CheckpointRow, NewCheckpoint, Store, utc_now
+from ._store import Store
+from ._store_rows import CheckpointRow, NewCheckpoint, utc_now
 from ._trainer import TrainerState
 
 __all__ = [
@@ -59,18 +60,8 @@ CHECKPOINT_FILE_ROUTE = "/_emulator/checkpoints/{checkpoint_id}/{variant}/{filen
 
 
 @dataclass(frozen=True)
-class SavedCheckpoint:
+class SavedCheckpoint(NewCheckpoint):
     """A checkpoint an operation saved: committed with the operation (`OperationRecord`)."""
-
-    id: str
-    session_id: str
-    type: str
-    base_model: str
-    lora: bool
-    vocab_size: int
-    policy_seed: int
-    resource: dict[str, Any]  # the `Checkpoint` of GET /rl/checkpoints/{id}
-    state: bytes  # safetensors
 
     def session_entry(self) -> dict[str, Any]:
         """The `TrainingCheckpoint` / `InferenceCheckpoint` of the session and the operation."""
@@ -87,11 +78,7 @@ class SavedCheckpoint:
         return dict(session_body, **{field: [*listed, self.session_entry()]})
 
     def checkpoint(self) -> NewCheckpoint:
-        return NewCheckpoint(
-            id=self.id, session_id=self.session_id, type=self.type, base_model=self.base_model,
-            lora=self.lora, vocab_size=self.vocab_size, policy_seed=self.policy_seed,
-            resource=self.resource, state=self.state,
-        )  # fmt: skip
+        return self
 
 
 def run_training_checkpoint(

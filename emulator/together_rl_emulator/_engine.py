@@ -39,7 +39,7 @@ from ._trainer import (
 )
 
 if TYPE_CHECKING:
-    from ._store import OperationRecord
+    from ._store_rows import OperationRecord
 
 __all__ = [
     "NonFiniteLoss",

@@ -26,14 +26,14 @@ from ._paging import empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
 from ._spec import SESSION_RUNNING
 from ._stats import Stats
-from ._store import (
+from ._store import Store
+from ._store_rows import (
     PAYLOAD_UPLOAD,
     NewOperation,
     OperationRow,
     PayloadRow,
     SessionNotRunning,
     SessionRow,
-    Store,
     utc_now,
 )
 from ._trainer import TrainerState

@@ -47,19 +47,15 @@ from ._spec import (
     SESSION_RUNNING,
     SESSION_STOPPED,
 )
-from ._store_arrays import ArrayFiles, trainer_file, versioned_files
+from ._store_arrays import trainer_file, versioned_files
 from ._store_database import ARRAYS_DIR, DB_FILE
 from ._store_resources import ResourceTables
 from ._store_rows import (
     PAYLOAD_RESULT,
-    PAYLOAD_UPLOAD,
-    CheckpointRow,
     IdempotencyRecord,
-    NewCheckpoint,
     NewOperation,
     OperationRecord,
     OperationRow,
-    PayloadRow,
     ResultPayload,
     SessionNotRunning,
     SessionRow,
@@ -74,21 +70,9 @@ __all__ = [
     "ARRAYS_DIR",
     "DB_FILE",
     "IDEMPOTENCY_TTL_S",
-    "PAYLOAD_RESULT",
-    "PAYLOAD_UPLOAD",
-    "ArrayFiles",
-    "CheckpointRow",
     "IdempotencyRecord",
-    "NewCheckpoint",
     "NewOperation",
-    "OperationRecord",
-    "OperationRow",
-    "PayloadRow",
-    "ResultPayload",
-    "SessionNotRunning",
-    "SessionRow",
     "Store",
-    "utc_now",
 ]
 
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # the spec promises at least 24 hours
