@@ -28,6 +28,23 @@ _CHECKPOINT_FILTERS = frozenset({"base_model", "session_id", "type"})
 class ResourceTables(Database):
     """Model resources, checkpoints and payloads."""
 
+    def _page_start(
+        self, table: str, owner: str, after: str | None
+    ) -> tuple[str, list[Any]] | None:
+        """The query of the owner's rows of `table` (newest first by `seq`) strictly older than
+        the row `after`, as SQL and arguments to extend; None when `after` is not the owner's."""
+        sql = f"SELECT body FROM {table} WHERE owner = ?"
+        args: list[Any] = [owner]
+        if after:
+            cursor = self._one(
+                f"SELECT seq FROM {table} WHERE id = ? AND owner = ?", (after, owner)
+            )
+            if cursor is None:
+                return None
+            sql += " AND seq < ?"
+            args.append(cursor["seq"])
+        return sql, args
+
     # ------------------------------------------------------------------ model resources
     def insert_model_resources(self, owner: str, body: dict[str, Any], expires_at: float) -> None:
         """New model resources, with the time they stop unless kept up."""
@@ -85,16 +102,10 @@ class ResourceTables(Database):
     ) -> list[dict[str, Any]] | None:
         """Newest first, strictly older than the resources `after` (None if `after` is not the
         owner's), at most `limit`, only in `statuses` when given."""
-        sql = "SELECT body FROM model_resources WHERE owner = ?"
-        args: list[Any] = [owner]
-        if after:
-            cursor = self._one(
-                "SELECT seq FROM model_resources WHERE id = ? AND owner = ?", (after, owner)
-            )
-            if cursor is None:
-                return None
-            sql += " AND seq < ?"
-            args.append(cursor["seq"])
+        start = self._page_start("model_resources", owner, after)
+        if start is None:
+            return None
+        sql, args = start
         if statuses:
             sql += " AND json_extract(CAST(body AS TEXT), '$.status') IN"
             sql += f" ({', '.join('?' for _ in statuses)})"
@@ -128,16 +139,10 @@ class ResourceTables(Database):
     ) -> list[dict[str, Any]] | None:
         """Newest first, strictly older than checkpoint `after` (None if `after` is not the
         owner's), at most `limit`, matching every non-None column filter."""
-        sql = "SELECT body FROM checkpoints WHERE owner = ?"
-        args: list[Any] = [owner]
-        if after:
-            cursor = self._one(
-                "SELECT seq FROM checkpoints WHERE id = ? AND owner = ?", (after, owner)
-            )
-            if cursor is None:
-                return None
-            sql += " AND seq < ?"
-            args.append(cursor["seq"])
+        start = self._page_start("checkpoints", owner, after)
+        if start is None:
+            return None
+        sql, args = start
         for column, value in filters.items():
             if column not in _CHECKPOINT_FILTERS:
                 raise KeyError(f"checkpoints cannot be filtered by {column!r}")
