@@ -97,7 +97,13 @@ async def _swallow(message: Message) -> None:
 
 async def _drop_connection(send: Send) -> None:
     """Close the connection without answering. Under uvicorn: close its transport; in-process
-    (httpx.ASGITransport): raise the error httpx raises for a server that hung up."""
+    (httpx.ASGITransport): raise the error httpx raises for a server that hung up.
+
+    ASGI has no message that aborts a connection: a server turns an app that sends no response
+    into a 500 (uvicorn's `send_500_response`; the same question for Hypercorn is its issue
+    #313), and starting a response and leaving it incomplete puts a status line on the wire
+    first, which is not the fault this models (a POST committed, its answer lost). So this
+    still reaches into uvicorn's request cycle; see docs/emulator.md, Faults."""
     cycle = getattr(send, "__self__", None)
     transport = getattr(cycle, "transport", None)
     if cycle is not None and transport is not None and hasattr(cycle, "disconnected"):
