@@ -116,6 +116,10 @@ CHECKS = textwrap.dedent(
         assert client.post(stop).status_code == 200
         r = client.post(stop)
         assert r.status_code == 400 and r.json()["error"]["message"].endswith(NOTE), r.text
+        #    Entries of mixed sources at one status: the code cannot tell which, so no note.
+        extend = f"/v1/rl/model-resources/{mr.json()['id']}/extend-expiry"
+        r = client.post(extend, json={"seconds": 60})
+        assert r.status_code == 400 and NOTE not in r.text, r.text
 
         # 4. A bound whose x-source mapping names it `emulator`; its sibling stays sourced.
         r = client.post(
@@ -141,6 +145,11 @@ def _edited_spec(spec: dict[str, Any]) -> dict[str, Any]:
     stop = spec["paths"]["/rl/model-resources/{model_resources_id}/stop"]["post"]
     stop["x-rules"] = [
         {"rule": "Stopping stopped resources is refused.", "status": "400", "x-source": "emulator"}
+    ]
+    extend = spec["paths"]["/rl/model-resources/{model_resources_id}/extend-expiry"]["post"]
+    extend["x-rules"] = [
+        {"rule": "Only READY resources are kept up.", "status": 400, "x-source": "emulator"},
+        {"rule": "seconds is 60-86400.", "status": 400, "x-source": "together==3.1.1 x.py Y"},
     ]
     timeout = schemas["ModelResourcesCreate"]["properties"]["inactive_timeout"]
     timeout["x-source"] = {"minimum": timeout["x-source"], "maximum": "emulator"}
