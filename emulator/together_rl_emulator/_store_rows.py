@@ -3,10 +3,11 @@ records they hand it to write. No SQL beyond reading a `sqlite3.Row`."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -35,6 +36,7 @@ __all__ = [
 
 PAYLOAD_UPLOAD = "upload"
 PAYLOAD_RESULT = "result"
+_Row = TypeVar("_Row")
 
 
 def utc_now() -> str:
@@ -106,34 +108,20 @@ class NewOperation:
     body_hash: str
 
 
+def _from_columns(cls: type[_Row], r: sqlite3.Row, **special: Any) -> _Row:
+    """A row dataclass from the columns of the same names; `special` gives the fields that are
+    not a column as stored (decoded JSON, a renamed column)."""
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    values = {name: r[name] for name in names if name not in special}
+    return cls(**values, **special)
+
+
 def session_row(r: sqlite3.Row) -> SessionRow:
-    return SessionRow(
-        id=r["id"],
-        owner=r["owner"],
-        ordinal=r["ordinal"],
-        vocab_size=r["vocab_size"],
-        policy_seed=r["policy_seed"],
-        status=r["status"],
-        body=orjson.loads(r["body"]),
-        accumulated_passes=r["accumulated_passes"],
-        grads_version=r["grads_version"],
-        trainer_version=r["trainer_version"],
-    )
+    return _from_columns(SessionRow, r, body=orjson.loads(r["body"]))
 
 
 def operation_row(r: sqlite3.Row) -> OperationRow:
-    return OperationRow(
-        id=r["id"],
-        session_id=r["session_id"],
-        owner=r["owner"],
-        kind=r["kind"],
-        seq=r["seq"],
-        status=r["status"],
-        submitted_at=r["submitted_at"],
-        output=r["output"],
-        error=r["error"],
-        finished_at=r["finished_at"],
-    )
+    return _from_columns(OperationRow, r)
 
 
 class OperationRecord(Protocol):
@@ -197,11 +185,7 @@ class CheckpointRow:
 
 
 def checkpoint_row(r: sqlite3.Row) -> CheckpointRow:
-    return CheckpointRow(
-        id=r["id"], owner=r["owner"], type=r["type"], base_model=r["base_model"],
-        lora=bool(r["lora"]), vocab_size=r["vocab_size"], policy_seed=r["policy_seed"],
-        token=r["token"], resource=orjson.loads(r["body"]), state=r["state"],
-    )  # fmt: skip
+    return _from_columns(CheckpointRow, r, lora=bool(r["lora"]), resource=orjson.loads(r["body"]))
 
 
 def not_active_error() -> bytes:
