@@ -86,7 +86,7 @@ def random_tokens(rng: np.random.Generator, length: int) -> list[int]:
 
 
 def server_decode(raw: bytes) -> DecodedBody:
-    """What the server does with a forward-backward body: decode and scan it (`_app.py`)."""
+    """What the server does with a forward-backward body: decode and scan it (`_handlers.py`)."""
     return decode_body(raw, orjson.loads, fast=True)
 
 

@@ -195,8 +195,9 @@ def build_corpus() -> list[HostileCase]:
                         ("tensor", _replaced(valid, ("samples", 0, "loss_fn_inputs", "mask", "extra"), 1)),
                         ("loss params", _replaced(valid, ("loss", "grpo_params", "gamma"), 1.0)),
                         ("empty samples", {**valid, "samples": []}),
-                        ("ce params with grpo", {**valid, "loss": {"type": "LOSS_TYPE_GRPO",
-                                                  "cross_entropy_params": {}}}),
+                        # A foreign params object is ignored, but must still be well formed.
+                        ("bad foreign params", {**valid, "loss": {"type": "LOSS_TYPE_GRPO",
+                                                 "cross_entropy_params": {"x": 1}}}),
                         ("tensor length", _replaced(valid, ("samples", 0, "loss_fn_inputs",
                                                     "advantages", "data"), [1.0])),
                         ("weights and mask", _replaced(valid, ("samples", 0, "loss_fn_inputs",

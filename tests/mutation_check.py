@@ -69,10 +69,10 @@ MUTATIONS = [
     ),
     Mutation(
         "float32-mask",
-        "a float32 mask is refused (only int64 allowed)",
-        E + "_requests.py",
-        '"mask": (_INT64, _FLOAT32),',
-        '"mask": (_INT64,),',
+        "a float32 mask is refused (only int64 allowed: the spec's x-input-dtypes edited)",
+        E + "openapi.yaml",  # the copy of the spec the emulator reads (a file in the copy)
+        "        mask: [int64, float32]\n",
+        "        mask: [int64]\n",
         (VALIDATION + "test_weights_and_mask_take_either_dtype",),
     ),
     Mutation(
@@ -90,6 +90,27 @@ MUTATIONS = [
         "    if length != n_tokens:",
         "    if length > n_tokens:",
         (VALIDATION + "test_any_odd_value_anywhere_is_refused_naming_it_unless_valid",),
+    ),
+    Mutation(
+        "download-without-owner",
+        "a checkpoint download skips the owner check (only the download route)",
+        E + "_checkpoints.py",
+        "        row = self.row(owner, checkpoint_id)\n        variant, files",
+        "        row = self.store.get_checkpoint(None, checkpoint_id)"
+        " or self.row(owner, checkpoint_id)\n        variant, files",
+        ("tests/emulator/test_app_checkpoints.py::test_another_key_cannot_download_a_checkpoint",),
+    ),
+    Mutation(
+        "idempotency-ignores-api-key",
+        "the idempotency lookup ignores the API key (invisible over HTTP)",
+        E + "_store.py",
+        '" WHERE owner = ? AND session_id = ? AND kind = ? AND key = ?"',
+        '" WHERE (owner = ? OR 1) AND session_id = ? AND kind = ? AND key = ?"',
+        (
+            "tests/emulator/test_idempotency_scope.py::test_a_record_is_found_only_in_its_own_scope",
+            "tests/emulator/test_idempotency_scope.py::test_the_gate_replays_only_for_the_same_api_key",
+        ),
+        still_passing=("tests/emulator/test_app_idempotency.py",),
     ),
     Mutation(
         "ttl-never-pruned",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._spec import GPU_TYPES
+
 __all__ = [
     "CATALOG",
     "GPU_TYPE",
@@ -36,7 +38,7 @@ CATALOG: dict[str, BaseModel] = {
 
 TINY_MODEL = "emulator/tiny-1k"
 
-GPU_TYPE = "B200-SXM"  # the one GPU type the emulator offers (one of the spec's `GpuType`)
+GPU_TYPE = GPU_TYPES[0]  # the one GPU type the emulator offers: the spec's first `GpuType`
 # The generator defaults every model advertises, and what `sample` uses for an absent field.
 SAMPLING_DEFAULTS: dict[str, Any] = {"logprobs": 0, "max_tokens": 512, "n": 1, "temperature": 1.0}
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,11 +27,12 @@ import orjson
 import safetensors.numpy
 
 from ._engine import OperationOutcome, RunContext, encode_output
-from ._errors import ApiError, invalid
+from ._errors import ApiError, invalid, not_found
 from ._paging import page_of, unknown_cursor
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
-from ._store import Store, utc_now
+from ._store import Store
+from ._store_rows import CheckpointRow, NewCheckpoint, utc_now
 from ._trainer import TrainerState
 
 __all__ = [
@@ -40,9 +40,9 @@ __all__ = [
     "INFERENCE_CHECKPOINT",
     "TRAINING_CHECKPOINT",
     "TYPE_INFERENCE",
-    "CheckpointRow",
     "Checkpoints",
     "SavedCheckpoint",
+    "resumed_state",
     "run_inference_checkpoint",
     "run_training_checkpoint",
 ]
@@ -58,29 +58,10 @@ MANIFEST = "manifest.json"
 WEIGHTS_FILES = {VARIANT_MERGED: "model.safetensors", VARIANT_ADAPTER: "adapter_model.safetensors"}
 CHECKPOINT_FILE_ROUTE = "/_emulator/checkpoints/{checkpoint_id}/{variant}/{filename}"
 
-CHECKPOINT_SCHEMA = """
-CREATE TABLE IF NOT EXISTS checkpoints (
-    id TEXT PRIMARY KEY, owner TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
-    type TEXT NOT NULL, base_model TEXT NOT NULL, lora INTEGER NOT NULL,
-    vocab_size INTEGER NOT NULL, policy_seed INTEGER NOT NULL, token TEXT NOT NULL,
-    body BLOB NOT NULL, state BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS checkpoints_by_owner ON checkpoints (owner, seq);
-"""
-
 
 @dataclass(frozen=True)
-class SavedCheckpoint:
+class SavedCheckpoint(NewCheckpoint):
     """A checkpoint an operation saved: committed with the operation (`OperationRecord`)."""
-
-    id: str
-    session_id: str
-    type: str
-    base_model: str
-    lora: bool
-    vocab_size: int
-    policy_seed: int
-    resource: dict[str, Any]  # the `Checkpoint` of GET /rl/checkpoints/{id}
-    state: bytes  # safetensors
 
     def session_entry(self) -> dict[str, Any]:
         """The `TrainingCheckpoint` / `InferenceCheckpoint` of the session and the operation."""
@@ -96,16 +77,8 @@ class SavedCheckpoint:
         listed = [c for c in session_body.get(field, []) if c["id"] != self.id]
         return dict(session_body, **{field: [*listed, self.session_entry()]})
 
-    def insert(self, db: sqlite3.Connection, owner: str) -> None:
-        seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints").fetchone()[0]
-        db.execute(
-            "INSERT OR REPLACE INTO checkpoints (id, owner, session_id, seq, type, base_model,"
-            " lora, vocab_size, policy_seed, token, body, state)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.id, owner, self.session_id, seq, self.type, self.base_model, int(self.lora),
-             self.vocab_size, self.policy_seed, secrets.token_urlsafe(24),
-             orjson.dumps(self.resource), self.state),
-        )  # fmt: skip
+    def checkpoint(self) -> NewCheckpoint:
+        return self
 
 
 def run_training_checkpoint(
@@ -169,61 +142,32 @@ def _saved(
     return OperationOutcome(output, None, saved)
 
 
-@dataclass(frozen=True)
-class CheckpointRow:
-    id: str
-    owner: str
-    type: str
-    base_model: str
-    lora: bool
-    vocab_size: int
-    policy_seed: int
-    token: str
-    resource: dict[str, Any]
-    state: bytes
-
-    def resumed_state(self, load_optimizer: bool | None) -> TrainerState:
-        """The trainer state a session resumed from this checkpoint starts with."""
-        arrays = safetensors.numpy.load(self.state)
-        if self.type == TYPE_TRAINING and load_optimizer is not False:
-            params = PolicyParams.from_arrays(_group(arrays, "params/"))
-            arrays.update({f"grads/{k}": np.zeros_like(a) for k, a in params.to_arrays().items()})
-            arrays["accumulated_passes"] = np.array(0, dtype=np.int64)
-            return TrainerState.from_arrays(arrays)
-        return TrainerState.from_policy(PolicyParams.from_arrays(_group(arrays, "params/")))
+def resumed_state(row: CheckpointRow, load_optimizer: bool | None) -> TrainerState:
+    """The trainer state a session resumed from checkpoint `row` starts with."""
+    arrays = safetensors.numpy.load(row.state)
+    if row.type == TYPE_TRAINING and load_optimizer is not False:
+        params = PolicyParams.from_arrays(_group(arrays, "params/"))
+        arrays.update({f"grads/{k}": np.zeros_like(a) for k, a in params.to_arrays().items()})
+        arrays["accumulated_passes"] = np.array(0, dtype=np.int64)
+        return TrainerState.from_arrays(arrays)
+    return TrainerState.from_policy(PolicyParams.from_arrays(_group(arrays, "params/")))
 
 
 def _group(arrays: dict[str, npt.NDArray[Any]], prefix: str) -> dict[str, npt.NDArray[Any]]:
     return {k[len(prefix) :]: a for k, a in arrays.items() if k.startswith(prefix)}
 
 
-def _checkpoint_row(r: sqlite3.Row) -> CheckpointRow:
-    return CheckpointRow(
-        id=r["id"], owner=r["owner"], type=r["type"], base_model=r["base_model"],
-        lora=bool(r["lora"]), vocab_size=r["vocab_size"], policy_seed=r["policy_seed"],
-        token=r["token"], resource=orjson.loads(r["body"]), state=r["state"],
-    )  # fmt: skip
-
-
-def not_found(checkpoint_id: str, param: str = "checkpoint_id") -> ApiError:
-    return ApiError(
-        404, f"{param}: no checkpoint {checkpoint_id!r} for this API key",
-        type="not_found", param=param, code="not_found",
-    )  # fmt: skip
-
-
 class Checkpoints:
-    """The checkpoints endpoints, over the `checkpoints` table of the store's database."""
+    """The checkpoints endpoints, over the store's checkpoints."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        store.execute_script(CHECKPOINT_SCHEMA)
 
     def row(self, owner: str, checkpoint_id: str, param: str = "checkpoint_id") -> CheckpointRow:
-        rows = self.store.rows("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
-        if not rows or rows[0]["owner"] != owner:
-            raise not_found(checkpoint_id, param)
-        return _checkpoint_row(rows[0])
+        found = self.store.get_checkpoint(owner, checkpoint_id)
+        if found is None:
+            raise not_found("checkpoint", param, checkpoint_id)
+        return found
 
     def get(self, owner: str, checkpoint_id: str) -> dict[str, Any]:
         return self.row(owner, checkpoint_id).resource
@@ -238,24 +182,10 @@ class Checkpoints:
         session_id: str | None = None,
         type: str | None = None,
     ) -> dict[str, Any]:
-        sql = "SELECT body FROM checkpoints WHERE owner = ?"
-        args: list[Any] = [owner]
-        if after:
-            cursor = self.store.rows(
-                "SELECT seq FROM checkpoints WHERE id = ? AND owner = ?", (after, owner)
-            )
-            if not cursor:
-                raise unknown_cursor(after)
-            sql += " AND seq < ?"
-            args.append(cursor[0]["seq"])
-        filters = (("base_model", base_model), ("session_id", session_id), ("type", type))
-        for column, value in filters:
-            if value is not None:
-                sql += f" AND {column} = ?"
-                args.append(value)
-        sql += " ORDER BY seq DESC LIMIT ?"
-        args.append(limit + 1)
-        rows = [orjson.loads(r["body"]) for r in self.store.rows(sql, tuple(args))]
+        filters = {"base_model": base_model, "session_id": session_id, "type": type}
+        rows = self.store.list_checkpoints(owner, after, limit + 1, filters)
+        if rows is None:
+            raise unknown_cursor(after or "")
         return page_of(rows, limit)
 
     # ------------------------------------------------------------------ download
@@ -277,10 +207,9 @@ class Checkpoints:
 
     def file(self, checkpoint_id: str, variant: str, filename: str, token: str | None) -> bytes:
         """A file by its presigned URL (the token is the credential; no Authorization)."""
-        rows = self.store.rows("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
-        if not rows:
-            raise not_found(checkpoint_id)
-        row = _checkpoint_row(rows[0])
+        row = self.store.get_checkpoint(None, checkpoint_id)
+        if row is None:
+            raise not_found("checkpoint", "checkpoint_id", checkpoint_id)
         if token is None or not secrets.compare_digest(token.encode(), row.token.encode()):
             raise ApiError(
                 403, "token: missing or wrong; use the exact URL the API returned",

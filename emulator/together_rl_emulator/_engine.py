@@ -20,18 +20,12 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from ._facts import DTYPES
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
-from ._requests import (
-    SEED_MODULUS,
-    CustomForwardBackwardRequest,
-    ForwardBackwardRequest,
-    OptimStepRequest,
-    SampleRequest,
-    WeightsSyncRequest,
-)
+from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
 from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
+from ._spec import DTYPES
 from ._trainer import (
     GRADS_CHANGED,
     TRAINER_CHANGED,
@@ -45,7 +39,7 @@ from ._trainer import (
 )
 
 if TYPE_CHECKING:
-    from ._store import OperationRecord
+    from ._store_rows import OperationRecord
 
 __all__ = [
     "NonFiniteLoss",

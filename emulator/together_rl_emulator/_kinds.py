@@ -32,14 +32,9 @@ from ._engine import (
     run_weights_sync,
 )
 from ._fast_decode import Validator
-from ._requests import (
-    validate_custom_forward_backward,
-    validate_forward_backward,
-    validate_optim_step,
-    validate_sample,
-    validate_weights_sync,
-)
-from ._spec import load_spec, resolve_ref
+from ._requests import validate_custom_forward_backward, validate_forward_backward
+from ._simple_requests import validate_optim_step, validate_sample, validate_weights_sync
+from ._spec import kind_operations
 from ._trainer import TrainerState
 
 __all__ = [
@@ -71,44 +66,16 @@ class OperationKind:
     uploadable: bool = field(init=False)  # the body may stand for an uploaded one (`payload_id`)
 
     def __post_init__(self) -> None:
-        submit_path, submit = _submit_operation(self.name)
-        has_body = "requestBody" in submit
-        if has_body != (self.validate is not None):
+        operations = kind_operations(self.name)
+        if operations.has_body != (self.validate is not None):
+            has = "has" if operations.has_body else "has no"
             raise RuntimeError(
-                f"the spec's {submit['operationId']} {'has' if has_body else 'has no'} request"
-                f" body but the {self.name!r} kind {'has no' if has_body else 'has a'} validator"
+                f"the spec's {operations.submit_operation_id} {has} request body but the"
+                f" {self.name!r} kind {'has no' if operations.has_body else 'has a'} validator"
             )
-        object.__setattr__(self, "submit_operation_id", submit["operationId"])
-        object.__setattr__(self, "get_operation_id", _get_operation_id(submit_path))
-        object.__setattr__(self, "uploadable", "payload_id" in _body_properties(submit))
-
-
-def _submit_operation(name: str) -> tuple[str, dict[str, Any]]:
-    """`(path, operation)` of the POST whose path ends in the kind's segment."""
-    for path, item in load_spec()["paths"].items():
-        if path.rsplit("/", 1)[-1] == name and isinstance(item.get("post"), dict):
-            operation: dict[str, Any] = item["post"]
-            return path, operation
-    raise KeyError(f"the spec has no POST .../{name}")
-
-
-def _get_operation_id(submit_path: str) -> str:
-    """The GET of one operation: the path one parameter segment below the submit path."""
-    for path, item in load_spec()["paths"].items():
-        rest = path.removeprefix(submit_path + "/")
-        if rest != path and rest.startswith("{") and "/" not in rest and "get" in item:
-            operation_id: str = item["get"]["operationId"]
-            return operation_id
-    raise KeyError(f"the spec has no GET {submit_path}/{{operation id}}")
-
-
-def _body_properties(operation: dict[str, Any]) -> dict[str, Any]:
-    if "requestBody" not in operation:
-        return {}
-    body = resolve_ref(operation["requestBody"])
-    schema = resolve_ref(body["content"]["application/json"]["schema"])
-    properties: dict[str, Any] = schema.get("properties", {})
-    return properties
+        object.__setattr__(self, "submit_operation_id", operations.submit_operation_id)
+        object.__setattr__(self, "get_operation_id", operations.get_operation_id)
+        object.__setattr__(self, "uploadable", operations.uploadable)
 
 
 KINDS: dict[str, OperationKind] = {

@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._facts import LOSS_PARAM_DEFAULTS, LOSS_PARAMS_REQUIRED, LOSS_TYPES, PARAMS_KEYS
-from ._spec import enum_value
+from ._spec import LOSS_PARAM_DEFAULTS, LOSS_PARAMS_REQUIRED, LOSS_TYPES, PARAMS_KEYS, enum_value
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]

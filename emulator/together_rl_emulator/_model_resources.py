@@ -20,10 +20,9 @@ import uuid
 from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
-from ._errors import ApiError, invalid
-from ._facts import MODEL_RESOURCES_READY, SESSION_RUNNING
+from ._errors import ApiError, invalid, not_found
 from ._paging import empty_page, page_of, unknown_cursor
-from ._spec import enum_value
+from ._spec import MODEL_RESOURCES_READY, SESSION_RUNNING, enum_value, spec_defaults
 from ._store import Store
 from ._validation import validate_schema
 
@@ -36,7 +35,8 @@ __all__ = [
     "estimate_price_per_hour",
 ]
 
-DEFAULT_INACTIVE_TIMEOUT_S = 3600
+# The spec's `x-server-default` of `ModelResourcesCreate.inactive_timeout` (seconds).
+DEFAULT_INACTIVE_TIMEOUT_S = int(spec_defaults("ModelResourcesCreate")["inactive_timeout"])
 # Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
 LORA_SESSION_CAP = 5
 FULL_WEIGHT_SESSION_CAP = 1
@@ -51,13 +51,8 @@ LATEST_TIME = 253_402_300_799.0
 
 READY = MODEL_RESOURCES_READY
 STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
+ERROR = enum_value("ModelResourcesStatus", "ERROR")
 SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
-
-EXPIRY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS model_resources_expiry (
-    id TEXT PRIMARY KEY, expires_at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS model_resources_expiry_by_time ON model_resources_expiry (expires_at);
-"""
 
 
 class EmulatorClock:
@@ -88,13 +83,6 @@ def estimate_price_per_hour(lora_enabled: bool, num_generator_replicas: int) -> 
     return PRICE_PER_GPU_HOUR * (trainer + num_generator_replicas)
 
 
-def not_found(resources_id: str) -> ApiError:
-    return ApiError(
-        404, f"model_resources_id: no model resources {resources_id!r} for this API key",
-        type="not_found", param="model_resources_id", code="not_found",
-    )  # fmt: skip
-
-
 def _validated_create_body(body: Any) -> dict[str, Any]:
     validate_schema("ModelResourcesCreate", body)
     assert isinstance(body, dict)
@@ -113,13 +101,12 @@ class ModelResources:
     def __init__(self, store: Store, clock: EmulatorClock) -> None:
         self.store = store
         self.clock = clock
-        store.execute_script(EXPIRY_SCHEMA)
 
     # ------------------------------------------------------------------ endpoints
     def create(self, owner: str, body: Any) -> dict[str, Any]:
         body = _validated_create_body(body)
         compute = body.get("compute_config", {})
-        timeout = body.get("inactive_timeout") or DEFAULT_INACTIVE_TIMEOUT_S
+        timeout = body.get("inactive_timeout", DEFAULT_INACTIVE_TIMEOUT_S)
         now = self.clock.now()
         resources: dict[str, Any] = {
             "id": f"mr-{uuid.uuid4()}",
@@ -140,18 +127,13 @@ class ModelResources:
         }
         if "base_weights_ref" in body:
             resources["base_weights_ref"] = body["base_weights_ref"]
-        with self.store.transaction() as db:
-            self.store.insert_model_resources(db, owner, resources)
-            db.execute(
-                "INSERT INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
-                (resources["id"], now + timeout),
-            )
+        self.store.insert_model_resources(owner, resources, now + timeout)
         return resources
 
     def get(self, owner: str, resources_id: str) -> dict[str, Any]:
         found = self.store.get_model_resources(owner, resources_id)
         if found is None:
-            raise not_found(resources_id)
+            raise not_found("model resources", "model_resources_id", resources_id)
         return found
 
     def list_page(
@@ -170,11 +152,17 @@ class ModelResources:
         return page_of(rows, limit)
 
     def stop(self, owner: str, resources_id: str, force: bool) -> dict[str, Any]:
-        """STOPPED; with running sessions a 409 naming them, unless `force` stops them too."""
+        """STOPPED; with running sessions a 409 naming them, unless `force` stops them too.
+        Resources already STOPPED or ERROR: 400 naming the status (the official SDK expects
+        it, catches it and reads the resources)."""
         with self.store.lock:
             resources = self.get(owner, resources_id)
-            if resources["status"] == STOPPED:
-                return resources
+            if resources["status"] in (STOPPED, ERROR):
+                raise invalid(
+                    "model_resources_id",
+                    f"the model resources {resources_id} are already {resources['status']};"
+                    " there is nothing to stop",
+                )
             running = self._running_session_ids(owner, resources_id)
             if running and not force:
                 raise ApiError(
@@ -245,11 +233,9 @@ class ModelResources:
         Returns how many resources stopped."""
         now = self.clock.now()
         with self.store.lock:
-            due = self.store.rows(
-                "SELECT id FROM model_resources_expiry WHERE expires_at <= ?", (now,)
-            )
-            for row in due:
-                resources = self.store.get_model_resources(None, row["id"])
+            due = self.store.model_resources_due(now)
+            for resources_id in due:
+                resources = self.store.get_model_resources(None, resources_id)
                 if resources is None:
                     continue
                 owner = resources["created_by"]
@@ -266,24 +252,12 @@ class ModelResources:
 
     def _push_expiry(self, resources: dict[str, Any], until: float) -> None:
         until = min(until, LATEST_TIME)
-        with self.store.transaction() as db:
-            current = db.execute(
-                "SELECT expires_at FROM model_resources_expiry WHERE id = ?", (resources["id"],)
-            ).fetchone()
-            # Within a second is fresh enough: spares a durable write on every operation.
-            if current is not None and current["expires_at"] >= until - EXPIRY_GRANULARITY_S:
-                return
-            db.execute(
-                "INSERT OR REPLACE INTO model_resources_expiry (id, expires_at) VALUES (?, ?)",
-                (resources["id"], until),
-            )
-            body = dict(resources, expires_at=rfc3339(until))
-            self.store.update_model_resources(db, body)
+        # Within a second is fresh enough: spares a durable write on every operation.
+        body = dict(resources, expires_at=rfc3339(until))
+        self.store.push_expiry(body, until, EXPIRY_GRANULARITY_S)
 
     def _set_stopped(self, resources: dict[str, Any]) -> dict[str, Any]:
         body = dict(resources, status=STOPPED, updated_at=rfc3339(self.clock.now()))
         body.pop("expires_at", None)
-        with self.store.transaction() as db:
-            self.store.update_model_resources(db, body)
-            db.execute("DELETE FROM model_resources_expiry WHERE id = ?", (resources["id"],))
+        self.store.retire_model_resources(body)
         return body

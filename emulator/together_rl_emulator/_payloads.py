@@ -21,7 +21,7 @@ import orjson
 from ._body_scan import extend_scan
 from ._errors import ApiError, invalid
 from ._fast_decode import DecodedBody, decode_body
-from ._store import ResultPayload
+from ._store_rows import ResultPayload
 
 __all__ = [
     "LARGE_PAYLOAD_BYTES",

@@ -1,93 +1,69 @@
-"""The request of each operation kind: its body validated (the spec's JSON Schema first, then the
-rules a schema cannot express) and turned into what the engine computes on.
+"""The requests of forward-backward and custom-forward-backward: the body validated (the spec's
+JSON Schema first, then the rules a schema cannot express) and turned into what the engine
+computes on. The other kinds' requests are in `_simple_requests.py`, the number checks of
+tokens and tensors in `_tensor_values.py`.
 
 Every refusal is a 400 naming the field path (`samples[2].loss_fn_inputs.advantages.dtype`). The
-rules below are stated in the spec's descriptions and in docs/wire-facts.md and docs/losses.md;
-the per-loss input table and the per-key dtypes are the only place they are written in code.
-Nothing here imports the math: defaults, bounds and choices come from the spec (`_facts.py`).
+loss-input rules (required keys per loss type, dtypes per key, exclusive keys, tensor length)
+are the spec's `x-` keywords, read by `_spec.py` like every default, bound and choice here; a
+rule whose `x-source` is `emulator` says so in its message. Nothing here imports the math.
 """
 
 from __future__ import annotations
 
-import array
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
-from ._catalog import SAMPLING_DEFAULTS
-from ._errors import ApiError, invalid
-from ._facts import (
-    ADAM_BOUNDS,
-    DTYPES,
+from ._errors import invalid
+from ._spec import (
+    LOSS_INPUTS,
     LOSS_PARAM_DEFAULTS,
     LOSS_PARAMS_REQUIRED,
     PARAMS_KEYS,
-    WEIGHT_SYNC_TYPES,
-    spec_defaults,
+    emulator_rule,
+    enum_value,
+    params_schema,
+    resolve_ref,
 )
-from ._spec import enum_value, schema
+from ._tensor_values import fits_double, require_all, tensor_values, token_array
 from ._validation import short_value, valid_apart_from_bulk_items, validate_schema
 
 __all__ = [
-    "MAX_SAMPLED_TOKENS",
-    "SEED_MODULUS",
     "CustomForwardBackwardRequest",
     "ForwardBackwardRequest",
-    "OptimStepRequest",
-    "SampleRequest",
+    "RequiredInput",
     "ValidatedSample",
-    "WeightsSyncRequest",
     "validate_custom_forward_backward",
     "validate_forward_backward",
-    "validate_optim_step",
-    "validate_sample",
-    "validate_weights_sync",
 ]
 
-# np.random.default_rng takes non-negative seeds: an int64 seed is used modulo 2**64.
-SEED_MODULUS = 2**64
-# Tokens one sample request may ask for at most (about 10 s of the single worker's time).
-MAX_SAMPLED_TOKENS = 1 << 20
-
-
-def _dtype(name: str) -> str:
-    if name not in DTYPES:
-        raise KeyError(f"the spec's DType has no {name!r}")
-    return name
-
-
-_INT64 = _dtype("int64")
-_FLOAT32 = _dtype("float32")
-_CROSS_ENTROPY = enum_value("LossType", "CROSS_ENTROPY")
-_GRPO = enum_value("LossType", "GRPO")
 _CISPO = enum_value("LossType", "CISPO")
 
 # --------------------------------------------------------------------------------------------
 # Forward-backward
 
-# The `loss_fn_inputs` each loss type requires (the spec's `LossType` description says it):
-# cross-entropy needs weights, every other loss the sampler's log-probs and the advantages.
-_POLICY_INPUTS = ("target_tokens", "logprobs", "advantages")
-_REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
-    loss_type: ("target_tokens", "weights") if loss_type == _CROSS_ENTROPY else _POLICY_INPUTS
-    for loss_type in PARAMS_KEYS
+# Whether each loss-input rule is this emulator's own choice (`x-source: emulator`).
+_INPUTS_RULE = {
+    keyword: emulator_rule(LOSS_INPUTS.inputs_schema, keyword)
+    for keyword in ("x-input-dtypes", "x-exclusive-inputs", "x-tensor-length")
 }
-# Allowed dtypes of the known keys (the spec's `LossFnInputs` description); unknown keys take
-# any dtype of the schema.
-_INPUT_DTYPES: dict[str, tuple[str, ...]] = {
-    "target_tokens": (_INT64,),
-    "logprobs": (_FLOAT32,),
-    "advantages": (_FLOAT32,),
-    "reference_logprobs": (_FLOAT32,),
-    "weights": (_INT64, _FLOAT32),
-    "mask": (_INT64, _FLOAT32),
-}
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-_INT64_LIMIT = 2.0**63
+_REQUIRED_RULE = emulator_rule(LOSS_INPUTS.loss_type_schema, "x-required-inputs")
+_WHEN_POSITIVE = "x-requires-inputs-when-positive"
+
+
+@dataclass(frozen=True)
+class RequiredInput:
+    """A `loss_fn_inputs` key a sample must send, why (appended to `is required by <loss>`),
+    and whether the rule is this emulator's own."""
+
+    key: str
+    why: str = ""
+    emulator_rule: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,7 +76,7 @@ class ValidatedSample:
 @dataclass(frozen=True)
 class ForwardBackwardRequest:
     samples: list[ValidatedSample]
-    loss: dict[str, Any]  # the wire `loss` object: `type` and at most its own params object
+    loss: dict[str, Any]  # `type` and its own params object if sent (others are ignored)
     forward_only: bool
     return_loss_fn_outputs: bool
 
@@ -110,13 +86,15 @@ def validate_forward_backward(
 ) -> ForwardBackwardRequest:
     """Validate a `ForwardBackwardBody` fully and return it as arrays ready for the math.
 
-    Schema first, then: the loss type and its params object (only the one matching `loss.type`;
-    `LOSS_TYPE_UNSPECIFIED` refused; `dro_params` required for DRO; CISPO low <= high; bounds and
-    finiteness re-checked), then per sample: required `loss_fn_inputs` for the loss type
-    (`reference_logprobs` too for GRPO with beta > 0), `weights` xor `mask`, dtype per known key,
-    no sparse fields, `shape == [len(data)]`, every tensor as long as the model input, finite
-    numbers that fit their dtype, int64 tensors integral, non-negative weights, token ids and
-    target tokens inside `[0, vocab_size)`.
+    Schema first, then: the loss type and its params object (only the one matching `loss.type`
+    is read, a params object of another loss is accepted and ignored; `LOSS_TYPE_UNSPECIFIED`
+    refused; `dro_params` required for DRO; CISPO low <= high; bounds and finiteness re-checked),
+    then per sample: the `loss_fn_inputs` the spec's `x-required-inputs` names for the loss type
+    (and `x-requires-inputs-when-positive`: `reference_logprobs` for GRPO with beta > 0), the
+    `x-exclusive-inputs` groups (`weights` xor `mask`), the `x-input-dtypes` of each known key,
+    no sparse fields, `shape == [len(data)]`, every tensor as long as the model input
+    (`x-tensor-length`), finite numbers that fit their dtype, int64 tensors integral,
+    non-negative weights, token ids and target tokens inside `[0, vocab_size)`.
 
     Unknown `loss_fn_inputs` keys are accepted (as the official SDK sends them) and checked like
     any tensor. `reference_logprobs` outside GRPO is treated the same way: accepted, checked as a
@@ -141,10 +119,9 @@ def validate_forward_backward(
     assert isinstance(body, dict)  # guaranteed by the schema
     loss: dict[str, Any] = body["loss"]
     try:
-        loss_type = _validate_loss(loss)
-        required = _REQUIRED_INPUTS[loss_type]
-        if loss_type == _GRPO and _grpo_beta(loss) > 0:
-            required = (*required, "reference_logprobs")
+        loss = _validated_loss(loss)
+        loss_type = loss["type"]
+        required = _required_inputs(loss)
         samples = [
             _validate_sample(index, sample, loss_type, required, vocab_size, bulk)
             for index, sample in enumerate(body["samples"])
@@ -200,26 +177,36 @@ def _bulk_arrays(
     return arrays
 
 
-def _grpo_beta(loss: dict[str, Any]) -> float:
-    key = PARAMS_KEYS[_GRPO]
-    assert key is not None
-    beta: float = loss.get(key, {}).get("beta", LOSS_PARAM_DEFAULTS[key]["beta"])
-    return beta
+def _required_inputs(loss: dict[str, Any]) -> list[RequiredInput]:
+    """The `loss_fn_inputs` keys every sample must send for this (validated) loss."""
+    loss_type: str = loss["type"]
+    required = [RequiredInput(k, "", _REQUIRED_RULE) for k in LOSS_INPUTS.required[loss_type]]
+    params_key = PARAMS_KEYS[loss_type]
+    if params_key is None:
+        return required
+    params: dict[str, Any] = loss.get(params_key, {})
+    declared = params_schema(params_key).get("properties", {})
+    for name, keys in LOSS_INPUTS.required_when_positive.get(params_key, {}).items():
+        value = params.get(name, LOSS_PARAM_DEFAULTS[params_key].get(name, 0))
+        if isinstance(value, int | float) and value > 0:
+            own = emulator_rule(declared[name], _WHEN_POSITIVE)
+            why = f" when loss.{params_key}.{name} > 0"
+            present = {r.key for r in required}
+            required += [RequiredInput(key, why, own) for key in keys if key not in present]
+    return required
 
 
-def _validate_loss(loss: dict[str, Any]) -> str:
+def _validated_loss(loss: dict[str, Any]) -> dict[str, Any]:
+    """`loss` as the math reads it: its type and its own params object, if sent. A params
+    object of another loss is accepted (the schema has checked it) and left out."""
     loss_type: str = loss["type"]
     if loss_type not in PARAMS_KEYS:
         raise invalid(
             "loss.type", f"{loss_type} is not a loss; use one of {', '.join(PARAMS_KEYS)}"
         )
     params_key = PARAMS_KEYS[loss_type]
-    for key in loss:
-        if key not in ("type", params_key):
-            allowed = f"only loss.{params_key} is" if params_key else "it takes no params object"
-            raise invalid(f"loss.{key}", f"not allowed for {loss_type} ({allowed})")
     if params_key is None:
-        return loss_type
+        return {"type": loss_type}
     required = LOSS_PARAMS_REQUIRED[params_key]
     if required and params_key not in loss:
         raise invalid(
@@ -238,13 +225,15 @@ def _validate_loss(loss: dict[str, Any]) -> str:
                 f"loss.{params_key}.clip_low_threshold",
                 f"{low} exceeds clip_high_threshold ({shown}); need low <= high",
             )
-    return loss_type
+    own = {"type": loss_type}
+    if params_key in loss:
+        own[params_key] = loss[params_key]
+    return own
 
 
 def _check_param_bounds(params_key: str, params: dict[str, Any]) -> None:
     """Re-check finiteness and the spec's minimum/maximum of each numeric param."""
-    declared = schema("LossConfig")["properties"][params_key]
-    _check_numbers(f"loss.{params_key}", params, schema(declared["$ref"].rsplit("/", 1)[-1]))
+    _check_numbers(f"loss.{params_key}", params, params_schema(params_key))
 
 
 def _check_numbers(path: str, values: dict[str, Any], object_schema: dict[str, Any]) -> None:
@@ -254,10 +243,10 @@ def _check_numbers(path: str, values: dict[str, Any], object_schema: dict[str, A
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
         param = f"{path}.{name}"
-        if not _fits_double(value) or not math.isfinite(value):
+        if not fits_double(value) or not math.isfinite(value):
             raise invalid(param, "must be a finite number that fits a double")
         node = declared.get(name, {})
-        bounds = schema(node["$ref"].rsplit("/", 1)[-1]) if "$ref" in node else node
+        bounds = resolve_ref(node)
         if "minimum" in bounds and value < bounds["minimum"]:
             raise invalid(
                 param, f"{short_value(value)} is less than the minimum of {bounds['minimum']}"
@@ -272,7 +261,7 @@ def _validate_sample(
     index: int,
     sample: dict[str, Any],
     loss_type: str,
-    required: tuple[str, ...],
+    required: list[RequiredInput],
     vocab_size: int,
     bulk: dict[int, np.ndarray] | None = None,
 ) -> ValidatedSample:
@@ -286,27 +275,34 @@ def _validate_sample(
 
     # Structure first (cheap), values after.
     tensors: dict[str, dict[str, Any]] = sample["loss_fn_inputs"]
-    for key in required:
-        if key not in tensors:
-            why = " when loss.grpo_params.beta > 0" if key == "reference_logprobs" else ""
-            raise invalid(f"{base}.loss_fn_inputs.{key}", f"is required by {loss_type}{why}")
-    if "weights" in tensors and "mask" in tensors:
-        raise invalid(
-            f"{base}.loss_fn_inputs", "weights and mask are mutually exclusive; send only one"
-        )
+    for need in required:
+        if need.key not in tensors:
+            raise invalid(
+                f"{base}.loss_fn_inputs.{need.key}",
+                f"is required by {loss_type}{need.why}",
+                emulator_rule=need.emulator_rule,
+            )
+    for group in LOSS_INPUTS.exclusive:
+        sent = [key for key in group if key in tensors]
+        if len(sent) > 1:
+            raise invalid(
+                f"{base}.loss_fn_inputs",
+                f"{' and '.join(sent)} are mutually exclusive; send only one",
+                emulator_rule=_INPUTS_RULE["x-exclusive-inputs"],
+            )
     for key, tensor in tensors.items():
         _check_tensor_structure(f"{base}.loss_fn_inputs.{key}", key, tensor, n_tokens)
 
-    tokens = _token_array(
+    tokens = token_array(
         f"{base}.model_input", chunk_tokens, token_list, vocab_size, bulk.get(id(token_list))
     )
     inputs = {
-        key: _tensor_values(f"{base}.loss_fn_inputs.{key}", tensor, bulk.get(id(tensor["data"])))
+        key: tensor_values(f"{base}.loss_fn_inputs.{key}", tensor, bulk.get(id(tensor["data"])))
         for key, tensor in tensors.items()
     }
     targets_path = f"{base}.loss_fn_inputs.target_tokens"
     targets = inputs["target_tokens"]
-    _require_all(
+    require_all(
         targets_path,
         targets,
         (targets >= 0) & (targets < vocab_size),
@@ -315,7 +311,7 @@ def _validate_sample(
     if "weights" in inputs:
         weights = inputs["weights"]
         if weights.min() < 0:
-            _require_all(
+            require_all(
                 f"{base}.loss_fn_inputs.weights",
                 weights,
                 weights >= 0,
@@ -329,164 +325,29 @@ def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_token
         if sparse in tensor:
             raise invalid(f"{path}.{sparse}", "unsupported for training operations; omit it")
     dtype = tensor["dtype"]
-    allowed = _INPUT_DTYPES.get(key)
+    allowed = LOSS_INPUTS.dtypes.get(key)
     if allowed is not None and dtype not in allowed:
         expected = " or ".join(f"'{d}'" for d in allowed)
-        raise invalid(f"{path}.dtype", f"{key} must have dtype {expected}, got '{dtype}'")
+        raise invalid(
+            f"{path}.dtype",
+            f"{key} must have dtype {expected}, got '{dtype}'",
+            emulator_rule=_INPUTS_RULE["x-input-dtypes"],
+        )
     length = len(tensor["data"])
     shape = tensor.get("shape")
+    own_rule = _INPUTS_RULE["x-tensor-length"]
     if shape is not None and list(shape) != [length]:
         raise invalid(
             f"{path}.shape",
             f"training tensors are 1-D: shape must be [{length}] (the length of data), got {shape}",
+            emulator_rule=own_rule,
         )
     if length != n_tokens:
         raise invalid(
-            path, f"has {length} values but the sample's model input has {n_tokens} tokens"
+            path,
+            f"has {length} values but the sample's model input has {n_tokens} tokens",
+            emulator_rule=own_rule,
         )
-
-
-def _token_array(
-    input_path: str,
-    chunk_tokens: list[list[Any]],
-    token_list: list[Any],
-    vocab_size: int,
-    converted: np.ndarray | None = None,
-) -> np.ndarray:
-    """The model input as int64 (`converted`: already); token ids are ints or decimal strings
-    (checked by the schema)."""
-    tokens = converted
-    if tokens is None:
-        try:
-            # The schema admits only ints and decimal strings here; fromiter parses both, fast.
-            tokens = np.fromiter(token_list, dtype=np.int64, count=len(token_list))
-        except (OverflowError, ValueError, TypeError):
-            tokens = None  # beyond int64: certainly outside the vocabulary, located below
-    if tokens is not None:
-        in_vocab = (tokens >= 0) & (tokens < vocab_size)
-        if bool(in_vocab.all()):
-            return tokens
-        bad = int(np.flatnonzero(~in_vocab)[0])
-    else:
-        bad = next(j for j, t in enumerate(token_list) if not 0 <= int(t) < vocab_size)
-    chunk = 0
-    while bad >= len(chunk_tokens[chunk]):
-        bad -= len(chunk_tokens[chunk])
-        chunk += 1
-    value = chunk_tokens[chunk][bad]
-    raise invalid(
-        f"{input_path}.chunks[{chunk}].encoded_text.tokens[{bad}]",
-        f"token id {value} is outside the vocabulary of the base model [0, {vocab_size})",
-    )
-
-
-def _tensor_values(
-    path: str, tensor: dict[str, Any], converted: np.ndarray | None = None
-) -> np.ndarray:
-    """The tensor's data as float64, checked for finiteness, its dtype's range and integrality.
-
-    The schema has already admitted only JSON numbers in `data`, so the fast conversions below
-    never see strings or booleans. `converted` is the data already converted exactly (int64 from
-    ints, float64 from floats), when the caller has it.
-    """
-    data: list[Any] = tensor["data"]
-    if converted is not None and converted.dtype == np.int64 and tensor["dtype"] == _INT64:
-        return converted.astype(np.float64)
-    if converted is not None and converted.dtype == np.float64 and tensor["dtype"] == _FLOAT32:
-        if not (converted.max() <= _FLOAT32_MAX and converted.min() >= -_FLOAT32_MAX):
-            _require_all(path, converted, np.abs(converted) <= _FLOAT32_MAX, _float32_reason)
-        return converted
-    if tensor["dtype"] == _INT64:
-        try:
-            # array("q") takes exact ints only: a float or an int beyond int64 raises, and the
-            # general path below then finds and names the value.
-            exact = np.frombuffer(array.array("q", data), dtype=np.int64)
-            return exact.astype(np.float64)
-        except (OverflowError, TypeError, ValueError):
-            pass
-    try:
-        values = np.fromiter(data, dtype=np.float64, count=len(data))
-    except (OverflowError, ValueError, TypeError):
-        bad = next(j for j, v in enumerate(data) if not _fits_double(v))
-        raise invalid(path, f"number too large for a double at data[{bad}]") from None
-    if tensor["dtype"] == _FLOAT32:
-        # Written so that NaN fails too (every comparison with NaN is False).
-        if not (values.max() <= _FLOAT32_MAX and values.min() >= -_FLOAT32_MAX):
-            _require_all(path, values, np.abs(values) <= _FLOAT32_MAX, _float32_reason)
-        return values
-    # int64 holding floats or huge ints (rare): integral and inside [-2**63, 2**63). NaN and
-    # Infinity are never `ok`. float64 rounds ints near +-2**63, so ints are judged exactly.
-    ok = (values == np.trunc(values)) & (values >= -_INT64_LIMIT) & (values < _INT64_LIMIT)
-    for j, original in enumerate(data):
-        if type(original) is int:
-            ok[j] = -(2**63) <= original < 2**63
-    _require_all(path, values, ok, _int64_reason, originals=data)
-    return values
-
-
-def _fits_double(value: Any) -> bool:
-    try:
-        float(value)
-    except (OverflowError, ValueError, TypeError):
-        return False
-    return True
-
-
-def _float32_reason(value: float) -> str:
-    if not math.isfinite(value):
-        return "NaN and Infinity are not valid numbers"
-    return f"{value!r} does not fit in float32"
-
-
-def _int64_reason(value: float | int) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN and Infinity are not valid numbers"
-    if isinstance(value, float) and value != math.trunc(value):
-        return f"int64 tensors hold integers, got {value!r}"
-    return f"{value!r} does not fit in int64"
-
-
-def _require_all(
-    path: str,
-    values: np.ndarray,
-    ok: np.ndarray,
-    reason: Callable[[Any], str],
-    originals: list[Any] | None = None,
-) -> None:
-    """Refuse the tensor at `path` for its first element where `ok` is False, if any."""
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        j = int(bad[0])
-        value = originals[j] if originals is not None else float(values[j])
-        raise invalid(path, f"{reason(value)} at data[{j}]")
-
-
-# --------------------------------------------------------------------------------------------
-# The other operation kinds
-
-
-@dataclass(frozen=True)
-class OptimStepRequest:
-    adam_params: dict[str, Any] | None  # the wire object (defaults applied by `optim_step`)
-
-
-@dataclass(frozen=True)
-class WeightsSyncRequest:
-    weight_sync_type: str
-
-
-@dataclass(frozen=True)
-class SampleRequest:
-    prompts: list[np.ndarray]  # int64 token ids, one array per model input
-    num_samples: int
-    max_tokens: int
-    temperature: float
-    top_k: int
-    top_p: float
-    seed: int | None  # None: the worker derives one from the operation (reproducible per run)
-    stop_token_ids: frozenset[int]
-    prompt_logprobs: bool
-    topk_prompt_logprobs: int
 
 
 @dataclass(frozen=True)
@@ -495,96 +356,9 @@ class CustomForwardBackwardRequest:
     gradients: list[np.ndarray]  # float64, one per sample, as long as its tokens
 
 
-def validate_optim_step(body: object) -> OptimStepRequest:
-    """`OptimStepBody`: `muon_params` refused (no Muon here), `adam_params` bounds re-checked."""
-    validate_schema("OptimStepBody", body)
-    assert isinstance(body, dict)
-    if "muon_params" in body:
-        raise ApiError(
-            400,
-            "muon_params: the emulator does not support Muon; use adam_params",
-            param="muon_params",
-            code="unsupported_optimizer",
-        )
-    adam = body.get("adam_params")
-    if isinstance(adam, dict):
-        for name, value in adam.items():
-            if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-                continue  # the schema has judged the type
-            if not _fits_double(value) or not math.isfinite(value):
-                raise invalid(f"adam_params.{name}", f"must be a finite number, got {value}")
-            problem = ADAM_BOUNDS[name].violation(float(value))
-            if problem is not None:
-                raise invalid(f"adam_params.{name}", f"{problem}, got {value}")
-    return OptimStepRequest(adam_params=dict(adam) if isinstance(adam, dict) else None)
-
-
-def validate_weights_sync(body: object) -> WeightsSyncRequest:
-    validate_schema("WeightsSyncBody", body)
-    assert isinstance(body, dict)
-    sync_type = body["weight_sync_type"]
-    if sync_type not in WEIGHT_SYNC_TYPES:  # the schema admits the proto zero value too
-        raise invalid("weight_sync_type", f"must be one of {', '.join(WEIGHT_SYNC_TYPES)}")
-    return WeightsSyncRequest(weight_sync_type=sync_type)
-
-
-_SAMPLE_DEFAULTS = spec_defaults("SampleBody")
-
-
-def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None) -> SampleRequest:
-    """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` entries
-    that are decimal token ids (the emulator has no tokenizer, so a stop string names a token)."""
-    validate_schema("SampleBody", body)
-    assert isinstance(body, dict)
-    prompts = []
-    for index, model_input in enumerate(body["model_inputs"]):
-        chunk_tokens = [chunk["encoded_text"]["tokens"] for chunk in model_input["chunks"]]
-        token_list = [t for c in chunk_tokens for t in c]
-        if not token_list:
-            raise invalid(f"model_inputs[{index}].chunks", "the prompt holds no tokens")
-        prompts.append(_token_array(f"model_inputs[{index}]", chunk_tokens, token_list, vocab_size))
-    params: dict[str, Any] = body.get("sampling_params", {})
-    for name in ("temperature", "top_p"):
-        value = params.get(name)
-        if value is not None and not math.isfinite(float(value)):
-            raise invalid(f"sampling_params.{name}", "must be a finite number")
-    seed_value = params.get("seed")
-    seed = None if seed_value is None else int(seed_value) % SEED_MODULUS
-    stops: set[int] = set()
-    for index, stop in enumerate(params.get("stop", [])):
-        text = stop.strip()
-        if not text.isdecimal() or not text.isascii() or int(text) >= vocab_size:
-            raise invalid(
-                f"sampling_params.stop[{index}]",
-                "the emulator has no tokenizer: each stop entry must be a decimal token id"
-                f" inside the vocabulary [0, {vocab_size}), got {stop[:40]!r}",
-            )
-        stops.add(int(text))
-    num_samples = int(body.get("num_samples", _SAMPLE_DEFAULTS["num_samples"]))
-    max_tokens = int(params.get("max_tokens", SAMPLING_DEFAULTS["max_tokens"]))
-    budget = len(prompts) * num_samples * max_tokens
-    if budget > MAX_SAMPLED_TOKENS:
-        raise invalid(
-            "sampling_params.max_tokens",
-            f"model_inputs x num_samples x max_tokens = {budget} exceeds the emulator's limit of"
-            f" {MAX_SAMPLED_TOKENS} tokens per sample request (one worker runs every session):"
-            " split the request",
-        )
-    return SampleRequest(
-        prompts=prompts,
-        num_samples=num_samples,
-        max_tokens=max_tokens,
-        temperature=float(params.get("temperature", SAMPLING_DEFAULTS["temperature"])),
-        top_k=max(0, int(params.get("top_k", 0))),  # below 1: no limit (the spec)
-        top_p=float(params.get("top_p", 1.0)),
-        seed=seed,
-        stop_token_ids=frozenset(stops),
-        prompt_logprobs=bool(body.get("prompt_logprobs", False)),
-        topk_prompt_logprobs=int(body.get("topk_prompt_logprobs", 0)),
-    )
-
-
 _CUSTOM_FB_LABEL = "custom-forward-backward"  # names the operation in messages
+# The gradient is the caller's: of the loss inputs only the targets are needed.
+_CUSTOM_FB_INPUTS = [RequiredInput("target_tokens")]
 
 
 def validate_custom_forward_backward(
@@ -604,7 +378,7 @@ def validate_custom_forward_backward(
         )
     try:
         samples = [
-            _validate_sample(index, sample, _CUSTOM_FB_LABEL, ("target_tokens",), vocab_size)
+            _validate_sample(index, sample, _CUSTOM_FB_LABEL, _CUSTOM_FB_INPUTS, vocab_size)
             for index, sample in enumerate(raw_samples)
         ]
         gradients = [

@@ -14,10 +14,9 @@ import orjson
 
 from ._body_scan import scan_body
 from ._catalog import CATALOG
-from ._checkpoints import TYPE_INFERENCE, Checkpoints
+from ._checkpoints import TYPE_INFERENCE, Checkpoints, resumed_state
 from ._engine import derived_seed, session_fields
-from ._errors import ApiError, invalid
-from ._facts import SESSION_RUNNING
+from ._errors import ApiError, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
@@ -25,29 +24,23 @@ from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
 from ._paging import empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
+from ._spec import SESSION_RUNNING
 from ._stats import Stats
-from ._store import (
+from ._store import Store
+from ._store_rows import (
     PAYLOAD_UPLOAD,
     NewOperation,
     OperationRow,
     PayloadRow,
     SessionNotRunning,
     SessionRow,
-    Store,
     utc_now,
 )
 from ._trainer import TrainerState
 from ._validation import validate_schema
 from ._worker import OperationWorker, QueuedOperation
 
-__all__ = ["EmulatorService", "not_found"]
-
-
-def not_found(what: str, param: str, value: str) -> ApiError:
-    return ApiError(
-        404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
-        code="not_found",
-    )  # fmt: skip
+__all__ = ["EmulatorService"]
 
 
 class EmulatorService:
@@ -128,7 +121,7 @@ class EmulatorService:
                 " optimizer state; omit load_optimizer or set it to false, or resume from a"
                 " training checkpoint",
             )
-        return row.resumed_state(load_optimizer), row.policy_seed
+        return resumed_state(row, load_optimizer), row.policy_seed
 
     def update_session(self, owner: str, session_id: str, body: Any) -> dict[str, Any]:
         """PATCH: `display_name` and `metadata` fields set, or removed by an empty string."""
@@ -243,13 +236,7 @@ class EmulatorService:
         try:
             return self.store.insert_operation(op)
         except SessionNotRunning as exc:
-            raise ApiError(
-                400,
-                f"session_id: the training session is not running ({exc.status});"
-                f" {op.kind} needs a TRAINING_SESSION_STATUS_RUNNING session",
-                param="session_id",
-                code="session_not_active",
-            ) from None
+            raise session_not_active(exc.status, op.kind) from None
 
     def _uploaded_body(
         self, owner: str, session: SessionRow, body: dict[str, Any], fast: bool

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._facts import ADAM_BOUNDS, ADAM_DEFAULTS, WEIGHT_SYNC_TYPES
 from ._optim import AdamParams, AdamState, adamw_step
 from ._policy_model import PolicyParams, backward, forward, init_policy
+from ._spec import ADAM_BOUNDS, ADAM_DEFAULTS, WEIGHT_SYNC_TYPES
 
 __all__ = [
     "GRADS_CHANGED",

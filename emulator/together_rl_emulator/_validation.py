@@ -24,7 +24,14 @@ import jsonschema_rs
 
 from ._body_scan import MIN_LENGTH
 from ._errors import invalid
-from ._spec import find_operation, load_spec, resolve_ref
+from ._spec import (
+    EMULATOR_RULE_NOTE,
+    emulator_rule,
+    find_operation,
+    load_spec,
+    node_at,
+    resolve_ref,
+)
 
 __all__ = [
     "BULK_ARRAYS",
@@ -69,9 +76,40 @@ def validate_schema(schema_name: str, body: object) -> None:
     if schema.get("type") == "object" and not isinstance(body, dict):
         # Said at once: jsonschema_rs would first copy a (possibly huge) non-object body.
         raise invalid(None, f"the request body must be a JSON object, got {json_type(body)}")
-    problem = _first_problem(validator, body)
-    if problem is not None:
-        raise invalid(*problem)
+    violation = _first_violation(validator, body)
+    if violation is not None:
+        raise invalid(violation.param, violation.reason, emulator_rule=violation.emulator_rule)
+
+
+# The keywords a one-string `x-source` applies to (COMMON.md's shared format), besides every
+# `x-` rule keyword; a `type` or `format` mismatch is the schema's shape, not a sourced rule.
+_CONSTRAINT_KEYWORDS = frozenset(
+    {
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+        "pattern", "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems",
+        "multipleOf", "enum", "required", "const", "additionalProperties", "default",
+    }
+)  # fmt: skip
+
+
+def _breaks_emulator_rule(
+    error: jsonschema_rs.ValidationError, local: dict[str, Any] | None = None
+) -> bool:
+    """Whether the keyword `error` breaks has `x-source: emulator` on the schema object holding
+    it. `schema_path` runs from the spec's root (`components/...`) or, for a parameter's own
+    schema, from `local`."""
+    path = list(error.schema_path)
+    if not path or not isinstance(path[-1], str):
+        return False
+    keyword = path[-1]
+    if keyword not in _CONSTRAINT_KEYWORDS and not keyword.startswith("x-"):
+        return False
+    root: Any = load_spec() if path[0] == "components" or local is None else local
+    try:
+        node = node_at(root, path[:-1])
+    except (KeyError, IndexError, TypeError):
+        return False
+    return isinstance(node, dict) and emulator_rule(node, keyword)
 
 
 # The arrays whose items a caller may check in bulk (`valid_apart_from_bulk_items`), with the
@@ -143,10 +181,18 @@ def valid_apart_from_bulk_items(schema_name: str, body: object) -> bool:
         return False
 
 
-def _first_problem(
-    validator: jsonschema_rs.Validator, instance: object
-) -> tuple[str | None, str] | None:
-    """`(param, reason)` of the first schema violation, or None when `instance` is valid."""
+@dataclass(frozen=True)
+class _Violation:
+    param: str | None
+    reason: str
+    emulator_rule: bool  # the broken keyword has `x-source: emulator`
+
+
+def _first_violation(
+    validator: jsonschema_rs.Validator, instance: object, local: dict[str, Any] | None = None
+) -> _Violation | None:
+    """The first schema violation, or None when `instance` is valid (`local`: the schema the
+    validator was compiled from, when it is not a component)."""
     try:
         if validator.is_valid(instance):
             return None
@@ -154,14 +200,29 @@ def _first_problem(
         # (seconds for a batch where every number is a string).
         validator.validate(instance)
     except jsonschema_rs.ValidationError as error:
-        return _describe_error(error, instance)
+        meant = _meant_branch(error)
+        param, reason = _describe_error(meant, instance)
+        return _Violation(param, reason, _breaks_emulator_rule(meant, local))
     except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         # jsonschema_rs raises ValueError("Recursion limit reached") for absurd nesting.
         reason = (
             "is nested too deeply" if "ecursion" in str(exc) else "holds a value that is not JSON"
         )
-        return None, f"the request {reason}"
-    return None, "the request does not match the API schema"  # is_valid and validate disagree
+        return _Violation(None, f"the request {reason}", False)
+    # is_valid and validate disagree
+    return _Violation(None, "the request does not match the API schema", False)
+
+
+def _first_problem(
+    validator: jsonschema_rs.Validator, instance: object
+) -> tuple[str | None, str] | None:
+    """`(param, reason)` of the first schema violation (the reason ends with
+    `EMULATOR_RULE_NOTE` for an emulator rule), or None when `instance` is valid."""
+    violation = _first_violation(validator, instance)
+    if violation is None:
+        return None
+    note = EMULATOR_RULE_NOTE if violation.emulator_rule else ""
+    return violation.param, violation.reason + note
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,6 +410,8 @@ class _Parameter:
     required: bool
     schema: dict[str, Any]
     validator: jsonschema_rs.Validator
+    #: The parameter object (its `x-source` may source the rules of its own schema).
+    declared: dict[str, Any]
 
 
 @functools.cache
@@ -369,6 +432,7 @@ def _parameter(operation_id: str, name: str) -> _Parameter:
                 required=bool(parameter.get("required", False)),
                 schema=schema,
                 validator=_compile(schema),
+                declared=parameter,
             )
     raise KeyError(f"operation {operation_id!r} declares no parameter {name!r}")
 
@@ -385,27 +449,30 @@ def validate_parameter(operation_id: str, name: str, raw: str | list[str] | None
     values = [raw] if isinstance(raw, str) else list(raw or [])
     if not values:
         if parameter.required:
-            raise invalid(name, "is required")
+            raise invalid(
+                name, "is required", emulator_rule=emulator_rule(parameter.declared, "required")
+            )
         default: object = resolve_ref(parameter.schema).get("default")
         return default
     schema = resolve_ref(parameter.schema)
     value: object
     if schema.get("type") == "array":
         item_schema = resolve_ref(schema.get("items", {}))
-        if all(text == "" for text in values):  # `status=`: an empty array, as if absent
-            if parameter.required:
-                raise invalid(name, "is required")
-            return None
-        # Items exactly as sent: an empty item (`a,,b`) or one with spaces fails the item schema.
-        value = [_coerce(name, part, item_schema) for text in values for part in text.split(",")]
+        if all(text == "" for text in values):
+            value = []  # `status=`: the form serialisation of an empty array
+        else:
+            # Items exactly as sent: an empty item (`a,,b`) or one with spaces fails the item
+            # schema, naming the value.
+            value = [_coerce(name, p, item_schema) for text in values for p in text.split(",")]
     else:
         if len(values) > 1:
             raise invalid(name, "must be given only once")
         value = _coerce(name, values[0], schema)
-    problem = _first_problem(parameter.validator, value)
-    if problem is not None:
-        raise invalid(name, problem[1])
-    return value
+    violation = _first_violation(parameter.validator, value, parameter.schema)
+    if violation is not None:
+        shown = f"an empty value ({name}=) " if value == [] else ""
+        raise invalid(name, shown + violation.reason, emulator_rule=violation.emulator_rule)
+    return None if value == [] else value  # an empty array the spec allows: as if absent
 
 
 def _coerce(name: str, text: str, schema: dict[str, Any]) -> object:

@@ -20,16 +20,16 @@ from typing import Any
 import orjson
 
 from ._engine import NonFiniteLoss, RunContext, derived_seed, session_fields
-from ._errors import ApiError
-from ._facts import (
+from ._errors import SESSION_NOT_ACTIVE, ApiError
+from ._kinds import kind_named
+from ._payloads import offload
+from ._spec import (
     ERR_INTERNAL,
     ERR_INVALID_INPUT,
     ERR_NON_FINITE,
     ERR_SESSION_NOT_ACTIVE,
     SESSION_RUNNING,
 )
-from ._kinds import kind_named
-from ._payloads import offload
 from ._store import Store
 from ._trainer import TRAINER_CHANGED
 
@@ -110,7 +110,7 @@ class OperationWorker:
         session = self._store.get_session(None, item.session_id)
         if session is None or session.status != SESSION_RUNNING:
             self._store.fail_operation(
-                item.operation_id, ERR_SESSION_NOT_ACTIVE, "The training session is not active."
+                item.operation_id, ERR_SESSION_NOT_ACTIVE, SESSION_NOT_ACTIVE
             )
             return
         if not self._store.mark_running(item.operation_id):

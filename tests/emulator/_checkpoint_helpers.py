@@ -64,8 +64,9 @@ def save(client: httpx.Client, sid: str, kind: str, key: str) -> dict[str, Any]:
 
 def stored_state(app: Any, checkpoint_id: str) -> bytes:
     """The safetensors bytes of a checkpoint's state, as the emulator stores them."""
-    rows = app.emulator.store.rows("SELECT state FROM checkpoints WHERE id = ?", (checkpoint_id,))
-    state: bytes = rows[0]["state"]
+    row = app.emulator.store.get_checkpoint(None, checkpoint_id)
+    assert row is not None, checkpoint_id
+    state: bytes = row.state
     return state
 
 

@@ -246,6 +246,32 @@ def test_download_serves_safetensors_and_a_manifest_behind_presigned_urls(
     assert c.get(url.replace("token=", "token=x")).status_code == 403
 
 
+@pytest.mark.parametrize("variant", ["CHECKPOINT_VARIANT_UNSPECIFIED", "CHECKPOINT_VARIANT_MERGED"])
+def test_another_key_cannot_download_a_checkpoint(
+    emulator_client: httpx.Client, variant: str
+) -> None:
+    """The download route checks the owner like every other route: another API key gets the
+    404 of a missing checkpoint, and no presigned URL (the token is the only credential of the
+    files)."""
+    c = emulator_client
+    sid = new_session_on(c, new_resources(c)["id"])["id"]
+    checkpoint = save(c, sid, INFERENCE, "mine")
+    mine = _download(c, checkpoint["id"], variant)
+    assert mine.status_code == 200, mine.text
+    other = {"Authorization": f"Bearer {OTHER_KEY}"}
+    refused = c.get(
+        f"{CHECKPOINTS}/{checkpoint['id']}/download", params={"variant": variant}, headers=other
+    )
+    assert refused.status_code == 404, refused.text
+    missing = c.get(f"{CHECKPOINTS}/ckpt-none/download", params={"variant": variant})
+    assert refused.json()["error"]["message"] == (
+        missing.json()["error"]["message"].replace("ckpt-none", checkpoint["id"])
+    )
+    assert "token=" not in refused.text and "/_emulator/" not in refused.text
+    for f in mine.json()["data"]:
+        assert f["url"].split("token=", 1)[1] not in refused.text
+
+
 def test_download_variant_must_fit_the_checkpoint(emulator_client: httpx.Client) -> None:
     c = emulator_client
     sid = new_session_on(c, new_resources(c)["id"])["id"]  # full-weight

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from _emulator_bodies import FB, assert_schema, fb_body, new_session, stats, submit, wait_operation
 from emulator_harness import OTHER_KEY, LiveEmulator, emulator_test_client
-from together_rl_emulator import _app, _fast_decode, _kinds, _store
+from together_rl_emulator import _fast_decode, _handlers, _kinds, _store
 
 
 @pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": ""}, {"Idempotency-Key": "has space"}])
@@ -92,7 +92,7 @@ def test_large_bodies_decoded_fast_keep_replays_mismatches_and_errors(
         fast_decoded.append(decoded.scan.arrays_in_body)  # the fast decoder made it
         return decoded
 
-    monkeypatch.setattr(_app, "decode_body", spy)
+    monkeypatch.setattr(_handlers, "decode_body", spy)
     sid = new_session(emulator_client)
     body = fb_body(n_samples=2, length=200)
     bad = fb_body(n_samples=2, length=200)
@@ -137,7 +137,7 @@ def test_same_key_while_first_in_flight_is_409(
     monkeypatch.setitem(
         _kinds.KINDS, "forward-backward", dataclasses.replace(fb_kind, validate=slow_validate)
     )
-    monkeypatch.setattr(_app, "THREADPOOL_BODY_BYTES", 0)  # validate off the event loop
+    monkeypatch.setattr(_handlers, "THREADPOOL_BODY_BYTES", 0)  # validate off the event loop
     live: LiveEmulator = live_emulator_factory()
     with httpx.Client(base_url=live.base_url, headers=live.headers(), timeout=30) as client:
         sid = new_session(client)

@@ -56,6 +56,28 @@ def test_model_resources_are_listed_filtered_paged_and_owned(
     assert c.get(RESOURCES, params={"status": "READY"}).status_code == 400
 
 
+@pytest.mark.parametrize("route", [RESOURCES, SESSIONS])
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        ("", "an empty value (status=) must have at least 1 item"),
+        (",", "'' is not one of ["),
+        ("READY", "'READY' is not one of ["),
+        ("TRAINING_SESSION_STATUS_UNSPECIFIED", "'TRAINING_SESSION_STATUS_UNSPECIFIED' is not"),
+    ],
+)
+def test_a_status_filter_that_is_empty_or_unknown_is_400_naming_it(
+    emulator_client: httpx.Client, route: str, value: str, named: str
+) -> None:
+    """`?status=` with no value, or a value outside the filter's enum, is refused (the spec's
+    schema; schemathesis' ST201 found the empty one accepted)."""
+    refused = emulator_client.get(route, params={"status": value})
+    assert refused.status_code == 400, refused.text
+    error = refused.json()["error"]
+    assert error["param"] == "status"
+    assert error["message"].startswith(f"status: {named}"), error
+
+
 def test_stop_refuses_running_sessions_unless_forced(
     emulator_app_factory: Any,
 ) -> None:
@@ -80,7 +102,11 @@ def test_stop_refuses_running_sessions_unless_forced(
             assert status == "TRAINING_SESSION_STATUS_STOPPED"
         failed = wait_operation(c, sessions[0], queued["id"])
         assert failed["error"]["code"] == NOT_ACTIVE
-        assert _stop(c, resources).json() == forced.json()  # stopping again changes nothing
+        again_stopped = _stop(c, resources)  # the official SDK expects a 400 and reads it
+        assert again_stopped.status_code == 400, again_stopped.text
+        assert STOPPED in again_stopped.json()["error"]["message"]
+        assert again_stopped.json()["error"]["param"] == "model_resources_id"
+        assert c.get(f"{RESOURCES}/{resources}").json() == forced.json()  # nothing changed
         again = start_session(c, resources)
         assert again.status_code == 400 and STOPPED in again.json()["error"]["message"]
         extend = c.post(f"{RESOURCES}/{resources}/extend-expiry", json={"seconds": 60})
@@ -93,12 +119,25 @@ def test_extend_expiry_moves_expires_at_later_never_earlier(emulator_client: htt
     first = resources["expires_at"]
     later = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 7200})
     assert later.status_code == 200 and later.json()["expires_at"] > first
-    earlier = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 5})
+    earlier = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 60})
     assert earlier.json()["expires_at"] == later.json()["expires_at"]
-    far = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 10**15})
+    for seconds, problem in ((59, "minimum of 60"), (86401, "maximum of 86400"), ("60", "integer")):
+        bad = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": seconds})
+        assert bad.status_code == 400 and bad.json()["error"]["param"] == "seconds"
+        assert problem in bad.json()["error"]["message"], bad.text
+    longest = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 86400})
+    assert longest.status_code == 200 and longest.json()["expires_at"] > later.json()["expires_at"]
+
+
+def test_expires_at_stops_at_the_latest_date_time(emulator_client: httpx.Client) -> None:
+    """An RFC 3339 date-time ends at 9999-12-31T23:59:59Z: `expires_at` never goes past it."""
+    c = emulator_client
+    now = c.get("/_emulator/clock").json()["now"]
+    _advance(c, 253_402_300_799 - 60 - now)  # a minute before the last representable second
+    resources = new_resources(c)
+    assert resources["expires_at"] == "9999-12-31T23:59:59.000Z"
+    far = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 86400})
     assert far.json()["expires_at"] == "9999-12-31T23:59:59.000Z"
-    bad = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": "60"})
-    assert bad.status_code == 400 and bad.json()["error"]["param"] == "seconds"
 
 
 @pytest.mark.parametrize(
@@ -127,13 +166,13 @@ def test_idle_resources_stop_and_their_sessions_expire(emulator_app_factory: Any
     past it the resources are STOPPED, their sessions EXPIRED, queued operations FAILED."""
     app: EmulatorApp = emulator_app_factory(op_latency_ms=600_000)
     with emulator_test_client(app) as c:
-        resources = new_resources(c, inactive_timeout=60, lora_enabled=True)["id"]
+        resources = new_resources(c, inactive_timeout=300, lora_enabled=True)["id"]
         sid = new_session_on(c, resources)["id"]
-        _advance(c, 45)
+        _advance(c, 225)
         op = submit_kind(c, sid, "forward-backward", fb_body(), "k").json()  # pushes expiry
-        _advance(c, 45)  # 90 s after creation, 45 s after the operation: still up
+        _advance(c, 225)  # 450 s after creation, 225 s after the operation: still up
         assert c.get(f"{RESOURCES}/{resources}").json()["status"] == READY
-        _advance(c, 16)
+        _advance(c, 76)
         assert c.get(f"{RESOURCES}/{resources}").json()["status"] == STOPPED
         session = c.get(f"{SESSIONS}/{sid}").json()
         assert session["status"] == "TRAINING_SESSION_STATUS_EXPIRED"
@@ -143,13 +182,32 @@ def test_idle_resources_stop_and_their_sessions_expire(emulator_app_factory: Any
 
 def test_default_inactive_timeout_is_an_hour(emulator_client: httpx.Client) -> None:
     c = emulator_client
-    for body in ({}, {"inactive_timeout": 0}):  # 0 is the proto default: the same as omitted
-        resources = new_resources(c, **body)
-        assert resources["inactive_timeout"] == 3600
-        _advance(c, 3599)
-        assert c.get(f"{RESOURCES}/{resources['id']}").json()["status"] == READY
-        _advance(c, 2)
-        assert c.get(f"{RESOURCES}/{resources['id']}").json()["status"] == STOPPED
+    resources = new_resources(c)
+    assert resources["inactive_timeout"] == 3600
+    _advance(c, 3599)
+    assert c.get(f"{RESOURCES}/{resources['id']}").json()["status"] == READY
+    _advance(c, 2)
+    assert c.get(f"{RESOURCES}/{resources['id']}").json()["status"] == STOPPED
+
+
+@pytest.mark.parametrize(
+    ("timeout", "problem"),
+    [(0, "minimum of 300"), (299, "minimum of 300"), (86401, "maximum of 86400")],
+)
+def test_inactive_timeout_outside_its_bounds_is_400(
+    emulator_client: httpx.Client, timeout: int, problem: str
+) -> None:
+    """300-86400 seconds (the official SDK's bounds); 0 is no longer a stand-in for omitted."""
+    body = {"base_model": "emulator/tiny-1k", "inactive_timeout": timeout}
+    refused = emulator_client.post(RESOURCES, json=body)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["param"] == "inactive_timeout"
+    assert problem in refused.json()["error"]["message"]
+    assert emulator_client.get(RESOURCES).json()["data"] == []  # nothing was created
+    for accepted in (300, 86400):
+        assert new_resources(emulator_client, inactive_timeout=accepted)["inactive_timeout"] == (
+            accepted
+        )
 
 
 @pytest.mark.parametrize(("lora", "cap"), [(False, 1), (True, 5)])

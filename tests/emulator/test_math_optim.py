@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
-from together_rl_emulator._facts import ADAM_DEFAULTS
 from together_rl_emulator._optim import AdamParams, AdamState, adamw_step
+from together_rl_emulator._spec import ADAM_DEFAULTS
 
 F64 = npt.NDArray[np.float64]
 

@@ -41,7 +41,7 @@ def test_a_kind_without_a_body_is_served_from_its_registry_entry(
     monkeypatch: pytest.MonkeyPatch, emulator_app_factory: Callable[..., EmulatorApp]
 ) -> None:
     spec = _spec_with_bodyless_kind("note-progress")
-    for module in (_spec, _kinds, _app, _validation):
+    for module in (_spec, _app, _validation):  # the modules that import load_spec
         monkeypatch.setattr(module, "load_spec", lambda: spec)
     kind = _kinds.OperationKind("note-progress", None, _note_progress)
     assert (kind.submit_operation_id, kind.get_operation_id) == (

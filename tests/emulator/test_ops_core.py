@@ -10,7 +10,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
-from together_rl_emulator._facts import WEIGHT_SYNC_TYPES
 from together_rl_emulator._losses import CE, GRPO, compute_loss
 from together_rl_emulator._policy_model import (
     PolicyParams,
@@ -25,6 +24,7 @@ from together_rl_emulator._sampling import (
     sample_sequences,
     topk_prompt_logprobs,
 )
+from together_rl_emulator._spec import WEIGHT_SYNC_TYPES
 from together_rl_emulator._trainer import (
     InvalidParam,
     TrainerState,

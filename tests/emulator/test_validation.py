@@ -16,7 +16,7 @@ import pytest
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._losses import compute_loss
 from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._spec import load_spec, spec_bytes
+from together_rl_emulator._spec import EMULATOR_RULE_NOTE, PARAMS_KEYS, load_spec, spec_bytes
 from together_rl_emulator._validation import format_path, validate_parameter, validate_schema
 
 VOCAB = 1_024
@@ -149,7 +149,8 @@ def test_every_loss_type_accepts_its_minimal_inputs(loss_type: str) -> None:
         "loss": {"type": loss_type, **NEEDED_PARAMS.get(loss_type, {})},
     }
     request = validate_forward_backward(body, VOCAB)
-    assert request.loss == body["loss"]
+    own = PARAMS_KEYS[body["loss"]["type"]]
+    assert request.loss == {k: v for k, v in body["loss"].items() if k in ("type", own)}
     (only,) = request.samples
     assert only.tokens.tolist() == [1, 2, 3]
     assert only.targets.tolist() == inputs["target_tokens"]["data"]
@@ -207,7 +208,8 @@ def test_cispo_bounds_may_be_equal() -> None:
         "cispo_params": {"clip_low_threshold": 2.0, "clip_high_threshold": 2.0},
     }
     request = validate_forward_backward(body, VOCAB)
-    assert request.loss == body["loss"]
+    own = PARAMS_KEYS[body["loss"]["type"]]
+    assert request.loss == {k: v for k, v in body["loss"].items() if k in ("type", own)}
 
 
 # ---------------------------------------------------------------------- schema-level refusals
@@ -409,14 +411,21 @@ def test_unspecified_loss_type_is_refused() -> None:
     )
 
 
-def test_only_the_params_object_of_the_loss_type_is_allowed() -> None:
-    body = grpo_body(ppo_params={"clip_low_threshold": 0.8})
-    assert_refused(body, "loss.ppo_params", "not allowed for LOSS_TYPE_GRPO", "loss.grpo_params")
-    body = grpo_body(grpo_params={}, cispo_params={})
-    assert_refused(body, "loss.cispo_params", "not allowed for LOSS_TYPE_GRPO")
+def test_a_params_object_of_another_loss_is_accepted_and_ignored() -> None:
+    """The official SDK: the server drops a foreign params object silently. The math reads only
+    `type` and its own params object."""
+    own = {"clip_low_threshold": 0.7}
+    body = grpo_body(grpo_params=own, ppo_params={"clip_low_threshold": 0.8}, cispo_params={})
+    assert validate_forward_backward(body, VOCAB).loss == {
+        "type": "LOSS_TYPE_GRPO",
+        "grpo_params": own,
+    }
     body = grpo_body()
-    body["loss"] = {"type": "LOSS_TYPE_IMPORTANCE_SAMPLING", "grpo_params": {}}
-    assert_refused(body, "loss.grpo_params", "takes no params object")
+    body["loss"] = {"type": "LOSS_TYPE_IMPORTANCE_SAMPLING", "grpo_params": {"beta": 0.5}}
+    assert validate_forward_backward(body, VOCAB).loss == {"type": "LOSS_TYPE_IMPORTANCE_SAMPLING"}
+    # Still checked against its schema: a foreign object must be one the spec declares.
+    body["loss"] = {"type": "LOSS_TYPE_IMPORTANCE_SAMPLING", "ppo_params": {"clip": 1}}
+    assert_refused(body, "loss.ppo_params.clip", "unexpected property")
 
 
 def test_dro_requires_its_params() -> None:
@@ -758,7 +767,17 @@ def test_status_accepts_comma_separated_and_repeated_values() -> None:
         stopped,
     ]
     assert validate_parameter("listTrainingSessions", "status", None) is None
-    assert validate_parameter("listTrainingSessions", "status", "") is None
+    for empty in ("", [""], ["", ""]):  # an empty array: the spec's minItems refuses it
+        with pytest.raises(ApiError) as caught:
+            validate_parameter("listTrainingSessions", "status", empty)
+        assert caught.value.param == "status"
+        assert caught.value.message.startswith(
+            "status: an empty value (status=) must have at least 1 item"
+        )
+        assert caught.value.message.endswith(EMULATOR_RULE_NOTE)  # x-source: emulator
+    with pytest.raises(ApiError) as caught:
+        validate_parameter("listTrainingSessions", "status", ",")  # two empty items
+    assert "'' is not one of" in caught.value.message
     with pytest.raises(ApiError) as caught:
         validate_parameter("listTrainingSessions", "status", f"{running},RUNNING")
     assert caught.value.param == "status"
@@ -834,7 +853,8 @@ def test_valid_examples_pass(path: Path) -> None:
     example = json.loads(path.read_text())
     body = example.get("body", example) if isinstance(example, dict) else example
     request = validate_forward_backward(body, VOCAB)
-    assert request.loss == body["loss"]
+    own = PARAMS_KEYS[body["loss"]["type"]]
+    assert request.loss == {k: v for k, v in body["loss"].items() if k in ("type", own)}
     assert len(request.samples) == len(body["samples"])
     for parsed, sent in zip(request.samples, body["samples"], strict=True):
         chunks = sent["model_input"]["chunks"]

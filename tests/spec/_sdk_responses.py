@@ -141,7 +141,12 @@ SUPPORTED_MODELS = {
                     },
                     "generator_config": {
                         "context_length": 4096,
-                        "sampling_defaults": {"max_tokens": 256, "temperature": 1.0},
+                        "sampling_defaults": {
+                            "logprobs": 0,
+                            "max_tokens": 256,
+                            "n": 1,
+                            "temperature": 1.0,
+                        },
                     },
                 }
             ],

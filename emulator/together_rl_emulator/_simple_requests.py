@@ -1,0 +1,147 @@
+"""The requests of optim-step, weights-sync and sample: bodies the spec's JSON Schema validates,
+plus what it cannot say (no Muon here, finite sampling numbers, stop entries as token ids, a
+bound on the tokens one sample request may ask for)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._body_scan import BodyScan
+from ._catalog import SAMPLING_DEFAULTS
+from ._errors import ApiError, invalid
+from ._spec import ADAM_BOUNDS, WEIGHT_SYNC_TYPES, spec_defaults
+from ._tensor_values import fits_double, token_array
+from ._validation import validate_schema
+
+__all__ = [
+    "MAX_SAMPLED_TOKENS",
+    "SEED_MODULUS",
+    "OptimStepRequest",
+    "SampleRequest",
+    "WeightsSyncRequest",
+    "validate_optim_step",
+    "validate_sample",
+    "validate_weights_sync",
+]
+
+# np.random.default_rng takes non-negative seeds: an int64 seed is used modulo 2**64.
+SEED_MODULUS = 2**64
+# Tokens one sample request may ask for at most (about 10 s of the single worker's time).
+MAX_SAMPLED_TOKENS = 1 << 20
+
+
+@dataclass(frozen=True)
+class OptimStepRequest:
+    adam_params: dict[str, Any] | None  # the wire object (defaults applied by `optim_step`)
+
+
+@dataclass(frozen=True)
+class WeightsSyncRequest:
+    weight_sync_type: str
+
+
+@dataclass(frozen=True)
+class SampleRequest:
+    prompts: list[np.ndarray]  # int64 token ids, one array per model input
+    num_samples: int
+    max_tokens: int
+    temperature: float
+    top_k: int
+    top_p: float
+    seed: int | None  # None: the worker derives one from the operation (reproducible per run)
+    stop_token_ids: frozenset[int]
+    prompt_logprobs: bool
+    topk_prompt_logprobs: int
+
+
+def validate_optim_step(body: object) -> OptimStepRequest:
+    """`OptimStepBody`: `muon_params` refused (no Muon here), `adam_params` bounds re-checked."""
+    validate_schema("OptimStepBody", body)
+    assert isinstance(body, dict)
+    if "muon_params" in body:
+        raise ApiError(
+            400,
+            "muon_params: the emulator does not support Muon; use adam_params",
+            param="muon_params",
+            code="unsupported_optimizer",
+        )
+    adam = body.get("adam_params")
+    if isinstance(adam, dict):
+        for name, value in adam.items():
+            if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+                continue  # the schema has judged the type
+            if not fits_double(value) or not math.isfinite(value):
+                raise invalid(f"adam_params.{name}", f"must be a finite number, got {value}")
+            problem = ADAM_BOUNDS[name].violation(float(value))
+            if problem is not None:
+                raise invalid(f"adam_params.{name}", f"{problem}, got {value}")
+    return OptimStepRequest(adam_params=dict(adam) if isinstance(adam, dict) else None)
+
+
+def validate_weights_sync(body: object) -> WeightsSyncRequest:
+    validate_schema("WeightsSyncBody", body)
+    assert isinstance(body, dict)
+    sync_type = body["weight_sync_type"]
+    if sync_type not in WEIGHT_SYNC_TYPES:  # the schema admits the proto zero value too
+        raise invalid("weight_sync_type", f"must be one of {', '.join(WEIGHT_SYNC_TYPES)}")
+    return WeightsSyncRequest(weight_sync_type=sync_type)
+
+
+_SAMPLE_DEFAULTS = spec_defaults("SampleBody")
+
+
+def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None) -> SampleRequest:
+    """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` entries
+    that are decimal token ids (the emulator has no tokenizer, so a stop string names a token)."""
+    validate_schema("SampleBody", body)
+    assert isinstance(body, dict)
+    prompts = []
+    for index, model_input in enumerate(body["model_inputs"]):
+        chunk_tokens = [chunk["encoded_text"]["tokens"] for chunk in model_input["chunks"]]
+        token_list = [t for c in chunk_tokens for t in c]
+        if not token_list:
+            raise invalid(f"model_inputs[{index}].chunks", "the prompt holds no tokens")
+        prompts.append(token_array(f"model_inputs[{index}]", chunk_tokens, token_list, vocab_size))
+    params: dict[str, Any] = body.get("sampling_params", {})
+    for name in ("temperature", "top_p"):
+        value = params.get(name)
+        if value is not None and not math.isfinite(float(value)):
+            raise invalid(f"sampling_params.{name}", "must be a finite number")
+    seed_value = params.get("seed")
+    seed = None if seed_value is None else int(seed_value) % SEED_MODULUS
+    stops: set[int] = set()
+    for index, stop in enumerate(params.get("stop", [])):
+        text = stop.strip()
+        if not text.isdecimal() or not text.isascii() or int(text) >= vocab_size:
+            raise invalid(
+                f"sampling_params.stop[{index}]",
+                "the emulator has no tokenizer: each stop entry must be a decimal token id"
+                f" inside the vocabulary [0, {vocab_size}), got {stop[:40]!r}",
+            )
+        stops.add(int(text))
+    num_samples = int(body.get("num_samples", _SAMPLE_DEFAULTS["num_samples"]))
+    max_tokens = int(params.get("max_tokens", SAMPLING_DEFAULTS["max_tokens"]))
+    budget = len(prompts) * num_samples * max_tokens
+    if budget > MAX_SAMPLED_TOKENS:
+        raise invalid(
+            "sampling_params.max_tokens",
+            f"model_inputs x num_samples x max_tokens = {budget} exceeds the emulator's limit of"
+            f" {MAX_SAMPLED_TOKENS} tokens per sample request (one worker runs every session):"
+            " split the request",
+        )
+    return SampleRequest(
+        prompts=prompts,
+        num_samples=num_samples,
+        max_tokens=max_tokens,
+        temperature=float(params.get("temperature", SAMPLING_DEFAULTS["temperature"])),
+        top_k=max(0, int(params.get("top_k", 0))),  # below 1: no limit (the spec)
+        top_p=float(params.get("top_p", 1.0)),
+        seed=seed,
+        stop_token_ids=frozenset(stops),
+        prompt_logprobs=bool(body.get("prompt_logprobs", False)),
+        topk_prompt_logprobs=int(body.get("topk_prompt_logprobs", 0)),
+    )

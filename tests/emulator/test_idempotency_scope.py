@@ -1,0 +1,47 @@
+"""An idempotency record belongs to its scope: (API key, session, operation kind, key).
+
+Over HTTP a lookup that ignored the API key would never show (another key's session is a 404
+before any record is looked up), so it is checked where it lives: the store's records and the
+gate that reads them.
+"""
+
+from __future__ import annotations
+
+from together_rl_emulator._idempotency import IdempotencyGate, Replay, Reservation
+from together_rl_emulator._store import IdempotencyRecord, NewOperation, Store
+
+RUNNING = "TRAINING_SESSION_STATUS_RUNNING"
+SCOPE = ("owner-a", "sess-1", "forward-backward", "key")
+
+
+def _store_with_one_record() -> Store:
+    store = Store()
+    store.create_session("owner-a", 1, 1024, 0, {"id": "sess-1", "status": RUNNING})
+    owner, session_id, kind, key = SCOPE
+    store.insert_operation(NewOperation("op-1", session_id, owner, kind, 0.0, None, key, "hash"))
+    return store
+
+
+def test_a_record_is_found_only_in_its_own_scope() -> None:
+    store = _store_with_one_record()
+    assert store.find_idempotency(*SCOPE) == IdempotencyRecord("hash", "op-1")
+    others = [
+        ("owner-b", "sess-1", "forward-backward", "key"),  # another API key
+        ("owner-a", "sess-2", "forward-backward", "key"),
+        ("owner-a", "sess-1", "optim-step", "key"),
+        ("owner-a", "sess-1", "forward-backward", "other-key"),
+    ]
+    for scope in others:
+        assert store.find_idempotency(*scope) is None, scope
+    store.close()
+
+
+def test_the_gate_replays_only_for_the_same_api_key() -> None:
+    store = _store_with_one_record()
+    gate = IdempotencyGate(store)
+    assert gate.begin(SCOPE, "hash", lambda: "hash") == Replay("op-1")
+    other_key = ("owner-b", *SCOPE[1:])
+    outcome = gate.begin(other_key, "hash", lambda: "hash")
+    assert isinstance(outcome, Reservation)  # a new operation, never owner-a's
+    gate.release(outcome)
+    store.close()
