@@ -60,7 +60,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a new operation kind (`POST .../operations/<kind>` + its GET)",
         "emulator: one `OperationKind` entry in `_kinds.py`, its request type and validator in "
-        "`_requests.py` (none for a kind without a body), its runner in `_engine.py`. Wrapper: its "
+        "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner in `_engine.py`. Wrapper: its "
         "result type and output parser in `_results.py`, its `OperationKind` entry in "
         "`_operation_kinds.py`, its body builder (`_bodies.py`), and the session method that "
         "submits it in `_async.py` (then `make derive` writes the sync twin). Contract suite: a "
@@ -90,7 +90,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a status or error code that must mean something new (a value added to a `*Status` or "
         "`*ErrorCode` enum)",
-        "where the code names it: the emulator's `_facts.py` users, the wrapper's `_responses.py`, "
+        "where the code names it: the emulator's `_spec.py` users, the wrapper's `_responses.py`, "
         "`contract_tests/_http.py`",
         True,
         _enum_of("Status", "ErrorCode"),
@@ -132,8 +132,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "any other change (a field, type, requirement or operation moved)",
         "the emulator validates from the spec (`_validation.py`, `_requests.py`) and serves what "
-        "`_service.py` builds; the contract suite judges from the spec (`contract_tests/_spec.py`); look at "
-        "the tests that name the field",
+        "`_service.py` builds; the contract suite judges from the spec "
+        "(`contract_tests/_spec.py`); look at the tests that name the field",
         True,
         lambda change: True,
     ),
