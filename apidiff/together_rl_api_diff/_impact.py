@@ -60,7 +60,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a new operation kind (`POST .../operations/<kind>` + its GET)",
         "emulator: one `OperationKind` entry in `_kinds.py`, its request type and validator in "
-        "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner in `_engine.py`. Wrapper: its "
+        "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner "
+        "in `_engine.py`. Wrapper: its "
         "result type and output parser in `_results.py`, its `OperationKind` entry in "
         "`_operation_kinds.py`, its body builder (`_bodies.py`), and the session method that "
         "submits it in `_async.py` (then `make derive` writes the sync twin). Contract suite: a "
