@@ -62,6 +62,12 @@ class CISPOLossParams:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "`clip_low_threshold` must not exceed `clip_high_threshold`.",
+            "x-source": "emulator",
+        }
+    ],
     "required": [],
     "properties": {
         "clip_low_threshold": {

@@ -88,6 +88,14 @@ class ListMeta:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "`next_cursor` is the next page's `after`, empty when `has_more` is false.",
+            "x-source": "together==3.1.1 "
+            "together/types/post_training/sessions_list_response.py "
+            "Meta.next_cursor",
+        }
+    ],
     "required": [],
     "properties": {
         "has_more": {},

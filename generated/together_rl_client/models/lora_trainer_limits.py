@@ -86,6 +86,15 @@ class LoraTrainerLimits:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "A forward-backward step of a LoRA session accepts at most "
+            "`max_batch_size` samples.",
+            "x-source": "together==3.1.1 "
+            "together/types/post_training/rl_supported_model.py "
+            "ComputeConfigTrainerConfigLora.max_batch_size",
+        }
+    ],
     "required": [
         "max_batch_size",
         "max_rank",

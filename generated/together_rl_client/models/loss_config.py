@@ -196,6 +196,18 @@ class LossConfig:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "Only the params object that matches `type` is read; a params object "
+            "of another loss is accepted and ignored.",
+            "x-source": "together==3.1.1 together/post_training/_request_types.py LossConfig",
+        },
+        {
+            "rule": "`LOSS_TYPE_DRO` requires `dro_params` (its `beta` has no default); "
+            "`LOSS_TYPE_IMPORTANCE_SAMPLING` has no params object.",
+            "x-source": "together==3.1.1 together/post_training/_losses.py LOSS_SPECS",
+        },
+    ],
     "required": [
         "type",
     ],

@@ -88,6 +88,14 @@ SCHEMA: dict[str, Any] = {
         "target_tokens": ["int64"],
         "weights": ["float32", "int64"],
     },
+    "x-rules": [
+        {
+            "rule": "Keys the official SDK does not know are forwarded to the server, "
+            "not refused (the emulator ignores them).",
+            "x-source": "together==3.1.1 together/post_training/_losses.py validate_input_keys",
+        },
+        {"rule": "`weights` are non-negative.", "x-source": "emulator"},
+    ],
     "x-tensor-length": "model_input",
     "required": [],
     "properties": {},

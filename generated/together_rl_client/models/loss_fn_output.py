@@ -80,6 +80,14 @@ class LossFnOutput:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "Built-in losses return `logprobs`, one per input token; positions "
+            "excluded from the loss are 0.",
+            "x-source": "together==3.1.1 together/types/post_training/loss_fn_output.py "
+            "LossFnOutput.tensors",
+        }
+    ],
     "required": [
         "tensors",
     ],

@@ -210,6 +210,16 @@ class ModelResources:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "When `expires_at` passes, the resources stop "
+            "(`MODEL_RESOURCES_STATUS_STOPPED`) and their running sessions "
+            "expire (`TRAINING_SESSION_STATUS_EXPIRED`).",
+            "x-source": "together==3.1.1 "
+            "together/types/post_training/model_resource_create_params.py "
+            "ModelResourceCreateParams.inactive_timeout",
+        }
+    ],
     "required": [
         "id",
         "base_model",

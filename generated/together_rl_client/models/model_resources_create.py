@@ -122,6 +122,15 @@ class ModelResourcesCreate:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "The inactivity count starts when the resources become ready and "
+            "restarts with every operation on any of their sessions.",
+            "x-source": "together==3.1.1 "
+            "together/types/post_training/model_resource_create_params.py "
+            "ModelResourceCreateParams.inactive_timeout",
+        }
+    ],
     "required": [
         "base_model",
     ],

@@ -96,6 +96,14 @@ class SampleOutput:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "With `payload_id`, `results` is `[]` inline and the downloaded "
+            "object holds them.",
+            "x-source": "together==3.1.1 together/post_training/_payloads.py "
+            "resolve_result_payload",
+        }
+    ],
     "required": [
         "results",
     ],

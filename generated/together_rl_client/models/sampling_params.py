@@ -109,6 +109,18 @@ class SamplingParams:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-rules": [
+        {
+            "rule": "Each `stop` string is read as a decimal token id (the emulator has "
+            "no detokenizer); any other string is refused.",
+            "x-source": "emulator",
+        },
+        {
+            "rule": "A `top_k` below 1 means no limit (-1 is Tinker's default, 0 the "
+            "proto default).",
+            "x-source": "emulator",
+        },
+    ],
     "required": [],
     "properties": {
         "max_tokens": {
