@@ -67,8 +67,7 @@ from ._responses import (
     complete_operation,
     interpret_operation,
     read_body,
-    resources_readiness,
-    session_readiness,
+    readiness,
 )
 from ._results import (
     CheckpointResult,
@@ -96,6 +95,7 @@ P = ParamSpec("P")
 M = TypeVar("M")
 R = TypeVar("R")
 T = TypeVar("T")
+InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class AsyncClient:
@@ -188,15 +188,15 @@ class AsyncClient:
 
     async def _wait_ready(
         self,
-        fetch: Callable[[], Awaitable[T]],
-        ready: Callable[[T], bool],
+        fetch: Callable[[], Awaitable[InfoT]],
         timeout: float | None,
         what: str,
-        initial: T,
-    ) -> T:
+        initial: InfoT,
+    ) -> InfoT:
+        """Poll ``fetch`` until ``initial``'s resource is ready (:func:`readiness`)."""
         clock, current, attempt = self._http.clock, initial, 0
         deadline = None if timeout is None else clock() + timeout
-        while not ready(current):
+        while not readiness(current):
             if deadline is not None and clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             await self._http.sleep(readiness_interval(attempt))
@@ -231,11 +231,7 @@ class AsyncModelResourcesAPI:
         if not wait:
             return info
         return await self._client._wait_ready(
-            lambda: self.get(info.id),
-            resources_readiness,
-            timeout,
-            f"model resources {info.id}",
-            info,
+            lambda: self.get(info.id), timeout, f"model resources {info.id}", info
         )
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
@@ -363,7 +359,7 @@ class AsyncSessionsAPI:
         info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = await self._client._wait_ready(
-                lambda: self._info(info.id), session_readiness, timeout, f"session {info.id}", info
+                lambda: self._info(info.id), timeout, f"session {info.id}", info
             )
         return AsyncSession(self._client, info.id, info)
 

@@ -47,39 +47,39 @@ class AsyncHTTP:
         )
 
     async def send(self, spec: RequestSpec) -> httpx.Response:
-        state = RetryState(self.policy, clock=self.clock)
-        while True:
-            try:
-                response = await self.client.send(build_request(self.client, spec, state))
-            except httpx.TransportError as exc:
-                delay = delay_after_transport_error(state, exc, spec.operation)
-            else:
-                if response.is_success:
-                    return response
-                delay = delay_after_status(state, response, spec.operation)
-            await self.sleep(delay)
+        """Send ``spec`` with retries; the 2xx response, its body read."""
+        return await self._retrying(spec, None)
 
     async def download(
         self,
         spec: RequestSpec,
         path: Path,
         progress: Callable[[int, int | None], None] | None = None,
-    ) -> int:
+    ) -> httpx.Response:
         """GET ``spec`` streamed into ``path`` (written again from the start on a retry);
-        ``progress(bytes so far, total or None)`` after each chunk. Returns the size."""
+        ``progress(bytes so far, total or None)`` after each chunk."""
+        return await self._retrying(spec, lambda response: _stream_to(response, path, progress))
+
+    async def _retrying(
+        self, spec: RequestSpec, sink: Callable[[httpx.Response], Awaitable[None]] | None
+    ) -> httpx.Response:
+        """The one retry loop: a 2xx body goes to ``sink`` as it streams (or is read whole),
+        a non-2xx or a transport error is retried as :class:`RetryState` decides."""
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                response = await self.client.send(
-                    build_request(self.client, spec, state), stream=True
-                )
+                request = build_request(self.client, spec, state)
+                response = await self.client.send(request, stream=True)
                 try:
-                    if response.is_success:
-                        return await _stream_to(response, path, progress)
-                    await response.aread()
-                    delay = delay_after_status(state, response, spec.operation)
+                    if response.is_success and sink is not None:
+                        await sink(response)
+                    else:
+                        await response.aread()
                 finally:
                     await response.aclose()
+                if response.is_success:
+                    return response
+                delay = delay_after_status(state, response, spec.operation)
             except httpx.TransportError as exc:
                 delay = delay_after_transport_error(state, exc, spec.operation)
             await self.sleep(delay)
@@ -90,7 +90,7 @@ class AsyncHTTP:
 
 async def _stream_to(
     response: httpx.Response, path: Path, progress: Callable[[int, int | None], None] | None
-) -> int:
+) -> None:
     declared = response.headers.get("content-length")
     total = int(declared) if declared and declared.isdigit() else None
     written = 0
@@ -100,4 +100,3 @@ async def _stream_to(
             written += len(chunk)
             if progress is not None:
                 progress(written, total)
-    return written

@@ -18,10 +18,10 @@ from together_rl_client.models import AdamParams as AdamParamsModel
 from together_rl_client.models import GradientDType, SampleBody, WeightSyncType
 from together_rl_client.models import SamplingParams as SamplingParamsModel
 
-from ._checks import all_of_type, integer, known_keys, number
+from ._checks import all_of_type, known_keys, number
 from ._errors import InvalidRequestError
 from ._samples import Sample, as_int_vector, normalize_sample, sample_list, wire_array
-from ._schema import INT64_MAX, check_enum, check_integer, check_number
+from ._schema import check_enum, check_fields, check_integer, set_fields
 from .losses import Loss, normalize_loss
 
 __all__ = [
@@ -110,17 +110,11 @@ class AdamParams:
     grad_clip_norm: float | None = None
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None:
-                label = f"adam_params.{f.name}"
-                checked = check_number(label, value, AdamParamsModel, f.name)
-                object.__setattr__(self, f.name, checked)
+        check_fields(self, "adam_params", AdamParamsModel)
 
     def to_wire(self) -> dict[str, float]:
         """The ``AdamParams`` wire dict: the set fields only."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {name: value for name, value in values.items() if value is not None}
+        return set_fields(self)
 
     @classmethod
     def from_value(cls, value: AdamParams | Mapping[str, Any]) -> AdamParams:
@@ -168,17 +162,7 @@ class SamplingParams:
 
     def __post_init__(self) -> None:
         p = "sampling_params"
-        model = SamplingParamsModel
-        if self.max_tokens is not None:
-            check_integer(f"{p}.max_tokens", self.max_tokens, model, "max_tokens")
-        if self.temperature is not None:
-            check_number(f"{p}.temperature", self.temperature, model, "temperature")
-        if self.top_p is not None:
-            check_number(f"{p}.top_p", self.top_p, model, "top_p")
-        if self.top_k is not None:
-            check_integer(f"{p}.top_k", self.top_k, model, "top_k")
-        if self.seed is not None:  # an Int64Value: any int64
-            integer(f"{p}.seed", self.seed, -(2**63), INT64_MAX)
+        check_fields(self, p, SamplingParamsModel, skip="stop")
         if self.stop is not None:
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
                 raise InvalidRequestError(f"{p}.stop must be a list of strings", field=f"{p}.stop")
@@ -197,18 +181,9 @@ class SamplingParams:
 
     def to_wire(self) -> dict[str, Any]:
         """The ``SamplingParams`` wire dict: the set fields only."""
-        wire: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None:
-                continue
-            if f.name in ("max_tokens", "top_k", "seed"):
-                value = int(value)
-            elif f.name == "stop":
-                value = list(value)
-            else:
-                value = float(value)
-            wire[f.name] = value
+        wire = set_fields(self)
+        if self.stop is not None:
+            wire["stop"] = list(self.stop)
         return wire
 
 

@@ -52,18 +52,6 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
     return key, root + API_PREFIX
 
 
-def default_headers(api_key: str) -> dict[str, str]:
-    return {
-        "Authorization": f"Bearer {api_key}",
-        "Accept": "application/json",
-        "User-Agent": USER_AGENT,
-    }
-
-
-def make_timeout(policy: RetryPolicy) -> httpx.Timeout:
-    return httpx.Timeout(policy.request_timeout, connect=policy.connect_timeout)
-
-
 def status_error(response: httpx.Response, operation: str) -> APIStatusError:
     """A typed exception for a non-2xx response, whatever its body (JSON, HTML, empty)."""
     status = response.status_code
@@ -110,8 +98,12 @@ def client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, An
     """The options of the pooled httpx client, sync or async."""
     return {
         "base_url": root,
-        "headers": default_headers(api_key),
-        "timeout": make_timeout(policy),
+        "headers": {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        },
+        "timeout": httpx.Timeout(policy.request_timeout, connect=policy.connect_timeout),
         "limits": httpx.Limits(max_connections=64, max_keepalive_connections=32),
     }
 

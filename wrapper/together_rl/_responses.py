@@ -30,8 +30,7 @@ __all__ = [
     "complete_operation",
     "interpret_operation",
     "read_body",
-    "resources_readiness",
-    "session_readiness",
+    "readiness",
 ]
 
 M = TypeVar("M")
@@ -67,22 +66,16 @@ def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = Non
         raise _malformed(f"the answer cannot be read: {exc!r}", data, operation) from exc
 
 
-def _readiness(status: str, what: str) -> bool:
+def readiness(info: Session | ModelResources) -> bool:
+    """True when a session is RUNNING or model resources are READY, False while they start;
+    raises when they can no longer become usable."""
+    status = info.status.value
     if status in _READY:
         return True
     if status in _DEAD:
-        raise ResourceStateError(f"{what} is {status}, it will not become usable")
+        what = "session" if isinstance(info, Session) else "model resources"
+        raise ResourceStateError(f"{what} {info.id} is {status}, it will not become usable")
     return False
-
-
-def session_readiness(session: Session) -> bool:
-    """True when RUNNING, False while starting; raises when it can no longer start."""
-    return _readiness(session.status.value, f"session {session.id}")
-
-
-def resources_readiness(resources: ModelResources) -> bool:
-    """True when READY, False while provisioning; raises when it can no longer become ready."""
-    return _readiness(resources.status.value, f"model resources {resources.id}")
 
 
 @dataclass(frozen=True)

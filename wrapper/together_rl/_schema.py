@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from enum import Enum
 from typing import Any
 
@@ -21,14 +22,14 @@ __all__ = [
     "INPUT_DTYPES",
     "INT64_MAX",
     "check_enum",
+    "check_fields",
     "check_integer",
     "check_number",
-    "field_names",
     "inputs_required_when_positive",
-    "int_range",
     "property_enum",
     "property_for_class",
     "schema_of",
+    "set_fields",
 ]
 
 #: the largest int64, the bound of the spec's ``format: int64`` integers
@@ -46,11 +47,6 @@ def _property(model: type, name: str) -> Mapping[str, Any]:
     return prop
 
 
-def field_names(model: type) -> frozenset[str]:
-    """The wire names of a model's properties."""
-    return frozenset(schema_of(model)["properties"])
-
-
 def check_number(label: str, value: object, model: type, name: str) -> float:
     """A finite number within the bounds the spec gives ``model``'s property ``name``."""
     prop = _property(model, name)
@@ -63,17 +59,12 @@ def check_number(label: str, value: object, model: type, name: str) -> float:
     return bounded(label, value, low=low, low_open=low_open, high=high, high_open=high_open)
 
 
-def int_range(model: type, name: str) -> tuple[int, int]:
-    """The inclusive range of an integer property (int64 where the spec gives no bound)."""
-    prop = _property(model, name)
-    low = prop.get("minimum", -INT64_MAX - 1)
-    high = prop.get("maximum", INT64_MAX)
-    return int(low), int(high)
-
-
 def check_integer(label: str, value: object, model: type, name: str) -> int:
-    """An integer within the range the spec gives ``model``'s property ``name``."""
-    return integer(label, value, *int_range(model, name))
+    """An integer within the range the spec gives ``model``'s property ``name`` (int64 where
+    it gives no bound)."""
+    prop = _property(model, name)
+    low, high = prop.get("minimum", -INT64_MAX - 1), prop.get("maximum", INT64_MAX)
+    return integer(label, value, int(low), int(high))
 
 
 def check_enum(
@@ -91,6 +82,31 @@ def property_enum(model: type, name: str) -> type[Enum] | None:
     """The generated enum class of ``model``'s property ``name``, if it is one."""
     cls = getattr(models, str(_property(model, name).get("class", "")), None)
     return cls if isinstance(cls, type) and issubclass(cls, Enum) else None
+
+
+def check_fields(obj: Any, prefix: str, model: type, skip: str = "") -> None:
+    """Check every set field of the frozen dataclass ``obj`` (but ``skip``) against ``model``'s
+    property of the same name (label ``prefix.field``), and keep the checked value: an enum
+    value (short names expanded), an integer (a field annotated ``int``) or a number within the
+    spec's bounds."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if value is None or f.name == skip:
+            continue
+        label = f"{prefix}.{f.name}"
+        if (enum := property_enum(model, f.name)) is not None:
+            checked: object = check_enum(label, value, enum)
+        elif str(f.type).startswith("int"):
+            checked = check_integer(label, value, model, f.name)
+        else:
+            checked = check_number(label, value, model, f.name)
+        object.__setattr__(obj, f.name, checked)
+
+
+def set_fields(obj: Any) -> dict[str, Any]:
+    """The fields of the dataclass ``obj`` that are set (not ``None``): what goes on the wire."""
+    values = {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def property_for_class(model: type, cls: type) -> str:

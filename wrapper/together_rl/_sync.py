@@ -62,8 +62,7 @@ from ._responses import (
     complete_operation,
     interpret_operation,
     read_body,
-    resources_readiness,
-    session_readiness,
+    readiness,
 )
 from ._results import (
     CheckpointResult,
@@ -92,6 +91,7 @@ P = ParamSpec("P")
 M = TypeVar("M")
 R = TypeVar("R")
 T = TypeVar("T")
+InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class Client:
@@ -184,15 +184,15 @@ class Client:
 
     def _wait_ready(
         self,
-        fetch: Callable[[], T],
-        ready: Callable[[T], bool],
+        fetch: Callable[[], InfoT],
         timeout: float | None,
         what: str,
-        initial: T,
-    ) -> T:
+        initial: InfoT,
+    ) -> InfoT:
+        """Poll ``fetch`` until ``initial``'s resource is ready (:func:`readiness`)."""
         clock, current, attempt = self._http.clock, initial, 0
         deadline = None if timeout is None else clock() + timeout
-        while not ready(current):
+        while not readiness(current):
             if deadline is not None and clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             self._http.sleep(readiness_interval(attempt))
@@ -227,11 +227,7 @@ class ModelResourcesAPI:
         if not wait:
             return info
         return self._client._wait_ready(
-            lambda: self.get(info.id),
-            resources_readiness,
-            timeout,
-            f"model resources {info.id}",
-            info,
+            lambda: self.get(info.id), timeout, f"model resources {info.id}", info
         )
 
     def get(self, model_resources_id: str) -> ModelResourcesInfo:
@@ -355,7 +351,7 @@ class SessionsAPI:
         info = self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = self._client._wait_ready(
-                lambda: self._info(info.id), session_readiness, timeout, f"session {info.id}", info
+                lambda: self._info(info.id), timeout, f"session {info.id}", info
             )
         return Session(self._client, info.id, info)
 

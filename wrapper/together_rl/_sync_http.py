@@ -41,37 +41,39 @@ class SyncHTTP:
         self.client = httpx.Client(transport=transport, **client_options(api_key, root, policy))
 
     def send(self, spec: RequestSpec) -> httpx.Response:
-        state = RetryState(self.policy, clock=self.clock)
-        while True:
-            try:
-                response = self.client.send(build_request(self.client, spec, state))
-            except httpx.TransportError as exc:
-                delay = delay_after_transport_error(state, exc, spec.operation)
-            else:
-                if response.is_success:
-                    return response
-                delay = delay_after_status(state, response, spec.operation)
-            self.sleep(delay)
+        """Send ``spec`` with retries; the 2xx response, its body read."""
+        return self._retrying(spec, None)
 
     def download(
         self,
         spec: RequestSpec,
         path: Path,
         progress: Callable[[int, int | None], None] | None = None,
-    ) -> int:
+    ) -> httpx.Response:
         """GET ``spec`` streamed into ``path`` (written again from the start on a retry);
-        ``progress(bytes so far, total or None)`` after each chunk. Returns the size."""
+        ``progress(bytes so far, total or None)`` after each chunk."""
+        return self._retrying(spec, lambda response: _stream_to(response, path, progress))
+
+    def _retrying(
+        self, spec: RequestSpec, sink: Callable[[httpx.Response], None] | None
+    ) -> httpx.Response:
+        """The one retry loop: a 2xx body goes to ``sink`` as it streams (or is read whole),
+        a non-2xx or a transport error is retried as :class:`RetryState` decides."""
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                response = self.client.send(build_request(self.client, spec, state), stream=True)
+                request = build_request(self.client, spec, state)
+                response = self.client.send(request, stream=True)
                 try:
-                    if response.is_success:
-                        return _stream_to(response, path, progress)
-                    response.read()
-                    delay = delay_after_status(state, response, spec.operation)
+                    if response.is_success and sink is not None:
+                        sink(response)
+                    else:
+                        response.read()
                 finally:
                     response.close()
+                if response.is_success:
+                    return response
+                delay = delay_after_status(state, response, spec.operation)
             except httpx.TransportError as exc:
                 delay = delay_after_transport_error(state, exc, spec.operation)
             self.sleep(delay)
@@ -82,7 +84,7 @@ class SyncHTTP:
 
 def _stream_to(
     response: httpx.Response, path: Path, progress: Callable[[int, int | None], None] | None
-) -> int:
+) -> None:
     declared = response.headers.get("content-length")
     total = int(declared) if declared and declared.isdigit() else None
     written = 0
@@ -92,4 +94,3 @@ def _stream_to(
             written += len(chunk)
             if progress is not None:
                 progress(written, total)
-    return written

@@ -30,11 +30,11 @@ from ._checks import known_keys
 from ._errors import InvalidRequestError
 from ._schema import (
     check_enum,
-    check_number,
+    check_fields,
     inputs_required_when_positive,
-    property_enum,
     property_for_class,
     schema_of,
+    set_fields,
 )
 
 __all__ = [
@@ -72,26 +72,18 @@ class Loss:
         model = self.params_model
         if model is None:
             return
-        schema = schema_of(model)
-        for f in fields(self):
-            value = getattr(self, f.name)
-            label = f"loss.{self.params_key}.{f.name}"
-            if value is None:
-                if f.name in schema["required"]:
-                    raise InvalidRequestError(
-                        f"{label} is required for {self.wire_type} (there is no default)",
-                        field=label,
-                    )
-            elif (enum := property_enum(model, f.name)) is not None:
-                object.__setattr__(self, f.name, check_enum(label, value, enum))
-            else:
-                object.__setattr__(self, f.name, check_number(label, value, model, f.name))
+        label = f"loss.{self.params_key}"
+        for name in schema_of(model)["required"]:
+            if getattr(self, name, None) is None:
+                raise InvalidRequestError(
+                    f"{label}.{name} is required for {self.wire_type} (there is no default)",
+                    field=f"{label}.{name}",
+                )
+        check_fields(self, label, model)
 
     def params(self) -> dict[str, Any]:
         """The params object's fields that are set."""
-        return {
-            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
-        }
+        return set_fields(self)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``LossConfig`` wire dict (the params object only when a field is set)."""
