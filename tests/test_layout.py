@@ -33,3 +33,21 @@ def test_no_test_module_imports_another() -> None:
 def test_no_file_is_named_after_an_issue() -> None:
     named = [p.name for p in TESTS.rglob("*.py") if re.search(r"issue_?\d", p.name, re.I)]
     assert named == []
+
+
+def test_every_shared_test_module_is_listed_in_the_testing_docs() -> None:
+    """docs/testing.md ("Where shared test code lives") names every helper module and conftest
+    of the test tree, so a new one cannot hide."""
+    docs = (TESTS.parent / "docs" / "testing.md").read_text(encoding="utf-8")
+    shared = [
+        path.relative_to(TESTS.parent).as_posix()
+        for path in sorted(TESTS.rglob("*.py"))
+        if not path.name.startswith("test_") and path.name != "__init__.py"
+    ]
+    # A helper may be named by its file name alone; a conftest.py only by its path.
+    unlisted = [
+        name
+        for name in shared
+        if name not in docs and (Path(name).name == "conftest.py" or Path(name).name not in docs)
+    ]
+    assert not unlisted, f"add to docs/testing.md (Where shared test code lives): {unlisted}"

@@ -52,7 +52,7 @@ _INPUTS_RULE = {
     keyword: emulator_rule(LOSS_INPUTS.inputs_schema, keyword)
     for keyword in ("x-input-dtypes", "x-exclusive-inputs", "x-tensor-length")
 }
-_REQUIRED_RULE = emulator_rule(LOSS_INPUTS.loss_type_schema, "x-required-inputs")
+_REQUIRED_RULE = emulator_rule(LOSS_INPUTS.loss_config_schema, "x-required-inputs")
 _WHEN_POSITIVE = "x-requires-inputs-when-positive"
 
 

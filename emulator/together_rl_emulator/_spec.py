@@ -310,7 +310,7 @@ LOSS_PARAMS_REQUIRED: dict[str, tuple[str, ...]] = {
 @dataclass(frozen=True)
 class LossInputRules:
     """The `loss_fn_inputs` rules JSON Schema cannot state, as the spec's `x-` keywords say them
-    (`LossFnInputs`, `LossType` and the params schemas)."""
+    (`LossFnInputs`, `LossConfig` and the params schemas)."""
 
     #: `x-input-dtypes`: key -> the dtypes it may have (unknown keys: any of `DType`).
     dtypes: dict[str, tuple[str, ...]]
@@ -322,23 +322,23 @@ class LossInputRules:
     required_when_positive: dict[str, dict[str, tuple[str, ...]]]
     #: The schema objects holding those keywords (for their `x-source`).
     inputs_schema: dict[str, Any]
-    loss_type_schema: dict[str, Any]
+    loss_config_schema: dict[str, Any]
 
 
 def _loss_input_rules() -> LossInputRules:
     inputs = schema("LossFnInputs")
-    loss_type = schema("LossType")
+    loss_config = schema("LossConfig")
     length = inputs.get("x-tensor-length")
     if length != "model_input":
         raise RuntimeError(
             f"LossFnInputs x-tensor-length is {length!r}; the emulator implements only"
             " 'model_input' (every tensor as long as the sample's tokens)"
         )
-    required = {t: tuple(keys) for t, keys in loss_type.get("x-required-inputs", {}).items()}
+    required = {t: tuple(keys) for t, keys in loss_config.get("x-required-inputs", {}).items()}
     missing = [t for t in LOSS_TYPES if "target_tokens" not in required.get(t, ())]
     if missing:
         # Every loss of the emulator's math is computed on the target tokens.
-        raise RuntimeError(f"LossType x-required-inputs lacks target_tokens for {missing}")
+        raise RuntimeError(f"LossConfig x-required-inputs lacks target_tokens for {missing}")
     when_positive: dict[str, dict[str, tuple[str, ...]]] = {}
     for key in PARAMS_KEYS.values():
         if key is None:
@@ -353,7 +353,7 @@ def _loss_input_rules() -> LossInputRules:
         required=required,
         required_when_positive=when_positive,
         inputs_schema=inputs,
-        loss_type_schema=loss_type,
+        loss_config_schema=loss_config,
     )
 
 

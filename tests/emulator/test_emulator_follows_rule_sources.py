@@ -138,9 +138,9 @@ CHECKS = textwrap.dedent(
 
 def _edited_spec(spec: dict[str, Any]) -> dict[str, Any]:
     schemas = spec["components"]["schemas"]
-    loss_type = schemas["LossType"]
-    loss_type["x-required-inputs"]["LOSS_TYPE_CROSS_ENTROPY"] = ["target_tokens", "mask"]
-    loss_type["x-source"] = "emulator"
+    loss_config = schemas["LossConfig"]
+    loss_config["x-required-inputs"]["LOSS_TYPE_CROSS_ENTROPY"] = ["target_tokens", "mask"]
+    loss_config["x-source"] = "emulator"
     schemas["LossFnInputs"]["x-input-dtypes"]["advantages"] = ["int64"]
     stop = spec["paths"]["/rl/model-resources/{model_resources_id}/stop"]["post"]
     stop["x-rules"] = [

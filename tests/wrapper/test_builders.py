@@ -271,15 +271,14 @@ def test_body_matches_official_sdk(
 
 
 def test_loss_input_rules_are_the_specs() -> None:
-    """Each builder needs the sample inputs `LossType.x-required-inputs` lists for its type (the
-    generator keeps no x- keyword of an enum, so the builders state them; this holds them to
-    the spec), and the rules the generated SCHEMA carries are the spec's, as the wrapper reads
-    them: dtypes per key, exclusive keys, and GRPO's beta > 0 requiring reference log-probs."""
+    """Each builder needs the sample inputs `LossConfig.x-required-inputs` lists for its type,
+    and the rules the generated SCHEMA carries are the spec's, as the wrapper reads them:
+    dtypes per key, exclusive keys, and GRPO's beta > 0 requiring reference log-probs."""
     import yaml
     from together_rl._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES
 
     schemas = yaml.safe_load((ROOT / "spec" / "openapi.yaml").read_text())["components"]["schemas"]
-    required = schemas["LossType"]["x-required-inputs"]
+    required = schemas["LossConfig"]["x-required-inputs"]
     builders = [losses.CrossEntropy(), losses.GRPO(), losses.ImportanceSampling(), losses.PPO()]
     builders += [losses.CISPO(), losses.DRO(beta=0.1), losses.DPPO()]
     assert {b.wire_type for b in builders} == set(required)

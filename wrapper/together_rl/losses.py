@@ -4,10 +4,9 @@ loss is, and are checked by the same rules (:func:`normalize_loss`).
 
 The bounds, the required parameters, the ``LossConfig`` key of each params object and the inputs a
 positive parameter requires (``x-requires-inputs-when-positive``) come from the spec (through the
-generated models). The sample inputs each loss type needs are the spec's
-``LossType.x-required-inputs``, stated here once per builder because the generator keeps no
-``x-`` keyword of an enum (``tests/wrapper/test_builders.py`` holds them to the spec); CISPO's
-low <= high is stated here as the spec's description says it."""
+generated models), and so do the sample inputs each loss type needs
+(``LossConfig.x-required-inputs``); CISPO's low <= high is stated here as the spec's
+description says it."""
 
 from __future__ import annotations
 
@@ -49,8 +48,8 @@ __all__ = [
     "normalize_loss",
 ]
 
-#: the sample inputs every policy-gradient loss needs (the spec's ``LossType.x-required-inputs``)
-POLICY_INPUTS = frozenset({"target_tokens", "logprobs", "advantages"})
+#: loss type -> the ``loss_fn_inputs`` keys every sample needs (``LossConfig.x-required-inputs``)
+_REQUIRED_INPUTS: dict[str, list[str]] = schema_of(LossConfig)["x-required-inputs"]
 
 
 @dataclass(frozen=True)
@@ -61,10 +60,11 @@ class Loss:
     wire_type: ClassVar[str]
     params_model: ClassVar[type | None] = None
     params_key: ClassVar[str | None] = None
-    required_inputs: ClassVar[frozenset[str]] = POLICY_INPUTS
+    required_inputs: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.required_inputs = frozenset(_REQUIRED_INPUTS[cls.wire_type])
         if cls.params_model is not None:
             cls.params_key = property_for_class(LossConfig, cls.params_model)
 
@@ -109,7 +109,6 @@ class CrossEntropy(Loss):
 
     wire_type: ClassVar[str] = LossType.LOSS_TYPE_CROSS_ENTROPY.value
     params_model: ClassVar[type | None] = CrossEntropyLossParams
-    required_inputs: ClassVar[frozenset[str]] = frozenset({"target_tokens", "weights"})
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,8 @@ class LossConfig:
                   invalid when its probability moved more than `delta_high` (A > 0) or `delta_low` (A < 0).
 
                 `LOSS_TYPE_UNSPECIFIED` is the proto zero value and is refused. The user's documentation
-                omits `type` from its example; the SDK requires it. `x-required-inputs` states the
-                required `loss_fn_inputs` keys per type.
+                omits `type` from its example; the SDK requires it. `LossConfig`'s `x-required-inputs`
+                states the required `loss_fn_inputs` keys per type.
             cross_entropy_params (CrossEntropyLossParams | Unset): Currently empty.
             grpo_params (GRPOLossParams | Unset): GRPO parameters. The user's documentation shows `clip_low_threshold: 0.8`,
                 `clip_high_threshold: 1.2`, `beta: 0.1` as example values, not defaults. This project's
@@ -196,6 +196,15 @@ class LossConfig:
 #: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
 #: of the schema and of each property, as written.
 SCHEMA: dict[str, Any] = {
+    "x-required-inputs": {
+        "LOSS_TYPE_CISPO": ["target_tokens", "logprobs", "advantages"],
+        "LOSS_TYPE_CROSS_ENTROPY": ["target_tokens", "weights"],
+        "LOSS_TYPE_DPPO": ["target_tokens", "logprobs", "advantages"],
+        "LOSS_TYPE_DRO": ["target_tokens", "logprobs", "advantages"],
+        "LOSS_TYPE_GRPO": ["target_tokens", "logprobs", "advantages"],
+        "LOSS_TYPE_IMPORTANCE_SAMPLING": ["target_tokens", "logprobs", "advantages"],
+        "LOSS_TYPE_PPO": ["target_tokens", "logprobs", "advantages"],
+    },
     "x-rules": [
         {
             "rule": "Only the params object that matches `type` is read; a params object "
