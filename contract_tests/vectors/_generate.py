@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from contract_tests import _training as t
 from contract_tests._emulator_process import emulator_in_thread
@@ -33,141 +30,16 @@ from contract_tests.vectors._near_policy import (
     near_policy,
     probe_body,
 )
-from contract_tests.vectors._summary import summarise_json
+from contract_tests.vectors._recorder import Recorder, normalise
 
 VECTORS_DIR = Path(__file__).resolve().parent
 API_KEY = "vectors-key"
 SEED = 0
 #: The spec's examples in the repository checkout (the generator runs there: `make vectors`).
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "spec" / "examples"
-TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-]\d{2}:?\d{2})?$")
-ID_FIELDS = ("id", "session_id", "model_resources_id", "operation_id", "payload_id", "created_by")
-PRESIGNED_TOKEN = re.compile(r"token=[A-Za-z0-9_-]+")
-KEPT_HEADERS = ("retry-after", "x-should-retry", "allow")
 
 
-class _Recorder:
-    """Sends requests and records them with server-chosen ids replaced by placeholders."""
-
-    def __init__(self, client: TargetClient) -> None:
-        self.client = client
-        self.placeholders: dict[str, str] = {}
-        self.counts: dict[str, int] = {}
-        self.last_response: httpx.Response | None = None
-
-    def name_id(self, value: str, kind: str) -> str:
-        if value not in self.placeholders:
-            self.counts[kind] = self.counts.get(kind, 0) + 1
-            self.placeholders[value] = f"<{kind}:{self.counts[kind]}>"
-        return self.placeholders[value]
-
-    def scrub(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        if isinstance(value, str):
-            if TIMESTAMP.match(value):
-                return "<timestamp>"
-            for real, placeholder in self.placeholders.items():
-                value = value.replace(real, placeholder)
-            # Presigned URLs: the server's address and the random token.
-            value = value.replace(self.client.target.base_url, "<base_url>")
-            value = PRESIGNED_TOKEN.sub("token=<token>", value)
-        return value
-
-    def step(self, method: str, path: str, *, body: Any = None, raw: bytes | None = None,
-             headers: dict[str, str] | None = None, auth: bool = True,
-             summarise: bool = False) -> dict[str, Any]:  # fmt: skip
-        response = self.client.request(
-            method, path, json=body, content=raw, headers=headers, auth=auth
-        )
-        self.last_response = response
-        parsed = response.json() if response.content else None
-        if summarise and response.content:
-            # Too large for a vector file: what a port can check of it stands in for it.
-            parsed = summarise_json(response.content)
-        if isinstance(parsed, dict):
-            output = parsed.get("output")
-            for document in (parsed, output if isinstance(output, dict) else {}):
-                for field in ID_FIELDS:
-                    if isinstance(document.get(field), str):
-                        self.name_id(document[field], _kind(path, field))
-        request: dict[str, Any] = {"method": method, "path": path, "headers": dict(headers or {})}
-        if auth:
-            request["headers"]["Authorization"] = "Bearer <api_key>"
-        if body is not None:
-            request["body"] = body
-        if raw is not None:
-            request["raw_body"] = raw.decode("utf-8", "replace")
-        kept = {k: v for k, v in response.headers.items() if k.lower() in KEPT_HEADERS}
-        return self.scrub(
-            {
-                "request": request,
-                "response": {"status": response.status_code, "headers": kept, "body": parsed},
-            }
-        )
-
-    def wait(
-        self, session_id: str, operation_id: str, kind: str = FORWARD_BACKWARD
-    ) -> dict[str, Any]:
-        self.client.wait_for_operation(session_id, operation_id, kind=kind)
-        return self.step("GET", f"{operation_path(session_id, kind)}/{operation_id}")
-
-    def real(self, placeholder: str) -> str:
-        return next(real for real, named in self.placeholders.items() if named == placeholder)
-
-    def operation(
-        self, session_id: str, kind: str, body: dict[str, Any], key: str
-    ) -> list[dict[str, Any]]:
-        """POST an operation (its status is racy), then its COMPLETED GET."""
-        submit = _normalise(
-            self.step(
-                "POST", operation_path(session_id, kind), body=body,
-                headers={"Idempotency-Key": key},
-            ),
-            racy_status=True,
-        )  # fmt: skip
-        steps = [submit]
-        if submit["response"]["status"] == 200:
-            steps.append(self.wait(session_id, self.real(submit["response"]["body"]["id"]), kind))
-        return steps
-
-
-ALLOWED_LIST = re.compile(r"(allowed: )([A-Z, ]+)")
-
-
-def _sorted_methods(text: str) -> str:
-    return ", ".join(sorted(m.strip() for m in text.split(",") if m.strip()))
-
-
-def _normalise(step: dict[str, Any], *, racy_status: bool = False) -> dict[str, Any]:
-    """Make a step deterministic: method lists sorted; a status that depends on timing hidden."""
-    response = step["response"]
-    if "allow" in response["headers"]:
-        response["headers"]["allow"] = _sorted_methods(response["headers"]["allow"])
-    error = response["body"].get("error") if isinstance(response["body"], dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        error["message"] = ALLOWED_LIST.sub(
-            lambda m: m.group(1) + _sorted_methods(m.group(2)), error["message"]
-        )
-    if racy_status and isinstance(response["body"], dict) and "status" in response["body"]:
-        # PENDING, RUNNING or already COMPLETED (with output), depending on the worker's speed.
-        response["body"] = {"id": response["body"].get("id"), "status": "<status>"}
-    return step
-
-
-def _kind(path: str, field: str) -> str:
-    if field != "id":
-        return field
-    if "/operations/" in path:
-        return "operation_id"
-    if "model-resources" in path:
-        return "model_resources_id"
-    return "session_id"
-
-
-def _loss_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _loss_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
     """Each valid example, then each clip-band request, with sampler log-probs near the policy's."""
     out = []
     for path in sorted((EXAMPLES_DIR / "valid").glob("forward_backward.*.json")):
@@ -193,7 +65,7 @@ def _has_sampler_logprobs(body: dict[str, Any]) -> bool:
     return any("logprobs" in sample["loss_fn_inputs"] for sample in body["samples"])
 
 
-def _policy_logprobs(rec: _Recorder, session_id: str, body: dict[str, Any]) -> list[list[float]]:
+def _policy_logprobs(rec: Recorder, session_id: str, body: dict[str, Any]) -> list[list[float]]:
     """The policy's log-probs of every target of ``body``, from an unrecorded forward-only pass."""
     output = rec.client.completed_output(session_id, FORWARD_BACKWARD, probe_body(body))
     return [
@@ -203,7 +75,7 @@ def _policy_logprobs(rec: _Recorder, session_id: str, body: dict[str, Any]) -> l
 
 
 def _forward(
-    rec: _Recorder, session_id: str, body: dict[str, Any], name: str
+    rec: Recorder, session_id: str, body: dict[str, Any], name: str
 ) -> list[dict[str, Any]]:
     submit = rec.step(
         "POST",
@@ -217,7 +89,7 @@ def _forward(
     return steps
 
 
-def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
+def _error_vectors(rec: Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
     out = []
     for path in sorted((EXAMPLES_DIR / "invalid").glob("*.json")):
         example = json.loads(path.read_text(encoding="utf-8"))
@@ -267,18 +139,18 @@ def _error_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[d
         ("unknown_model_resources", [rec.step("GET", "/v1/rl/model-resources/no-such-resources")]),
         ("method_not_allowed", [rec.step("DELETE", f"/v1/rl/training-sessions/{session_id}")]),
     ]
-    out += [{"name": name, "steps": [_normalise(step) for step in steps]} for name, steps in extra]
+    out += [{"name": name, "steps": [normalise(step) for step in steps]} for name, steps in extra]
     return out
 
 
-def _idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _idempotency_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
     fb = operation_path(session_id, FORWARD_BACKWARD)
     changed = dict(PROBE_BODY, return_loss_fn_outputs=True)
-    first = _normalise(
+    first = normalise(
         rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
         racy_status=True,
     )
-    replay = _normalise(
+    replay = normalise(
         rec.step("POST", fb, body=PROBE_BODY, headers={"Idempotency-Key": "vec-replay"}),
         racy_status=True,
     )
@@ -312,7 +184,7 @@ KIND_BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 
 
-def _kind_idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _kind_idempotency_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
     out = []
     for kind, (body, changed) in KIND_BODIES.items():
         key = f"vec-replay-{kind}"
@@ -330,7 +202,7 @@ def _kind_idempotency_vectors(rec: _Recorder, session_id: str) -> list[dict[str,
     return out
 
 
-def _training_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _training_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
     """A seeded loop on a fresh session: what each operation kind returns, in order."""
     x = t.SEQUENCE_X
     sample = t.sample_body([t.PROMPT, (7, 200, 31, 64)], seed=2024, max_tokens=8, num_samples=2)
@@ -354,7 +226,7 @@ def _training_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def _payload_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
+def _payload_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
     upload = f"/v1/rl/training-sessions/{session_id}/payloads/upload-url"
     body = t.ce_body([t.SEQUENCE_X, t.SEQUENCE_Y], forward_only=True)
     created = rec.step("POST", upload)
@@ -384,7 +256,7 @@ def _payload_vectors(rec: _Recorder, session_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def _checkpoint_vectors(rec: _Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
+def _checkpoint_vectors(rec: Recorder, session_id: str, resources_id: str) -> list[dict[str, Any]]:
     """Checkpoints of the trained session (no body, as the official SDK sends them), their
     listing, a download of the inference one (the manifest; the safetensors bytes are binary),
     a resume, and the model-resource endpoints (estimate, extend, list, a refused stop)."""
@@ -392,7 +264,7 @@ def _checkpoint_vectors(rec: _Recorder, session_id: str, resources_id: str) -> l
     saves, saved_ids = [], []
     for kind, key in ((TRAINING_CHECKPOINT, "vec-training-ckpt"),
                       (INFERENCE_CHECKPOINT, "vec-inference-ckpt")):  # fmt: skip
-        submit = _normalise(
+        submit = normalise(
             rec.step("POST", operation_path(session_id, kind), headers={"Idempotency-Key": key}),
             racy_status=True,
         )
@@ -454,7 +326,7 @@ def _without_weight_digests(step: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def _real_url(rec: _Recorder, step: dict[str, Any]) -> str:
+def _real_url(rec: Recorder, step: dict[str, Any]) -> str:
     """The presigned URL of ``step`` (the last one sent), unscrubbed."""
     assert rec.last_response is not None
     document = rec.last_response.json()
@@ -469,7 +341,7 @@ def generate_all() -> dict[str, list[dict[str, Any]]]:
     with emulator_in_thread(app) as base_url:
         target = Target(base_url=base_url, api_key=API_KEY, is_emulator=True)
         with TargetClient(target, retries=0) as client:
-            rec = _Recorder(client)
+            rec = Recorder(client)
             # LoRA resources: they run up to 5 sessions at once (full-weight ones 1).
             resources_body = {"base_model": EMULATOR_BASE_MODEL, "lora_enabled": True}
             setup = [rec.step("POST", "/v1/rl/model-resources", body=resources_body)]
