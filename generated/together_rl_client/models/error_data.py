@@ -74,47 +74,9 @@ class ErrorData:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "Every non-2xx answer carries this envelope; `error.message` names "
-            "the field and the reason, `error.param` its path when one applies.",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A wrong request is refused with 400 unless a rule states another "
-            "code; nothing is stored or enqueued.",
-            "status": "400",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A missing or unknown bearer key is refused with 401.",
-            "status": "401",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "Another API key's resources are answered 404, like unknown ones.",
-            "status": "404",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A body larger than the server accepts is refused with 413.",
-            "status": "413",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A body whose `Content-Type` is not `application/json` is refused with 415.",
-            "status": "415",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A 429 (rate limit) and a 503 carry `Retry-After` in seconds.",
-            "status": "429",
-            "x-source": "emulator",
-        },
-    ],
     "required": [
         "error",
     ],

@@ -128,23 +128,9 @@ class ForwardBackwardResult:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "`loss_fn_outputs` has one entry per sample, in request order, and "
-            "is empty unless the request set `return_loss_fn_outputs`.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/forward_backward_result.py "
-            "ForwardBackwardResult.loss_fn_outputs",
-        },
-        {
-            "rule": "`payload_id` is present when `loss_fn_outputs` were offloaded.",
-            "x-source": "together==3.1.1 together/post_training/_payloads.py "
-            "resolve_result_payload",
-        },
-    ],
     "required": [
         "loss",
     ],

@@ -85,17 +85,9 @@ class ListMeta:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "`next_cursor` is the next page's `after`, empty when `has_more` is false.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/sessions_list_response.py "
-            "Meta.next_cursor",
-        }
-    ],
     "required": [],
     "properties": {
         "has_more": {},

@@ -83,18 +83,9 @@ class LoraTrainerLimits:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "A forward-backward step of a LoRA session accepts at most "
-            "`max_batch_size` samples.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/rl_supported_model.py "
-            "ComputeConfigTrainerConfigLora.max_batch_size",
-        }
-    ],
     "required": [
         "max_batch_size",
         "max_rank",

@@ -193,8 +193,8 @@ class LossConfig:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
     "x-required-inputs": {
         "LOSS_TYPE_CISPO": ["target_tokens", "logprobs", "advantages"],
@@ -205,18 +205,6 @@ SCHEMA: dict[str, Any] = {
         "LOSS_TYPE_IMPORTANCE_SAMPLING": ["target_tokens", "logprobs", "advantages"],
         "LOSS_TYPE_PPO": ["target_tokens", "logprobs", "advantages"],
     },
-    "x-rules": [
-        {
-            "rule": "Only the params object that matches `type` is read; a params object "
-            "of another loss is accepted and ignored.",
-            "x-source": "together==3.1.1 together/post_training/_request_types.py LossConfig",
-        },
-        {
-            "rule": "`LOSS_TYPE_DRO` requires `dro_params` (its `beta` has no default); "
-            "`LOSS_TYPE_IMPORTANCE_SAMPLING` has no params object.",
-            "x-source": "together==3.1.1 together/post_training/_losses.py LOSS_SPECS",
-        },
-    ],
     "required": [
         "type",
     ],

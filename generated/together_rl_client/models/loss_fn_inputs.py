@@ -76,8 +76,8 @@ class LossFnInputs:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
     "x-exclusive-inputs": [["weights", "mask"]],
     "x-input-dtypes": {
@@ -88,14 +88,6 @@ SCHEMA: dict[str, Any] = {
         "target_tokens": ["int64"],
         "weights": ["float32", "int64"],
     },
-    "x-rules": [
-        {
-            "rule": "Keys the official SDK does not know are forwarded to the server, "
-            "not refused (the emulator ignores them).",
-            "x-source": "together==3.1.1 together/post_training/_losses.py validate_input_keys",
-        },
-        {"rule": "`weights` are non-negative.", "x-source": "emulator"},
-    ],
     "x-tensor-length": "model_input",
     "required": [],
     "properties": {},

@@ -207,19 +207,9 @@ class ModelResources:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "When `expires_at` passes, the resources stop "
-            "(`MODEL_RESOURCES_STATUS_STOPPED`) and their running sessions "
-            "expire (`TRAINING_SESSION_STATUS_EXPIRED`).",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/model_resource_create_params.py "
-            "ModelResourceCreateParams.inactive_timeout",
-        }
-    ],
     "required": [
         "id",
         "base_model",

@@ -119,18 +119,9 @@ class ModelResourcesCreate:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "The inactivity count starts when the resources become ready and "
-            "restarts with every operation on any of their sessions.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/model_resource_create_params.py "
-            "ModelResourceCreateParams.inactive_timeout",
-        }
-    ],
     "required": [
         "base_model",
     ],

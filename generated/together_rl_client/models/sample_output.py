@@ -93,17 +93,9 @@ class SampleOutput:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "With `payload_id`, `results` is `[]` inline and the downloaded "
-            "object holds them.",
-            "x-source": "together==3.1.1 together/post_training/_payloads.py "
-            "resolve_result_payload",
-        }
-    ],
     "required": [
         "results",
     ],

@@ -106,21 +106,9 @@ class SamplingParams:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "Each `stop` string is read as a decimal token id (the emulator has "
-            "no detokenizer); any other string is refused.",
-            "x-source": "emulator",
-        },
-        {
-            "rule": "A `top_k` below 1 means no limit (-1 is Tinker's default, 0 the "
-            "proto default).",
-            "x-source": "emulator",
-        },
-    ],
     "required": [],
     "properties": {
         "max_tokens": {

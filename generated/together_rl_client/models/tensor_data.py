@@ -93,34 +93,9 @@ class TensorData:
 
 #: The spec's description of this schema beyond the types: ``required`` names, and per property
 #: its bounds, lengths and default as written in the spec (``class``: the generated class of a
-#: property that names another schema), and the spec's ``x-`` rule keywords (``x-source`` aside)
-#: of the schema and of each property, as written.
+#: property that names another schema), and the spec's ``x-`` rule keywords of the schema and of
+#: each property, as written (not ``x-source``, nor the prose ``x-rules`` no code reads).
 SCHEMA: dict[str, Any] = {
-    "x-rules": [
-        {
-            "rule": "NaN and Infinity are never valid.",
-            "x-source": "together==3.1.1 together/post_training/_payloads.py "
-            "prepare_operation_body",
-        },
-        {
-            "rule": "Training operations take one-dimensional tensors: `shape`, when "
-            "given, is `[len(data)]`.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/tensor_data_param.py "
-            "TensorDataParam.shape",
-        },
-        {
-            "rule": "`sparse_crow_indices` and `sparse_col_indices` are unsupported in "
-            "training operations.",
-            "x-source": "together==3.1.1 "
-            "together/types/post_training/tensor_data_param.py "
-            "TensorDataParam.sparse_col_indices",
-        },
-        {
-            "rule": "An `int64` tensor holds integers.",
-            "x-source": "together==3.1.1 together/post_training/_arrays.py _lossy_int64",
-        },
-    ],
     "required": [
         "data",
         "dtype",
