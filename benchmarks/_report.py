@@ -18,6 +18,7 @@ untimed pass.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime
 import hashlib
@@ -43,6 +44,7 @@ __all__ = [
     "Measured",
     "RunInfo",
     "Table",
+    "bench_arguments",
     "digest",
     "documented_facts",
     "interleaved",
@@ -66,6 +68,20 @@ TABLES = (
     "api_diff.versus_redocly",
     "client_kit.whole_run",
 )
+
+
+def bench_arguments(
+    doc: str | None, *, quick: str = "fewer repetitions"
+) -> argparse.ArgumentParser:
+    """The options every bench takes: `--quick`, `--no-write` (print only) and `--facts TABLE`
+    (print that table's checked facts, no timing); a bench adds its own to the parser."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help=quick)
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
+    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
+    return parser
+
+
 # The packages whose version decides a measured code path (the official SDK's above all).
 PACKAGES = ("together", "httpx", "orjson", "numpy", "pydantic", "starlette", "uvicorn")
 

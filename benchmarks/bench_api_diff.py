@@ -10,7 +10,6 @@ docs/benchmarks.md between the api-diff markers.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -25,7 +24,15 @@ from typing import Any
 
 import yaml
 
-from benchmarks._report import ROOT, RunInfo, Table, digest, interleaved, write_section
+from benchmarks._report import (
+    ROOT,
+    RunInfo,
+    Table,
+    bench_arguments,
+    digest,
+    interleaved,
+    write_section,
+)
 
 __all__ = ["build_pair", "checked_facts", "main"]
 
@@ -194,11 +201,7 @@ def _redocly_summary(output: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
-    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
-    args = parser.parse_args(argv)
+    args = bench_arguments(__doc__).parse_args(argv)
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
         return 0

@@ -13,7 +13,6 @@ recomputes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
@@ -22,7 +21,7 @@ from typing import Any
 
 from together_rl_client_kit import KitOptions, load_scenarios, run_kit
 
-from benchmarks._report import ROOT, RunInfo, Table, digest, write_section
+from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, write_section
 
 TS_DRIVER = ROOT / "client_kit" / "ports" / "typescript" / "dist" / "driver.js"
 DRIVERS = {
@@ -66,11 +65,7 @@ def measure() -> list[list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
-    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
-    parser.add_argument("--quick", action="store_true", help="accepted for symmetry; no effect")
-    args = parser.parse_args(argv)
+    args = bench_arguments(__doc__, quick="accepted for symmetry; no effect").parse_args(argv)
     if args.facts:
         print(json.dumps(checked_facts(args.facts)))
         return 0

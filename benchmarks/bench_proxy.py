@@ -18,7 +18,6 @@ recomputes.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import json
@@ -38,7 +37,7 @@ from typing import Any
 import httpx
 import orjson
 
-from benchmarks._report import ROOT, RunInfo, Table, digest, write_section
+from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, write_section
 from benchmarks.bench_emulator import MODEL, grpo_body
 from contract_tests._emulator_process import EmulatorProcess
 from contract_tests.proxy._cassette import CassetteWriter
@@ -366,11 +365,7 @@ def checked_facts(key: str, quick: bool) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
-    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
-    args = parser.parse_args(argv)
+    args = bench_arguments(__doc__).parse_args(argv)
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
         return 0

@@ -16,7 +16,6 @@ facts (payload, code path) that tests/benchmarks/test_documented_figures.py reco
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import json
@@ -42,6 +41,7 @@ from benchmarks._report import (
     ROOT,
     RunInfo,
     Table,
+    bench_arguments,
     digest,
     interleaved,
     versions,
@@ -849,10 +849,7 @@ def side_by_side(other: Path, quick: bool) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    parser.add_argument("--facts", metavar="TABLE", help="print TABLE's checked facts, no timing")
+    parser = bench_arguments(__doc__)
     parser.add_argument(
         "--side-by-side",
         metavar="DIR",
