@@ -13,7 +13,8 @@ session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # 
 Names: ``Session`` and ``ModelResources`` are handles (``.info``: their last known state, a
 ``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources`` and
 ``client.checkpoints`` are a ``SessionsAPI``, ``ModelResourcesAPI`` and ``CheckpointsAPI``; the
-``Async`` names are their asyncio twins. Every type a method returns is exported here.
+``Async`` names are their asyncio twins. Every type a method returns is exported here: the public
+names of each module below are its ``__all__`` (the layout of ``asyncio/__init__.py``).
 """
 
 from together_rl_client.models import (
@@ -28,123 +29,38 @@ from together_rl_client.models import (
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 
-from . import losses
-from ._async import (
-    AsyncCheckpointsAPI,
-    AsyncClient,
-    AsyncModelResources,
-    AsyncModelResourcesAPI,
-    AsyncOperationFuture,
-    AsyncSession,
-    AsyncSessionsAPI,
-)
+from . import _async, _errors, _keep_alive, _results, _sync, losses
+from ._async import *  # noqa: F403
 from ._bodies import AdamParams, SamplingParams
-from ._errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    ConflictError,
-    InternalServerError,
-    InvalidRequestError,
-    MalformedResponseError,
-    NotFoundError,
-    NotReadyError,
-    OperationFailedError,
-    OperationTimeoutError,
-    PayloadTooLargeError,
-    PermissionDeniedError,
-    RateLimitError,
-    ResourceStateError,
-    TogetherRLError,
-    UnprocessableEntityError,
-)
+from ._errors import *  # noqa: F403
 from ._http import VERSION as __version__
-from ._keep_alive import AsyncKeepAlive, KeepAlive
+from ._keep_alive import *  # noqa: F403
 from ._polling import PollPolicy
-from ._results import (
-    CheckpointResult,
-    CustomForwardBackwardResult,
-    ForwardBackwardResult,
-    OptimStepResult,
-    PolicySegment,
-    PromptSamples,
-    SampledSequence,
-    SampleResult,
-    WeightsSyncResult,
-)
+from ._results import *  # noqa: F403
 from ._retry import RetryPolicy
 from ._samples import Sample
-from ._sync import (
-    CheckpointsAPI,
-    Client,
-    ModelResources,
-    ModelResourcesAPI,
-    OperationFuture,
-    Session,
-    SessionsAPI,
-)
+from ._sync import *  # noqa: F403
 
 __all__ = [
-    "APIConnectionError",
-    "APIStatusError",
-    "APITimeoutError",
     "AdamParams",
-    "AsyncCheckpointsAPI",
-    "AsyncClient",
-    "AsyncKeepAlive",
-    "AsyncModelResources",
-    "AsyncModelResourcesAPI",
-    "AsyncOperationFuture",
-    "AsyncSession",
-    "AsyncSessionsAPI",
-    "AuthenticationError",
-    "BadRequestError",
     "Checkpoint",
     "CheckpointDownloadResponse",
-    "CheckpointResult",
-    "CheckpointsAPI",
     "CheckpointsListResponse",
-    "Client",
-    "ConflictError",
-    "CustomForwardBackwardResult",
-    "ForwardBackwardResult",
-    "InternalServerError",
-    "InvalidRequestError",
-    "KeepAlive",
-    "MalformedResponseError",
-    "ModelResources",
-    "ModelResourcesAPI",
     "ModelResourcesCostEstimate",
     "ModelResourcesInfo",
     "ModelResourcesListResponse",
-    "NotFoundError",
-    "NotReadyError",
-    "OperationFailedError",
-    "OperationFuture",
-    "OperationTimeoutError",
-    "OptimStepResult",
-    "PayloadTooLargeError",
-    "PermissionDeniedError",
-    "PolicySegment",
     "PollPolicy",
-    "PromptSamples",
-    "RateLimitError",
-    "ResourceStateError",
     "RetryPolicy",
     "Sample",
-    "SampleResult",
-    "SampledSequence",
     "SamplingParams",
-    "Session",
     "SessionInfo",
-    "SessionsAPI",
     "SessionsListResponse",
     "SupportedModels",
-    "TogetherRLError",
-    "UnprocessableEntityError",
-    "WeightsSyncResult",
     "__version__",
     "losses",
 ]
+__all__ += _async.__all__
+__all__ += _errors.__all__
+__all__ += _keep_alive.__all__
+__all__ += _results.__all__
+__all__ += _sync.__all__

@@ -13,6 +13,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
@@ -28,13 +29,12 @@ from ._async_http import AsyncHTTP
 from ._bodies import (
     AdamParams,
     SamplingParams,
-    adam_params_from,
     build_custom_forward_backward,
     build_forward_backward,
     build_optim_step,
     build_sample,
     build_weights_sync,
-    sampling_params_from,
+    params_from,
 )
 from ._downloads import checkpoint_file_path, terminal_progress
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
@@ -78,6 +78,7 @@ from ._results import (
     WeightsSyncResult,
 )
 from ._retry import RetryPolicy
+from ._schema import check_enum
 from ._wire import encode_body, encode_json
 from .losses import Loss
 
@@ -94,7 +95,7 @@ __all__ = [
 P = ParamSpec("P")
 M = TypeVar("M")
 R = TypeVar("R")
-T = TypeVar("T")
+E = TypeVar("E", bound=Enum)
 InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
@@ -205,8 +206,9 @@ class AsyncClient:
         return current
 
 
-def _enums(enum: Callable[[str], T], values: Sequence[str] | None) -> list[T] | None:
-    return [enum(value) for value in values] if values else None
+def _enum(label: str, enum: type[E], value: str) -> E:
+    """The member of the generated ``enum`` that ``value`` names (short names expanded)."""
+    return enum(check_enum(label, value, enum))
 
 
 class AsyncModelResourcesAPI:
@@ -256,12 +258,17 @@ class AsyncModelResourcesAPI:
         after: str | None = None,
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(models.ModelResourcesStatus, status)
+        statuses = [_enum("status", models.ModelResourcesStatus, v) for v in status or ()]
         return await self._client._call(
             rl.list_model_resources.ENDPOINT,
             None,
             **set_values(
-                {"after": after, "limit": limit, "status": statuses, "created_by": created_by}
+                {
+                    "after": after,
+                    "limit": limit,
+                    "status": statuses or None,
+                    "created_by": created_by,
+                }
             ),
         )
 
@@ -375,11 +382,11 @@ class AsyncSessionsAPI:
         after: str | None = None,
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(models.ListTrainingSessionsStatusItem, status)
+        statuses = [_enum("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()]
         return await self._client._call(
             rl.list_training_sessions.ENDPOINT,
             None,
-            **set_values({"after": after, "limit": limit, "status": statuses}),
+            **set_values({"after": after, "limit": limit, "status": statuses or None}),
         )
 
     async def stop(self, session_id: str) -> SessionInfo:
@@ -513,7 +520,8 @@ class AsyncSession:
         :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
-        params = adam_params_from(
+        params = params_from(
+            AdamParams,
             adam_params,
             learning_rate=learning_rate,
             beta1=beta1,
@@ -546,7 +554,8 @@ class AsyncSession:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = sampling_params_from(
+        params = params_from(
+            SamplingParams,
             sampling_params,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -672,7 +681,7 @@ class AsyncCheckpointsAPI:
         after: str | None = None,
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
-        checkpoint_type = None if type is None else models.CheckpointType(type)
+        checkpoint_type = None if type is None else _enum("type", models.CheckpointType, type)
         return await self._client._call(
             rl.list_checkpoints.ENDPOINT,
             None,
@@ -710,7 +719,7 @@ class AsyncCheckpointsAPI:
             rl.download_checkpoint.ENDPOINT,
             None,
             checkpoint_id,
-            variant=models.CheckpointVariant(variant),
+            variant=_enum("variant", models.CheckpointVariant, variant),
         )
         paths = []
         for item in listing.data:

@@ -1,9 +1,9 @@
 """The checked wire bodies of every operation, built as plain dicts (numpy arrays stay arrays;
 orjson serialises them natively), not through the generated attrs models, whose per-element loops
 cost on 64 x 2048 batches (``docs/benchmarks.md`` measures both paths), and the typed parameter
-objects :class:`AdamParams` and :class:`SamplingParams` (or the same fields as keywords). Bounds and
-limits are read from the spec (through the generated models); a bad value raises
-:class:`InvalidRequestError` naming the wire field before anything is sent."""
+objects :class:`AdamParams` and :class:`SamplingParams`. Bounds and limits are read from the spec
+(:mod:`._schema`); a bad value raises :class:`InvalidRequestError` naming the wire field before
+anything is sent."""
 
 from __future__ import annotations
 
@@ -11,30 +11,111 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from together_rl_client.models import AdamParams as AdamParamsModel
 from together_rl_client.models import GradientDType, SampleBody, WeightSyncType
 from together_rl_client.models import SamplingParams as SamplingParamsModel
 
-from ._checks import all_of_type, known_keys, number
 from ._errors import InvalidRequestError
-from ._samples import Sample, as_int_vector, normalize_sample, sample_list, wire_array
-from ._schema import check_enum, check_fields, check_integer, set_fields
+from ._samples import Sample, as_int_vector, normalize_sample, sample_list
+from ._schema import all_of_type, check_enum, check_fields, check_value, known_keys, number
+from ._schema import set_fields as _set_fields
 from .losses import Loss, normalize_loss
 
 __all__ = [
     "AdamParams",
     "SamplingParams",
-    "adam_params_from",
     "build_custom_forward_backward",
     "build_forward_backward",
     "build_optim_step",
     "build_sample",
     "build_weights_sync",
-    "sampling_params_from",
+    "params_from",
 ]
+
+ParamsT = TypeVar("ParamsT", "AdamParams", "SamplingParams")
+
+
+@dataclass(frozen=True)
+class AdamParams:
+    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults (the
+    spec's ``AdamParams`` states them; ``grad_clip_norm=0`` disables clipping). Only set fields
+    are sent."""
+
+    learning_rate: float | None = None
+    beta1: float | None = None
+    beta2: float | None = None
+    eps: float | None = None
+    weight_decay: float | None = None
+    grad_clip_norm: float | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self, "adam_params", AdamParamsModel)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``AdamParams`` wire dict: the set fields only."""
+        return _set_fields(self)
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling parameters; unset fields take the server defaults. ``stop`` holds stop strings
+    (the emulator reads each as a decimal token id; ints are sent as their decimal string)."""
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    seed: int | None = None
+    stop: Sequence[str | int] | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self, "sampling_params", SamplingParamsModel, skip="stop")
+        if self.stop is not None:
+            field = "sampling_params.stop"
+            if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
+                raise InvalidRequestError(f"{field} must be a list of strings", field=field)
+            for index, item in enumerate(self.stop):
+                if not isinstance(item, str | numbers.Integral) or isinstance(item, bool):
+                    raise InvalidRequestError(
+                        f"{field}[{index}] must be a string (or a token id), got {item!r}",
+                        field=f"{field}[{index}]",
+                    )
+            stop = tuple(item if isinstance(item, str) else str(int(item)) for item in self.stop)
+            object.__setattr__(self, "stop", stop)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``SamplingParams`` wire dict: the set fields only."""
+        wire = _set_fields(self)
+        if self.stop is not None:
+            wire["stop"] = list(self.stop)
+        return wire
+
+
+def params_from(
+    cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, **given: Any
+) -> ParamsT | None:
+    """A ``cls`` from ``value`` (one, or a dict of its fields), or from the keyword fields that
+    are set; refused when both are given."""
+    label = "adam_params" if cls is AdamParams else "sampling_params"
+    set_given = {key: field for key, field in given.items() if field is not None}
+    if value is None:
+        return cls(**set_given) if set_given else None
+    if set_given:
+        fields_given = ", ".join(sorted(set_given))
+        raise InvalidRequestError(
+            f"pass {label} or the fields ({fields_given}), not both", field=label
+        )
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise InvalidRequestError(
+            f"{label} must be a {cls.__name__} or a dict, got {type(value).__name__}", field=label
+        )
+    known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
+    return cls(**dict(value))
 
 
 def build_forward_backward(
@@ -63,81 +144,13 @@ def build_forward_backward(
     return body
 
 
-def _set_fields(name: str, value: object, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword fields that are set, refused beside an explicit ``name`` object."""
-    set_fields = {key: field for key, field in given.items() if field is not None}
-    if value is not None and set_fields:
-        raise InvalidRequestError(
-            f"pass {name} or the fields ({', '.join(sorted(set_fields))}), not both", field=name
-        )
-    return set_fields
-
-
-def adam_params_from(
-    adam_params: AdamParams | Mapping[str, Any] | None, **given: float | None
-) -> AdamParams | None:
-    """``adam_params`` or the keyword fields (only the set ones), not both."""
-    set_fields = _set_fields("adam_params", adam_params, given)
-    if adam_params is not None:
-        return AdamParams.from_value(adam_params)
-    return AdamParams(**set_fields) if set_fields else None
-
-
-def sampling_params_from(
-    sampling_params: SamplingParams | Mapping[str, Any] | None, **given: Any
-) -> SamplingParams | Mapping[str, Any] | None:
-    """``sampling_params`` or the keyword fields (only the set ones), not both."""
-    set_fields = _set_fields("sampling_params", sampling_params, given)
-    if sampling_params is not None:
-        return sampling_params
-    return SamplingParams(**set_fields) if set_fields else None
-
-
-# ----------------------------------------------------------------------------- optim-step
-
-
-@dataclass(frozen=True)
-class AdamParams:
-    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults (the
-    spec's ``AdamParams`` states them; ``grad_clip_norm=0`` disables clipping). Only set fields
-    are sent."""
-
-    learning_rate: float | None = None
-    beta1: float | None = None
-    beta2: float | None = None
-    eps: float | None = None
-    weight_decay: float | None = None
-    grad_clip_norm: float | None = None
-
-    def __post_init__(self) -> None:
-        check_fields(self, "adam_params", AdamParamsModel)
-
-    def to_wire(self) -> dict[str, float]:
-        """The ``AdamParams`` wire dict: the set fields only."""
-        return set_fields(self)
-
-    @classmethod
-    def from_value(cls, value: AdamParams | Mapping[str, Any]) -> AdamParams:
-        """An ``AdamParams`` as given, or checked from a dict of its fields."""
-        if isinstance(value, AdamParams):
-            return value
-        if not isinstance(value, Mapping):
-            raise InvalidRequestError(
-                f"adam_params must be an AdamParams or a dict, got {type(value).__name__}",
-                field="adam_params",
-            )
-        known_keys("adam_params", value, (f.name for f in fields(cls)), "AdamParams")
-        return cls(**dict(value))
-
-
 def build_optim_step(
-    adam_params: AdamParams | Mapping[str, Any] | None,
-    muon_params: Mapping[str, Any] | None = None,
+    adam_params: AdamParams | None, muon_params: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """The ``OptimStepBody``: ``adam_params`` only when given (or when a field is set)."""
     body: dict[str, Any] = {}
     if adam_params is not None:
-        body["adam_params"] = AdamParams.from_value(adam_params).to_wire()
+        body["adam_params"] = adam_params.to_wire()
     if muon_params is not None:
         if not isinstance(muon_params, Mapping):
             raise InvalidRequestError("muon_params must be a dict", field="muon_params")
@@ -145,80 +158,31 @@ def build_optim_step(
     return body
 
 
-# ----------------------------------------------------------------------------- sample
-
-
-@dataclass(frozen=True)
-class SamplingParams:
-    """Sampling parameters; unset fields take the server defaults. ``stop`` holds stop strings
-    (the emulator reads each as a decimal token id; ints are sent as their decimal string)."""
-
-    max_tokens: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    seed: int | None = None
-    stop: Sequence[str | int] | None = None
-
-    def __post_init__(self) -> None:
-        p = "sampling_params"
-        check_fields(self, p, SamplingParamsModel, skip="stop")
-        if self.stop is not None:
-            if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
-                raise InvalidRequestError(f"{p}.stop must be a list of strings", field=f"{p}.stop")
-            stop: list[str] = []
-            for index, item in enumerate(self.stop):
-                if isinstance(item, str):
-                    stop.append(item)
-                elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
-                    stop.append(str(int(item)))
-                else:
-                    field = f"{p}.stop[{index}]"
-                    raise InvalidRequestError(
-                        f"{field} must be a string (or a token id), got {item!r}", field=field
-                    )
-            object.__setattr__(self, "stop", tuple(stop))
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``SamplingParams`` wire dict: the set fields only."""
-        wire = set_fields(self)
-        if self.stop is not None:
-            wire["stop"] = list(self.stop)
-        return wire
-
-
 def _model_input(index: int, value: Any) -> dict[str, Any]:
     label = f"model_inputs[{index}]"
     if isinstance(value, Mapping):
-        chunks = value.get("chunks")
-        if not isinstance(chunks, list) or not chunks:
+        if not isinstance(value.get("chunks"), list) or not value["chunks"]:
             field = f"{label}.chunks"
             raise InvalidRequestError(f"{field} must be a non-empty list", field=field)
         return dict(value)
     if isinstance(value, Sample):
-        tokens = value.tokens
-    else:
-        if isinstance(value, str | bytes) or not (isinstance(value, (np.ndarray, Sequence))):
-            raise InvalidRequestError(
-                f"{label} must be a list (or numpy array) of token ids, got {type(value).__name__}",
-                field=label,
-            )
-        tokens = as_int_vector(label, value)
-    if len(tokens) == 0:
-        raise InvalidRequestError(f"{label} must not be empty", field=label)
-    if (
-        min(int(t) for t in tokens) if not isinstance(tokens, np.ndarray) else int(tokens.min())
-    ) < 0:
-        raise InvalidRequestError(f"{label} holds a negative token id", field=label)
-    wire_tokens = wire_array(tokens) if isinstance(tokens, np.ndarray) else list(tokens)
-    return {"chunks": [{"encoded_text": {"tokens": wire_tokens}}]}
+        value = value.tokens
+    if isinstance(value, str | bytes) or not isinstance(value, np.ndarray | Sequence):
+        raise InvalidRequestError(
+            f"{label} must be a list (or numpy array) of token ids, got {type(value).__name__}",
+            field=label,
+        )
+    tokens = as_int_vector(label, value)
+    if len(tokens) == 0 or int(tokens.min()) < 0:
+        raise InvalidRequestError(f"{label} must be token ids (>= 0), not empty", field=label)
+    return {"chunks": [{"encoded_text": {"tokens": tokens}}]}
 
 
 def build_sample(
     model_inputs: Sequence[Any] | Any,
     *,
     num_samples: int = 1,
-    sampling_params: SamplingParams | Mapping[str, Any] | None = None,
+    sampling_params: SamplingParams | None = None,
     prompt_logprobs: bool = False,
     topk_prompt_logprobs: int = 0,
 ) -> dict[str, Any]:
@@ -234,34 +198,20 @@ def build_sample(
         raise InvalidRequestError("model_inputs must be a list of prompts", field="model_inputs")
     if len(model_inputs) == 0:
         raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
-    body: dict[str, Any] = {
-        "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": check_integer("num_samples", num_samples, SampleBody, "num_samples"),
-    }
-    if sampling_params is not None:
-        if isinstance(sampling_params, Mapping):
-            try:
-                sampling_params = SamplingParams(**dict(sampling_params))
-            except TypeError as exc:
-                raise InvalidRequestError(
-                    f"sampling_params: {exc}", field="sampling_params"
-                ) from exc
-        params = sampling_params.to_wire()
-        if params:
-            body["sampling_params"] = params
     if not isinstance(prompt_logprobs, bool):
         raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
+    body: dict[str, Any] = {
+        "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
+        "num_samples": check_value("num_samples", num_samples, SampleBody, "num_samples", True),
+    }
+    if sampling_params is not None and (params := sampling_params.to_wire()):
+        body["sampling_params"] = params
     if prompt_logprobs:
         body["prompt_logprobs"] = True
-    topk = check_integer(
-        "topk_prompt_logprobs", topk_prompt_logprobs, SampleBody, "topk_prompt_logprobs"
-    )
-    if topk:
-        body["topk_prompt_logprobs"] = topk
+    name = "topk_prompt_logprobs"
+    if topk := check_value(name, topk_prompt_logprobs, SampleBody, name, True):
+        body[name] = topk
     return body
-
-
-# ----------------------------------------------------------------------------- weights-sync
 
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
@@ -269,15 +219,11 @@ def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     return {"weight_sync_type": check_enum("weight_sync_type", weight_sync_type, WeightSyncType)}
 
 
-# ------------------------------------------------------------------ custom-forward-backward
-
-
 def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
     field = f"gradients[{index}].data"
     dtype = GradientDType.D_TYPE_FLOAT32.value
     if isinstance(value, Mapping):
-        dtype = str(value.get("dtype", dtype))
-        value = value.get("data")
+        dtype, value = str(value.get("dtype", dtype)), value.get("data")
     if value is None or isinstance(value, str | bytes):
         raise InvalidRequestError(f"{field} must be a list of numbers", field=field)
     if isinstance(value, np.ndarray):
@@ -307,23 +253,23 @@ def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
     """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
-    array or a ``Gradient`` dict) per sample, each as long as its sample."""
+    array or a ``Gradient`` dict) per sample, each as long as its sample. Custom gradients need
+    only ``target_tokens`` of each sample (weights or mask optional)."""
     samples = sample_list(samples)
-    if isinstance(gradients, Mapping) or not (isinstance(gradients, (np.ndarray, Sequence))):
+    if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
         raise InvalidRequestError("gradients must be a list (one per sample)", field="gradients")
     if len(gradients) != len(samples):
         raise InvalidRequestError(
             f"gradients has {len(gradients)} entries but there are {len(samples)} samples",
             field="gradients",
         )
-    # Custom gradients need only target_tokens (weights or mask optional).
     required = frozenset({"target_tokens"})
     wire_samples = [
         normalize_sample(i, sample, required, "custom-forward-backward")
         for i, sample in enumerate(samples)
     ]
-    wire_gradients = []
-    for index, (sample, gradient) in enumerate(zip(wire_samples, gradients, strict=True)):
-        length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
-        wire_gradients.append(_gradient(index, gradient, length))
+    wire_gradients = [
+        _gradient(i, gradient, len(sample["loss_fn_inputs"]["target_tokens"]["data"]))
+        for i, (sample, gradient) in enumerate(zip(wire_samples, gradients, strict=True))
+    ]
     return {"samples": wire_samples, "gradients": wire_gradients}

@@ -24,7 +24,6 @@ __all__ = [
     "ResourceStateError",
     "TogetherRLError",
     "UnprocessableEntityError",
-    "status_error_class",
 ]
 
 

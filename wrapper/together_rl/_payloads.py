@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
 
-from ._checks import all_of_type
 from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
 from ._requests import RequestSpec, endpoint_request
+from ._schema import all_of_type
 
 __all__ = [
     "MAX_UPLOAD_BYTES",

@@ -12,6 +12,7 @@ import numpy as np
 from ._errors import MalformedResponseError
 
 __all__ = [
+    "CheckpointResult",
     "CustomForwardBackwardResult",
     "ForwardBackwardResult",
     "OptimStepResult",
@@ -20,11 +21,6 @@ __all__ = [
     "SampleResult",
     "SampledSequence",
     "WeightsSyncResult",
-    "parse_custom_forward_backward",
-    "parse_forward_backward",
-    "parse_optim_step",
-    "parse_sample",
-    "parse_weights_sync",
 ]
 
 

@@ -11,9 +11,8 @@ from typing import Any
 import numpy as np
 from together_rl_client.models import DType
 
-from ._checks import all_of_type
 from ._errors import InvalidRequestError
-from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES
+from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type
 
 __all__ = ["Sample", "as_int_vector", "normalize_sample", "sample_list", "wire_array"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
@@ -23,13 +24,12 @@ from . import _payloads
 from ._bodies import (
     AdamParams,
     SamplingParams,
-    adam_params_from,
     build_custom_forward_backward,
     build_forward_backward,
     build_optim_step,
     build_sample,
     build_weights_sync,
-    sampling_params_from,
+    params_from,
 )
 from ._downloads import checkpoint_file_path, terminal_progress
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
@@ -73,6 +73,7 @@ from ._results import (
     WeightsSyncResult,
 )
 from ._retry import RetryPolicy
+from ._schema import check_enum
 from ._sync_http import SyncHTTP
 from ._wire import encode_body, encode_json
 from .losses import Loss
@@ -90,7 +91,7 @@ __all__ = [
 P = ParamSpec("P")
 M = TypeVar("M")
 R = TypeVar("R")
-T = TypeVar("T")
+E = TypeVar("E", bound=Enum)
 InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
@@ -201,8 +202,9 @@ class Client:
         return current
 
 
-def _enums(enum: Callable[[str], T], values: Sequence[str] | None) -> list[T] | None:
-    return [enum(value) for value in values] if values else None
+def _enum(label: str, enum: type[E], value: str) -> E:
+    """The member of the generated ``enum`` that ``value`` names (short names expanded)."""
+    return enum(check_enum(label, value, enum))
 
 
 class ModelResourcesAPI:
@@ -252,12 +254,17 @@ class ModelResourcesAPI:
         after: str | None = None,
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(models.ModelResourcesStatus, status)
+        statuses = [_enum("status", models.ModelResourcesStatus, v) for v in status or ()]
         return self._client._call(
             rl.list_model_resources.ENDPOINT,
             None,
             **set_values(
-                {"after": after, "limit": limit, "status": statuses, "created_by": created_by}
+                {
+                    "after": after,
+                    "limit": limit,
+                    "status": statuses or None,
+                    "created_by": created_by,
+                }
             ),
         )
 
@@ -367,11 +374,11 @@ class SessionsAPI:
         after: str | None = None,
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = _enums(models.ListTrainingSessionsStatusItem, status)
+        statuses = [_enum("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()]
         return self._client._call(
             rl.list_training_sessions.ENDPOINT,
             None,
-            **set_values({"after": after, "limit": limit, "status": statuses}),
+            **set_values({"after": after, "limit": limit, "status": statuses or None}),
         )
 
     def stop(self, session_id: str) -> SessionInfo:
@@ -503,7 +510,8 @@ class Session:
         :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
-        params = adam_params_from(
+        params = params_from(
+            AdamParams,
             adam_params,
             learning_rate=learning_rate,
             beta1=beta1,
@@ -534,7 +542,8 @@ class Session:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = sampling_params_from(
+        params = params_from(
+            SamplingParams,
             sampling_params,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -658,7 +667,7 @@ class CheckpointsAPI:
         after: str | None = None,
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
-        checkpoint_type = None if type is None else models.CheckpointType(type)
+        checkpoint_type = None if type is None else _enum("type", models.CheckpointType, type)
         return self._client._call(
             rl.list_checkpoints.ENDPOINT,
             None,
@@ -696,7 +705,7 @@ class CheckpointsAPI:
             rl.download_checkpoint.ENDPOINT,
             None,
             checkpoint_id,
-            variant=models.CheckpointVariant(variant),
+            variant=_enum("variant", models.CheckpointVariant, variant),
         )
         paths = []
         for item in listing.data:

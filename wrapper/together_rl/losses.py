@@ -25,12 +25,12 @@ from together_rl_client.models import (
     PPOLossParams,
 )
 
-from ._checks import known_keys
 from ._errors import InvalidRequestError
 from ._schema import (
     check_enum,
     check_fields,
     inputs_required_when_positive,
+    known_keys,
     property_for_class,
     schema_of,
     set_fields,
@@ -69,17 +69,8 @@ class Loss:
             cls.params_key = property_for_class(LossConfig, cls.params_model)
 
     def __post_init__(self) -> None:
-        model = self.params_model
-        if model is None:
-            return
-        label = f"loss.{self.params_key}"
-        for name in schema_of(model)["required"]:
-            if getattr(self, name, None) is None:
-                raise InvalidRequestError(
-                    f"{label}.{name} is required for {self.wire_type} (there is no default)",
-                    field=f"{label}.{name}",
-                )
-        check_fields(self, label, model)
+        if self.params_model is not None:
+            check_fields(self, f"loss.{self.params_key}", self.params_model)
 
     def params(self) -> dict[str, Any]:
         """The params object's fields that are set."""
@@ -206,31 +197,22 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
             f"loss must be a losses.* builder or a LossConfig dict, got {type(loss).__name__}",
             field="loss",
         )
-    raw_type = loss.get("type")
-    if raw_type is None:
+    if loss.get("type") is None:
         raise InvalidRequestError("loss.type is required", field="loss.type")
-    wire_type = check_enum("loss.type", raw_type, LossType, _BUILDERS)
-    builder_cls = _BUILDERS[wire_type]
-    for key in loss:
-        if key == "type":
-            continue
-        if key != builder_cls.params_key:
-            reason = (
-                f"belongs to another loss type than {wire_type}"
-                if key in _PARAMS_KEYS
-                else "is not a LossConfig field"
-            )
-            raise InvalidRequestError(f"loss.{key} {reason}", field=f"loss.{key}")
-    params = loss.get(builder_cls.params_key) if builder_cls.params_key else None
-    if params is None:
-        params = {}
-    if not isinstance(params, Mapping):
-        field = f"loss.{builder_cls.params_key}"
-        raise InvalidRequestError(f"{field} must be an object", field=field)
-    label = f"loss.{builder_cls.params_key}"
-    known_keys(label, params, (f.name for f in fields(builder_cls)), str(builder_cls.params_key))
-    builder = builder_cls(**dict(params))
+    wire_type = check_enum("loss.type", loss["type"], LossType, _BUILDERS)
+    cls = _BUILDERS[wire_type]
+    label = f"loss.{cls.params_key}"
+    for key in (key for key in loss if key not in ("type", cls.params_key)):
+        reason = f"belongs to another loss type than {wire_type}"
+        if key not in _PARAMS_KEYS:
+            reason = "is not a LossConfig field"
+        raise InvalidRequestError(f"loss.{key} {reason}", field=f"loss.{key}")
+    params = loss.get(cls.params_key) if cls.params_key else None
+    if not isinstance(params, Mapping | None):
+        raise InvalidRequestError(f"{label} must be an object", field=label)
+    known_keys(label, params or {}, (f.name for f in fields(cls)), str(cls.params_key))
+    builder = cls(**dict(params or {}))
     wire: dict[str, Any] = {"type": wire_type}
-    if builder_cls.params_key is not None and builder_cls.params_key in loss:
-        wire[builder_cls.params_key] = builder.params()
+    if cls.params_key is not None and cls.params_key in loss:
+        wire[cls.params_key] = builder.params()
     return wire, builder
