@@ -34,8 +34,8 @@ import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, PollPolicy, Sample, losses
+from together_rl._bodies import encode_body
 from together_rl._responses import interpret_operation
-from together_rl._wire import encode_body
 
 from benchmarks._report import (
     ROOT,

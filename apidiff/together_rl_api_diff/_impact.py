@@ -62,8 +62,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "emulator: one `OperationKind` entry in `_kinds.py`, its request type and validator in "
         "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner "
         "in `_engine.py`. Wrapper: its "
-        "result type and output parser in `_results.py`, its `OperationKind` entry in "
-        "`_operation_kinds.py`, its body builder (`_bodies.py`), and the session method that "
+        "result type, output parser and `OperationKind` entry in `_results.py`, its body builder (`_bodies.py`), and the session method that "
         "submits it in `_async.py` (then `make derive` writes the sync twin). Contract suite: a "
         "probe body in `_provision.py` (`KIND_PROBE_BODIES`) and its scenario tests; "
         "`_http.GUARDED_KINDS` if it changes state on a real server. Docs: `docs/emulator.md`, "
@@ -99,7 +98,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a rule JSON Schema cannot say (an `x-` rule keyword or an `x-rules` entry)",
         "where the request is validated: the emulator's `_requests.py` and the wrapper's body "
-        "checks (`_checks.py`), which read the `x-` keywords; a new keyword needs its reader "
+        "checks (`_schema.py`), which read the `x-` keywords; a new keyword needs its reader "
         "there, and an invalid example in `spec/examples/invalid/`",
         True,
         _kinds("rule-added", "rule-removed", "rule-changed"),

@@ -12,8 +12,7 @@ import numpy as np
 import orjson
 import pytest
 from together_rl import InvalidRequestError, Sample, losses
-from together_rl._bodies import build_forward_backward
-from together_rl._wire import encode_body
+from together_rl._bodies import build_forward_backward, encode_body
 
 ROOT = Path(__file__).resolve().parents[2]
 

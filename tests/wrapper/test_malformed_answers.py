@@ -16,7 +16,7 @@ import orjson
 import pytest
 import together_rl_client.api.rl as rl_endpoints
 from together_rl import MalformedResponseError, Sample, losses
-from together_rl._operation_kinds import KINDS
+from together_rl._results import KINDS
 from wrapper_helpers import Api, mocked
 
 BASE = "http://malformed.test"

@@ -8,13 +8,6 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
-from together_rl._operation_kinds import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    OPTIM_STEP,
-    SAMPLE,
-    WEIGHTS_SYNC,
-)
 from together_rl._polling import (
     DurationTracker,
     OperationPoll,
@@ -23,6 +16,13 @@ from together_rl._polling import (
     poll_wait,
 )
 from together_rl._responses import interpret_operation
+from together_rl._results import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    OPTIM_STEP,
+    SAMPLE,
+    WEIGHTS_SYNC,
+)
 from together_rl._retry import (
     RetryPolicy,
     RetryState,

@@ -27,7 +27,7 @@ PROBE = textwrap.dedent(
     import together_rl_client
     from together_rl import InvalidRequestError, SamplingParams, losses
     from together_rl._bodies import AdamParams, build_sample, build_weights_sync
-    from together_rl._requests import endpoint_request
+    from together_rl._http import endpoint_request
     from together_rl_client.api.rl import list_training_sessions
 
     def refused(build):

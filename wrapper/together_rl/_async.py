@@ -34,23 +34,21 @@ from ._bodies import (
     build_optim_step,
     build_sample,
     build_weights_sync,
+    encode_body,
+    encode_json,
     params_from,
 )
 from ._downloads import checkpoint_file_path, terminal_progress
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
-from ._http import parse_json, resolve_config
-from ._keep_alive import AsyncKeepAlive
-from ._operation_kinds import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    INFERENCE_CHECKPOINT,
-    OPTIM_STEP,
-    SAMPLE,
-    TRAINING_CHECKPOINT,
-    WEIGHTS_SYNC,
-    OperationKind,
-    operation_kind,
+from ._http import (
+    RequestSpec,
+    endpoint_request,
+    new_idempotency_key,
+    parse_json,
+    resolve_config,
+    set_values,
 )
+from ._keep_alive import AsyncKeepAlive
 from ._polling import (
     DEFAULT_RESULT_TIMEOUT,
     OperationPoll,
@@ -61,7 +59,6 @@ from ._polling import (
     poll_wait,
     readiness_interval,
 )
-from ._requests import RequestSpec, endpoint_request, new_idempotency_key, set_values
 from ._responses import (
     OperationState,
     complete_operation,
@@ -70,16 +67,24 @@ from ._responses import (
     readiness,
 )
 from ._results import (
+    CUSTOM_FORWARD_BACKWARD,
+    FORWARD_BACKWARD,
+    INFERENCE_CHECKPOINT,
+    OPTIM_STEP,
+    SAMPLE,
+    TRAINING_CHECKPOINT,
+    WEIGHTS_SYNC,
     CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
+    OperationKind,
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
+    operation_kind,
 )
 from ._retry import RetryPolicy
 from ._schema import check_enum
-from ._wire import encode_body, encode_json
 from .losses import Loss
 
 __all__ = [
@@ -166,13 +171,14 @@ class AsyncClient:
     async def _call(
         self,
         endpoint: Endpoint[P, M],
-        body: Mapping[str, Any] | None,
+        body: Mapping[str, Any] | bytes | None,
         /,
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> M:
         """The one way to call an endpoint: build its request (``body``: the fields of its
-        request model), send it with retries, read the 2xx body with its generated model."""
+        request model, or the encoded body), send it with retries, read the 2xx body with its
+        generated model."""
         spec = endpoint_request(endpoint, body, *args, **kwargs)
         return read_body(endpoint, await self._json(spec), spec.operation)
 
@@ -642,13 +648,12 @@ class AsyncSession:
         ):
             return content
         try:
-            answer = await client._json(_payloads.upload_url_request(self.id))
+            upload = await client._call(rl.create_payload_upload_url.ENDPOINT, b"", self.id)
         except APIStatusError as exc:
             if not _payloads.upload_unsupported(exc):
                 raise
             client._uploads_supported = False
             return content
-        upload = read_body(rl.create_payload_upload_url.ENDPOINT, answer)
         await client._http.send(_payloads.upload_request(upload.upload_url, content))
         return encode_json(_payloads.shrink_body(body, upload.payload_id))
 
@@ -659,8 +664,8 @@ class AsyncSession:
     async def _download_output(self, state: OperationState) -> dict[str, Any]:
         assert state.offloaded is not None and state.payload_id is not None
         client = self._client
-        answer = await client._json(_payloads.download_url_request(self.id, state.payload_id))
-        url = read_body(rl.create_payload_download_url.ENDPOINT, answer).download_url
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        url = (await client._call(endpoint, b"", self.id, state.payload_id)).download_url
         downloaded = await client._json(_payloads.download_request(url))
         return _payloads.merge_offloaded(state.offloaded, downloaded)
 

@@ -15,28 +15,24 @@ object there (no Authorization) and merges it over the inline output (:func:`mer
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from together_rl_client.api.rl import create_payload_download_url, create_payload_upload_url
 
 from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
-from ._requests import RequestSpec, endpoint_request
+from ._http import RequestSpec
 from ._schema import all_of_type
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
     "UPLOAD_THRESHOLD",
     "download_request",
-    "download_url_request",
     "merge_offloaded",
     "needs_upload",
     "shrink_body",
     "upload_request",
     "upload_unsupported",
-    "upload_url_request",
 ]
 
 #: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit)
@@ -45,8 +41,6 @@ UPLOAD_THRESHOLD = 512 * 1024
 MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
 STAND_IN_LENGTH = 8
 _DROPPED_KEYS = frozenset({"shape", "sparse_crow_indices", "sparse_col_indices"})
-#: the official SDK sends a Content-Type on these bodiless POSTs (with an empty body)
-_BODILESS_POST_HEADERS = {"Content-Type": "application/json"}
 
 
 def needs_upload(size: int, threshold: int | None) -> bool:
@@ -122,16 +116,6 @@ def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any
     return merged
 
 
-def _bodiless_post(spec: RequestSpec) -> RequestSpec:
-    headers = {**(spec.headers or {}), **_BODILESS_POST_HEADERS}
-    return dataclasses.replace(spec, headers=headers, content=b"")
-
-
-def upload_url_request(session_id: str) -> RequestSpec:
-    """``POST .../payloads/upload-url`` (read its answer with ``read_body``)."""
-    return _bodiless_post(endpoint_request(create_payload_upload_url.ENDPOINT, None, session_id))
-
-
 def upload_request(upload_url: str, content: bytes) -> RequestSpec:
     """The PUT of a body to its presigned URL, without ``Authorization``."""
     return RequestSpec(
@@ -142,12 +126,6 @@ def upload_request(upload_url: str, content: bytes) -> RequestSpec:
         content=content,
         authenticated=False,
     )
-
-
-def download_url_request(session_id: str, payload_id: str) -> RequestSpec:
-    """``POST .../payloads/{payload_id}/download-url`` (read its answer with ``read_body``)."""
-    endpoint = create_payload_download_url.ENDPOINT
-    return _bodiless_post(endpoint_request(endpoint, None, session_id, payload_id))
 
 
 def download_request(download_url: str) -> RequestSpec:

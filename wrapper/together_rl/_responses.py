@@ -23,7 +23,7 @@ from ._errors import (
     ResourceStateError,
     TogetherRLError,
 )
-from ._operation_kinds import FORWARD_BACKWARD, OperationKind
+from ._results import FORWARD_BACKWARD, OperationKind
 
 __all__ = [
     "OperationState",

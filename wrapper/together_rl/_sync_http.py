@@ -11,12 +11,12 @@ from pathlib import Path
 import httpx
 
 from ._http import (
+    RequestSpec,
     build_request,
     client_options,
     delay_after_status,
     delay_after_transport_error,
 )
-from ._requests import RequestSpec
 from ._retry import RetryPolicy, RetryState
 
 __all__ = ["SyncHTTP"]
