@@ -1,6 +1,6 @@
 """The asynchronous client. Every request goes through one generic call over the generated
 endpoints (:meth:`AsyncClient._call`), every operation through one submit / poll / collect path;
-the decisions come from :mod:`._requests`, :mod:`._responses` and :mod:`._polling`; only the I/O
+the decisions come from :mod:`._http`, :mod:`._responses` and :mod:`._polling`; only the I/O
 is here."""
 
 # unasync: async only
@@ -24,48 +24,14 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _payloads
+from . import _bodies, _downloads, _http, _payloads, _polling, _responses
 from ._async_http import AsyncHTTP
-from ._bodies import (
-    AdamParams,
-    SamplingParams,
-    build_custom_forward_backward,
-    build_forward_backward,
-    build_optim_step,
-    build_sample,
-    build_weights_sync,
-    encode_body,
-    encode_json,
-    params_from,
-)
-from ._downloads import checkpoint_file_path, terminal_progress
+from ._bodies import AdamParams, SamplingParams
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
-from ._http import (
-    RequestSpec,
-    endpoint_request,
-    new_idempotency_key,
-    parse_json,
-    resolve_config,
-    set_values,
-)
+from ._http import RequestSpec
 from ._keep_alive import AsyncKeepAlive
-from ._polling import (
-    DEFAULT_RESULT_TIMEOUT,
-    OperationPoll,
-    PollHistory,
-    PollPlanner,
-    PollPolicy,
-    duration_class,
-    poll_wait,
-    readiness_interval,
-)
-from ._responses import (
-    OperationState,
-    complete_operation,
-    interpret_operation,
-    read_body,
-    readiness,
-)
+from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
+from ._responses import OperationState
 from ._results import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
@@ -127,20 +93,13 @@ class AsyncClient:
         clock: Callable[[], float] = time.monotonic,
         upload_threshold: int | None = _payloads.UPLOAD_THRESHOLD,
     ) -> None:
-        key, root = resolve_config(api_key, base_url)
+        key, root = _http.resolve_config(api_key, base_url)
         self.base_url = root
         self.retry_policy = retry_policy or RetryPolicy()
         self.poll_policy = poll_policy or PollPolicy()
         self.upload_threshold = upload_threshold
         self._uploads_supported = True
-        self._http = AsyncHTTP(
-            api_key=key,
-            root=root,
-            policy=self.retry_policy,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-        )
+        self._http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
         # What one session learns of operation durations, the client's next sessions start from.
         self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
@@ -179,19 +138,17 @@ class AsyncClient:
         """The one way to call an endpoint: build its request (``body``: the fields of its
         request model, or the encoded body), send it with retries, read the 2xx body with its
         generated model."""
-        spec = endpoint_request(endpoint, body, *args, **kwargs)
-        return read_body(endpoint, await self._json(spec), spec.operation)
+        spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
+        return _responses.read_body(endpoint, await self._json(spec), spec.operation)
 
     async def _json(self, spec: RequestSpec) -> Any:
-        return parse_json(await self._http.send(spec), spec.operation)
+        return _http.parse_json(await self._http.send(spec), spec.operation)
 
     def _planner(self, session_id: str) -> PollPlanner:
         with self._planners_lock:
-            planner = self._planners.get(session_id)
-            if planner is None:
-                planner = PollPlanner(self.poll_policy, self._poll_history)
-                self._planners[session_id] = planner
-            return planner
+            if session_id not in self._planners:
+                self._planners[session_id] = PollPlanner(self.poll_policy, self._poll_history)
+            return self._planners[session_id]
 
     async def _wait_ready(
         self,
@@ -203,10 +160,10 @@ class AsyncClient:
         """Poll ``fetch`` until ``initial``'s resource is ready (:func:`readiness`)."""
         clock, current, attempt = self._http.clock, initial, 0
         deadline = None if timeout is None else clock() + timeout
-        while not readiness(current):
+        while not _responses.readiness(current):
             if deadline is not None and clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            await self._http.sleep(readiness_interval(attempt))
+            await self._http.sleep(_polling.readiness_interval(attempt))
             attempt += 1
             current = await fetch()
         return current
@@ -268,7 +225,7 @@ class AsyncModelResourcesAPI:
         return await self._client._call(
             rl.list_model_resources.ENDPOINT,
             None,
-            **set_values(
+            **_http.set_values(
                 {
                     "after": after,
                     "limit": limit,
@@ -392,7 +349,7 @@ class AsyncSessionsAPI:
         return await self._client._call(
             rl.list_training_sessions.ENDPOINT,
             None,
-            **set_values({"after": after, "limit": limit, "status": statuses or None}),
+            **_http.set_values({"after": after, "limit": limit, "status": statuses or None}),
         )
 
     async def stop(self, session_id: str) -> SessionInfo:
@@ -484,10 +441,10 @@ class AsyncSession:
         One Idempotency-Key (``idempotency_key`` or a new uuid4) is used for every retry of
         this call, so a retried POST never creates a second operation.
         """
-        body = build_forward_backward(
+        body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        learned_as = duration_class(FORWARD_BACKWARD.name, forward_only)
+        learned_as = _polling.duration_class(FORWARD_BACKWARD.name, forward_only)
         return await self._submit(FORWARD_BACKWARD, body, idempotency_key, learned_as=learned_as)
 
     async def forward(
@@ -526,7 +483,7 @@ class AsyncSession:
         :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
-        params = params_from(
+        params = _bodies.params_from(
             AdamParams,
             adam_params,
             learning_rate=learning_rate,
@@ -537,7 +494,7 @@ class AsyncSession:
             grad_clip_norm=grad_clip_norm,
         )
         return await self._submit(
-            OPTIM_STEP, build_optim_step(params, muon_params), idempotency_key
+            OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
         )
 
     async def sample(
@@ -560,7 +517,7 @@ class AsyncSession:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
         ``stop_reason``."""
-        params = params_from(
+        params = _bodies.params_from(
             SamplingParams,
             sampling_params,
             max_tokens=max_tokens,
@@ -570,7 +527,7 @@ class AsyncSession:
             seed=seed,
             stop=stop,
         )
-        body = build_sample(
+        body = _bodies.build_sample(
             model_inputs,
             num_samples=num_samples,
             sampling_params=params,
@@ -587,7 +544,7 @@ class AsyncSession:
     ) -> AsyncOperationFuture[WeightsSyncResult]:
         """Publish the trainer's weights to the sampler; the result's ``.weights_version``
         is the version samples submitted afterwards use."""
-        body = build_weights_sync(weight_sync_type)
+        body = _bodies.build_weights_sync(weight_sync_type)
         return await self._submit(WEIGHTS_SYNC, body, idempotency_key)
 
     async def custom_forward_backward(
@@ -599,7 +556,7 @@ class AsyncSession:
     ) -> AsyncOperationFuture[CustomForwardBackwardResult]:
         """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
         sample, as long as the sample) and accumulate them like a built-in loss."""
-        body = build_custom_forward_backward(samples, gradients)
+        body = _bodies.build_custom_forward_backward(samples, gradients)
         return await self._submit(CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
     async def get_forward_backward(
@@ -628,10 +585,10 @@ class AsyncSession:
         learned_as: str | None = None,
     ) -> AsyncOperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
-        key = idempotency_key or new_idempotency_key()
+        key = idempotency_key or _http.new_idempotency_key()
         content = None if body is None else await self._post_content(body)
-        spec = endpoint_request(kind.submit, content, self.id, idempotency_key=key)
-        state = interpret_operation(await self._client._json(spec), kind)
+        spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
+        state = _responses.interpret_operation(await self._client._json(spec), kind)
         poll = self._planner.submitted(learned_as or kind.name, self._client._http.clock())
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
@@ -641,7 +598,7 @@ class AsyncSession:
     async def _post_content(self, body: dict[str, Any]) -> bytes:
         """The encoded body, or, above the upload threshold, the shrunk stand-in of an
         uploaded body (inline when the server has no upload protocol)."""
-        content = encode_body(body)
+        content = _bodies.encode_body(body)
         client = self._client
         if not client._uploads_supported or not _payloads.needs_upload(
             len(content), client.upload_threshold
@@ -655,11 +612,11 @@ class AsyncSession:
             client._uploads_supported = False
             return content
         await client._http.send(_payloads.upload_request(upload.upload_url, content))
-        return encode_json(_payloads.shrink_body(body, upload.payload_id))
+        return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
 
     async def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> OperationState:
-        spec = endpoint_request(kind.poll, None, self.id, operation_id)
-        return interpret_operation(await self._client._json(spec), kind)
+        spec = _http.endpoint_request(kind.poll, None, self.id, operation_id)
+        return _responses.interpret_operation(await self._client._json(spec), kind)
 
     async def _download_output(self, state: OperationState) -> dict[str, Any]:
         assert state.offloaded is not None and state.payload_id is not None
@@ -690,7 +647,7 @@ class AsyncCheckpointsAPI:
         return await self._client._call(
             rl.list_checkpoints.ENDPOINT,
             None,
-            **set_values(
+            **_http.set_values(
                 {
                     "after": after,
                     "limit": limit,
@@ -728,8 +685,8 @@ class AsyncCheckpointsAPI:
         )
         paths = []
         for item in listing.data:
-            path = checkpoint_file_path(folder, item.filename)
-            bar = None if progress is False else terminal_progress(item.filename)
+            path = _downloads.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else _downloads.terminal_progress(item.filename)
             await self._client._http.download(_payloads.download_request(item.url), path, bar)
             paths.append(path)
         return tuple(paths)
@@ -786,7 +743,7 @@ class AsyncOperationFuture(Generic[R]):
                 if self._state.offloaded is not None:
                     await self._download()
                     continue
-                wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
+                wait = _polling.poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
                 if wait is None:
                     remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
                     if remaining > 0:
@@ -812,7 +769,9 @@ class AsyncOperationFuture(Generic[R]):
     async def _download(self) -> None:
         state = self._state
         output = await self.session._download_output(state)
-        self._state = complete_operation(self.kind, state.operation_id, state.status, output)
+        self._state = _responses.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
 
     # unasync: async only
     def __await__(self) -> Generator[Any, None, R]:

@@ -31,7 +31,6 @@ class AsyncHTTP:
 
     def __init__(
         self,
-        *,
         api_key: str,
         root: str,
         policy: RetryPolicy,

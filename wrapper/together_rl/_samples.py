@@ -155,40 +155,31 @@ class Sample:
 
 
 def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
-    """Normalise one ``loss_fn_inputs`` value into a TensorData dict; return it and its length."""
+    """One ``loss_fn_inputs`` value (a TensorData dict, a numpy array or a list) as a TensorData
+    dict, and its length; a bare array or list takes the spec's dtype of ``key``."""
     known = INPUT_DTYPES.get(key)
-    if isinstance(value, Mapping):
-        data, dtype = value.get("data"), value.get("dtype")
-        if data is None or dtype is None:
-            raise InvalidRequestError(f"{label} must have 'data' and 'dtype'", field=label)
-        if isinstance(data, np.ndarray):
-            if data.ndim != 1:
-                raise InvalidRequestError(f"{label}.data must be one-dimensional", field=label)
-            value = {**value, "data": wire_array(data)}
-        elif not isinstance(data, list | tuple):
-            raise InvalidRequestError(f"{label}.data must be a list of numbers", field=label)
-        tensor = value if isinstance(value, dict) else dict(value)
-    elif isinstance(value, np.ndarray | list | tuple):
-        if isinstance(value, np.ndarray):
-            if value.ndim != 1:
-                raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
-            floats, data = value.dtype.kind == "f", wire_array(value)
-        else:
-            floats, data = any(isinstance(v, float) for v in value), value
-        dtype = known[0] if known else (_FLOAT32 if floats else _INT64)
-        tensor = {"data": data, "dtype": dtype}
+    mapping = isinstance(value, Mapping)
+    data = value.get("data") if mapping else value
+    if mapping and (data is None or value.get("dtype") is None):
+        raise InvalidRequestError(f"{label} must have 'data' and 'dtype'", field=label)
+    if isinstance(data, np.ndarray):
+        if data.ndim != 1:
+            raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
+        floats, data = data.dtype.kind == "f", wire_array(data)
+    elif isinstance(data, list | tuple):
+        floats = known is None and any(isinstance(v, float) for v in data)
     else:
         raise InvalidRequestError(
-            f"{label} must be a TensorData dict, a numpy array or a list, got "
-            f"{type(value).__name__}",
+            f"{label} must be a TensorData dict, a numpy array or a list of numbers, got "
+            f"{type(data).__name__}",
             field=label,
         )
-    if known is not None and tensor["dtype"] not in known:
+    dtype = value["dtype"] if mapping else known[0] if known else _FLOAT32 if floats else _INT64
+    if known is not None and dtype not in known:
         raise InvalidRequestError(
-            f"{label}.dtype must be one of {sorted(known)}, got {tensor['dtype']!r}",
-            field=f"{label}.dtype",
+            f"{label}.dtype must be one of {sorted(known)}, got {dtype!r}", field=f"{label}.dtype"
         )
-    return tensor, len(tensor["data"])
+    return {**value, "data": data} if mapping else {"data": data, "dtype": dtype}, len(data)
 
 
 def _token_count(label: str, model_input: Any) -> tuple[Any, int]:

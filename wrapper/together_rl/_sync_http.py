@@ -27,7 +27,6 @@ class SyncHTTP:
 
     def __init__(
         self,
-        *,
         api_key: str,
         root: str,
         policy: RetryPolicy,
