@@ -141,6 +141,10 @@ class AsyncClient:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, await self._json(spec), spec.operation)
 
+    async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
+        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
+        return await self._call(endpoint, None, **query)
+
     async def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
@@ -222,17 +226,12 @@ class AsyncModelResourcesAPI:
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
         statuses = [_enum("status", models.ModelResourcesStatus, v) for v in status or ()]
-        return await self._client._call(
+        return await self._client._page(
             rl.list_model_resources.ENDPOINT,
-            None,
-            **_http.set_values(
-                {
-                    "after": after,
-                    "limit": limit,
-                    "status": statuses or None,
-                    "created_by": created_by,
-                }
-            ),
+            after=after,
+            limit=limit,
+            status=statuses or None,
+            created_by=created_by,
         )
 
     async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
@@ -346,11 +345,8 @@ class AsyncSessionsAPI:
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
         statuses = [_enum("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()]
-        return await self._client._call(
-            rl.list_training_sessions.ENDPOINT,
-            None,
-            **_http.set_values({"after": after, "limit": limit, "status": statuses or None}),
-        )
+        endpoint = rl.list_training_sessions.ENDPOINT
+        return await self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
     async def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
@@ -644,18 +640,13 @@ class AsyncCheckpointsAPI:
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
         checkpoint_type = None if type is None else _enum("type", models.CheckpointType, type)
-        return await self._client._call(
+        return await self._client._page(
             rl.list_checkpoints.ENDPOINT,
-            None,
-            **_http.set_values(
-                {
-                    "after": after,
-                    "limit": limit,
-                    "session_id": session_id,
-                    "base_model": base_model,
-                    "type_": checkpoint_type,
-                }
-            ),
+            after=after,
+            limit=limit,
+            session_id=session_id,
+            base_model=base_model,
+            type_=checkpoint_type,
         )
 
     async def get(self, checkpoint_id: str) -> models.Checkpoint:

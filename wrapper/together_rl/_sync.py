@@ -137,6 +137,10 @@ class Client:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, self._json(spec), spec.operation)
 
+    def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
+        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
+        return self._call(endpoint, None, **query)
+
     def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(self._http.send(spec), spec.operation)
 
@@ -218,17 +222,12 @@ class ModelResourcesAPI:
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
         statuses = [_enum("status", models.ModelResourcesStatus, v) for v in status or ()]
-        return self._client._call(
+        return self._client._page(
             rl.list_model_resources.ENDPOINT,
-            None,
-            **_http.set_values(
-                {
-                    "after": after,
-                    "limit": limit,
-                    "status": statuses or None,
-                    "created_by": created_by,
-                }
-            ),
+            after=after,
+            limit=limit,
+            status=statuses or None,
+            created_by=created_by,
         )
 
     def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
@@ -338,11 +337,8 @@ class SessionsAPI:
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
         statuses = [_enum("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()]
-        return self._client._call(
-            rl.list_training_sessions.ENDPOINT,
-            None,
-            **_http.set_values({"after": after, "limit": limit, "status": statuses or None}),
-        )
+        endpoint = rl.list_training_sessions.ENDPOINT
+        return self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
     def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
@@ -632,18 +628,13 @@ class CheckpointsAPI:
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
         checkpoint_type = None if type is None else _enum("type", models.CheckpointType, type)
-        return self._client._call(
+        return self._client._page(
             rl.list_checkpoints.ENDPOINT,
-            None,
-            **_http.set_values(
-                {
-                    "after": after,
-                    "limit": limit,
-                    "session_id": session_id,
-                    "base_model": base_model,
-                    "type_": checkpoint_type,
-                }
-            ),
+            after=after,
+            limit=limit,
+            session_id=session_id,
+            base_model=base_model,
+            type_=checkpoint_type,
         )
 
     def get(self, checkpoint_id: str) -> models.Checkpoint:
