@@ -14,7 +14,7 @@ from typing import Any, ParamSpec
 
 import httpx
 import orjson
-from together_rl_client.types import Endpoint, RequestParts
+from together_rl_client.types import Endpoint
 
 from ._errors import (
     APIConnectionError,
@@ -51,8 +51,8 @@ API_PREFIX = "/v1"
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """One HTTP request: the generated client's :class:`RequestParts` and the body we encoded.
-    ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
+    """One HTTP request: an endpoint's ``request_parts`` (or a presigned URL) and the body we
+    encoded. ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
 
     method: str
     url: str
@@ -62,27 +62,6 @@ class RequestSpec:
     content: bytes | None = None
     #: False for presigned payload URLs: the request goes out without ``Authorization``
     authenticated: bool = True
-
-    @classmethod
-    def from_parts(
-        cls, parts: RequestParts, *, path: str, content: bytes | None = None
-    ) -> RequestSpec:
-        """From an endpoint's ``request_parts(...)`` and its ``PATH`` (for the label)."""
-        # Arrays go comma-separated, as the spec (style form, explode false) says.
-        params = {
-            k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in parts.params.items()
-        }
-        headers = parts.headers
-        if content is not None:  # a body we send is JSON, an empty one too (as the official SDK)
-            headers = {"Content-Type": "application/json", **(headers or {})}
-        return cls(
-            method=parts.method,
-            url=parts.url,
-            operation=f"{parts.method} {API_PREFIX}{path}",
-            params=params or None,
-            headers=headers,
-            content=content,
-        )
 
 
 def new_idempotency_key() -> str:
@@ -100,16 +79,6 @@ def set_values(values: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _encoded_body(model: type, values: Mapping[str, Any]) -> bytes:
-    """The caller's values as the endpoint's generated request model, refused before sending
-    when they do not fit it."""
-    try:
-        body = model.from_dict(set_values(values))  # type: ignore[attr-defined]
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InvalidRequestError(f"the options do not fit {model.__name__}: {exc!r}") from exc
-    return orjson.dumps(body.to_dict())
-
-
 def endpoint_request(
     endpoint: Endpoint[P, Any],
     body: Mapping[str, Any] | bytes | None,
@@ -125,9 +94,19 @@ def endpoint_request(
             raise InvalidRequestError(f"{name} must not be empty", field=name)
     parts = endpoint.request_parts(*args, **set_values(kwargs))
     if isinstance(body, Mapping):
-        assert endpoint.body_model is not None, f"{endpoint.path} takes no request body"
-        body = _encoded_body(endpoint.body_model, body)
-    return RequestSpec.from_parts(parts, path=endpoint.path, content=body)
+        model: Any = endpoint.body_model
+        assert model is not None, f"{endpoint.path} takes no request body"
+        try:  # the generated request model checks the caller's values before anything is sent
+            body = orjson.dumps(model.from_dict(set_values(body)).to_dict())
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidRequestError(f"the options do not fit {model.__name__}: {exc!r}") from exc
+    headers, query = parts.headers, parts.params
+    if body is not None:  # a body we send is JSON, an empty one too (as the official SDK)
+        headers = {"Content-Type": "application/json", **headers}
+    # arrays go comma-separated, as the spec (style form, explode false) says
+    params = {k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in query.items()}
+    operation = f"{parts.method} {API_PREFIX}{endpoint.path}"
+    return RequestSpec(parts.method, parts.url, operation, params or None, headers, body)
 
 
 DEFAULT_BASE_URL = "https://api.together.ai"

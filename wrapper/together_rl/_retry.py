@@ -7,6 +7,7 @@ then does the waiting itself (``time.sleep`` or ``asyncio.sleep``).
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import math
 import random
@@ -61,31 +62,19 @@ def parse_retry_after(
     headers: Mapping[str, str], *, wall_clock: Callable[[], float] = time.time
 ) -> float | None:
     """Seconds the server asks us to wait, or None when it does not say (or says nonsense)."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            value = float(raw_ms) / 1000.0
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value) and value >= 0:
-            return value
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    raw = raw.strip()
+    with contextlib.suppress(KeyError, ValueError):
+        seconds = float(headers["retry-after-ms"]) / 1000.0
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    raw = headers.get("retry-after", "").strip()
     try:
         seconds = float(raw)
     except ValueError:
         try:
-            when = email.utils.parsedate_to_datetime(raw)
+            return max(0.0, email.utils.parsedate_to_datetime(raw).timestamp() - wall_clock())
         except (TypeError, ValueError, IndexError):
             return None
-        if when is None:
-            return None
-        return max(0.0, when.timestamp() - wall_clock())
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return seconds
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def backoff_delay(policy: RetryPolicy, retries_taken: int, rand: float) -> float:
@@ -134,9 +123,8 @@ class RetryState:
     def _next_delay(self, retry_after: float | None) -> float | None:
         if self.retries >= self.policy.max_retries:
             return None
-        if retry_after is not None:
-            delay = retry_after
-        else:
+        delay = retry_after
+        if delay is None:
             delay = backoff_delay(self.policy, self.retries, self._rand())
         if self.deadline is not None and self._clock() + delay >= self.deadline:
             return None
