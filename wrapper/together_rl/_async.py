@@ -154,23 +154,22 @@ class AsyncClient:
                 self._planners[session_id] = PollPlanner(self.poll_policy, self._poll_history)
             return self._planners[session_id]
 
-    async def _wait_ready(
-        self,
-        fetch: Callable[[], Awaitable[InfoT]],
-        timeout: float | None,
-        what: str,
-        initial: InfoT,
-    ) -> InfoT:
-        """Poll ``fetch`` until ``initial``'s resource is ready (:func:`readiness`)."""
-        clock, current, attempt = self._http.clock, initial, 0
+    async def _wait_ready(self, info: InfoT, timeout: float | None) -> InfoT:
+        """Poll ``info``'s session or model resources until ready (:func:`readiness`)."""
+        session = isinstance(info, SessionInfo)
+        what = f"{'session' if session else 'model resources'} {info.id}"
+        get: Endpoint[..., Any] = (
+            rl.get_training_session if session else rl.get_model_resources
+        ).ENDPOINT
+        clock, attempt = self._http.clock, 0
         deadline = None if timeout is None else clock() + timeout
-        while not _responses.readiness(current):
+        while not _responses.readiness(info):
             if deadline is not None and clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             await self._http.sleep(_polling.readiness_interval(attempt))
             attempt += 1
-            current = await fetch()
-        return current
+            info = await self._call(get, None, info.id)
+        return info
 
 
 def _enum(label: str, enum: type[E], value: str) -> E:
@@ -199,9 +198,7 @@ class AsyncModelResourcesAPI:
         info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
             return info
-        return await self._client._wait_ready(
-            lambda: self.get(info.id), timeout, f"model resources {info.id}", info
-        )
+        return await self._client._wait_ready(info, timeout)
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
@@ -327,9 +324,7 @@ class AsyncSessionsAPI:
         }
         info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
-            info = await self._client._wait_ready(
-                lambda: self._info(info.id), timeout, f"session {info.id}", info
-            )
+            info = await self._client._wait_ready(info, timeout)
         return AsyncSession(self._client, info.id, info)
 
     async def get(self, session_id: str) -> AsyncSession:
@@ -684,16 +679,9 @@ class AsyncCheckpointsAPI:
 
 
 class AsyncOperationFuture(Generic[R]):
-    """The pending result of one submitted operation.
-
-    ``result(timeout=)`` polls on the session's learned schedule (per operation kind) and
-    returns the kind's result (:class:`ForwardBackwardResult`, :class:`OptimStepResult`,
-    :class:`SampleResult`, :class:`WeightsSyncResult`, :class:`CustomForwardBackwardResult`,
-    :class:`CheckpointResult`), raises ``OperationFailedError`` (FAILED) or
-    ``OperationTimeoutError`` (a ``TimeoutError``; the operation keeps running: call ``result``
-    again or ``session.get_operation(kind, id)``). An output offloaded by the server
-    (``payload_id``) is downloaded and merged first. Async futures are awaitable.
-    """
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the
+    session's learned schedule and returns the kind's result (an output the server offloaded is
+    downloaded and merged first). Async futures are awaitable."""
 
     def __init__(
         self,
@@ -724,8 +712,9 @@ class AsyncOperationFuture(Generic[R]):
 
     async def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
         """Wait for the operation (at most ``timeout`` seconds; ``None``: no limit) and return
-        its result; raises ``OperationFailedError`` when it failed and
-        ``OperationTimeoutError`` when the time is up (the operation keeps running)."""
+        its result; raises ``OperationFailedError`` when it failed and ``OperationTimeoutError``
+        when the time is up (it keeps running: call ``result`` again, or re-attach with
+        ``session.get_operation(kind, id)``)."""
         async with self._lock:
             http = self.session._client._http
             start = http.clock()

@@ -150,23 +150,22 @@ class Client:
                 self._planners[session_id] = PollPlanner(self.poll_policy, self._poll_history)
             return self._planners[session_id]
 
-    def _wait_ready(
-        self,
-        fetch: Callable[[], InfoT],
-        timeout: float | None,
-        what: str,
-        initial: InfoT,
-    ) -> InfoT:
-        """Poll ``fetch`` until ``initial``'s resource is ready (:func:`readiness`)."""
-        clock, current, attempt = self._http.clock, initial, 0
+    def _wait_ready(self, info: InfoT, timeout: float | None) -> InfoT:
+        """Poll ``info``'s session or model resources until ready (:func:`readiness`)."""
+        session = isinstance(info, SessionInfo)
+        what = f"{'session' if session else 'model resources'} {info.id}"
+        get: Endpoint[..., Any] = (
+            rl.get_training_session if session else rl.get_model_resources
+        ).ENDPOINT
+        clock, attempt = self._http.clock, 0
         deadline = None if timeout is None else clock() + timeout
-        while not _responses.readiness(current):
+        while not _responses.readiness(info):
             if deadline is not None and clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             self._http.sleep(_polling.readiness_interval(attempt))
             attempt += 1
-            current = fetch()
-        return current
+            info = self._call(get, None, info.id)
+        return info
 
 
 def _enum(label: str, enum: type[E], value: str) -> E:
@@ -195,9 +194,7 @@ class ModelResourcesAPI:
         info = self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
             return info
-        return self._client._wait_ready(
-            lambda: self.get(info.id), timeout, f"model resources {info.id}", info
-        )
+        return self._client._wait_ready(info, timeout)
 
     def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
@@ -319,9 +316,7 @@ class SessionsAPI:
         }
         info = self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
-            info = self._client._wait_ready(
-                lambda: self._info(info.id), timeout, f"session {info.id}", info
-            )
+            info = self._client._wait_ready(info, timeout)
         return Session(self._client, info.id, info)
 
     def get(self, session_id: str) -> Session:
@@ -672,16 +667,9 @@ class CheckpointsAPI:
 
 
 class OperationFuture(Generic[R]):
-    """The pending result of one submitted operation.
-
-    ``result(timeout=)`` polls on the session's learned schedule (per operation kind) and
-    returns the kind's result (:class:`ForwardBackwardResult`, :class:`OptimStepResult`,
-    :class:`SampleResult`, :class:`WeightsSyncResult`, :class:`CustomForwardBackwardResult`,
-    :class:`CheckpointResult`), raises ``OperationFailedError`` (FAILED) or
-    ``OperationTimeoutError`` (a ``TimeoutError``; the operation keeps running: call ``result``
-    again or ``session.get_operation(kind, id)``). An output offloaded by the server
-    (``payload_id``) is downloaded and merged first. Async futures are awaitable.
-    """
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the
+    session's learned schedule and returns the kind's result (an output the server offloaded is
+    downloaded and merged first). Async futures are awaitable."""
 
     def __init__(
         self,
@@ -712,8 +700,9 @@ class OperationFuture(Generic[R]):
 
     def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
         """Wait for the operation (at most ``timeout`` seconds; ``None``: no limit) and return
-        its result; raises ``OperationFailedError`` when it failed and
-        ``OperationTimeoutError`` when the time is up (the operation keeps running)."""
+        its result; raises ``OperationFailedError`` when it failed and ``OperationTimeoutError``
+        when the time is up (it keeps running: call ``result`` again, or re-attach with
+        ``session.get_operation(kind, id)``)."""
         with self._lock:
             http = self.session._client._http
             start = http.clock()
