@@ -20,7 +20,6 @@ from ._arrays import F64, float_arrays_under
 
 __all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "global_norm"]
 
-
 CLIP_EPS = 1e-6
 
 

@@ -36,7 +36,6 @@ __all__ = [
     "next_token_logprobs",
 ]
 
-
 DIM = 16
 MAX_CLUSTERS = 1024
 MAX_BUCKETS = 1024

@@ -75,7 +75,6 @@ __all__ = [
     "topk_prompt_logprobs",
 ]
 
-
 StopReason = str  # a value of the spec's `StopReason`
 STOP_REASON_LENGTH: StopReason = enum_value("StopReason", "LENGTH")
 STOP_REASON_STOP: StopReason = enum_value("StopReason", "STOP")
