@@ -8,6 +8,10 @@ or served on a free loopback port in a thread of this process:
     with serve_emulator(api_keys=["test-key"]) as server:
         ...  # server.base_url
 
+or in this process, through an httpx transport (`InProcessTransport`, `AsyncInProcessTransport`):
+
+    httpx.Client(transport=InProcessTransport(app), base_url="http://emulator.test")
+
 or from a shell: `together-rl-emulator --port 8765 --api-key KEY` (see docs/emulator.md).
 """
 
@@ -16,12 +20,15 @@ from __future__ import annotations
 from ._app import EmulatorApp, EmulatorState, create_app, owner_id
 from ._catalog import CATALOG, TINY_MODEL
 from ._embedded import ThreadServer, serve_emulator, serve_in_thread
+from ._in_process import AsyncInProcessTransport, InProcessTransport
 
 __all__ = [
     "CATALOG",
     "TINY_MODEL",
+    "AsyncInProcessTransport",
     "EmulatorApp",
     "EmulatorState",
+    "InProcessTransport",
     "ThreadServer",
     "create_app",
     "owner_id",

@@ -12,6 +12,7 @@ from pathlib import Path
 import uvicorn
 
 from ._app import create_app
+from ._embedded import uvicorn_config
 
 __all__ = ["main", "parse_args", "resolve_api_keys"]
 
@@ -101,10 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         state_dir=args.state_dir,
         max_body_mb=args.max_body_mb,
     )
-    config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level=args.log_level, lifespan="on"
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, args.host, args.port, args.log_level))
     asyncio.run(_serve(server, args.host))
     return 0
 

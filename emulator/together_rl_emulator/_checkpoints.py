@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import orjson
 import safetensors.numpy
 
+from ._arrays import float_arrays_under
 from ._engine import OperationOutcome, RunContext, encode_output
-from ._errors import ApiError, invalid, not_found
-from ._paging import page_of, unknown_cursor
+from ._errors import ApiError, found_or_404, invalid
+from ._paging import PageRequest, page_of
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
 from ._store import Store
@@ -146,15 +146,11 @@ def resumed_state(row: CheckpointRow, load_optimizer: bool | None) -> TrainerSta
     """The trainer state a session resumed from checkpoint `row` starts with."""
     arrays = safetensors.numpy.load(row.state)
     if row.type == TYPE_TRAINING and load_optimizer is not False:
-        params = PolicyParams.from_arrays(_group(arrays, "params/"))
+        params = PolicyParams.from_arrays(float_arrays_under(arrays, "params/"))
         arrays.update({f"grads/{k}": np.zeros_like(a) for k, a in params.to_arrays().items()})
         arrays["accumulated_passes"] = np.array(0, dtype=np.int64)
         return TrainerState.from_arrays(arrays)
-    return TrainerState.from_policy(PolicyParams.from_arrays(_group(arrays, "params/")))
-
-
-def _group(arrays: dict[str, npt.NDArray[Any]], prefix: str) -> dict[str, npt.NDArray[Any]]:
-    return {k[len(prefix) :]: a for k, a in arrays.items() if k.startswith(prefix)}
+    return TrainerState.from_policy(PolicyParams.from_arrays(float_arrays_under(arrays, "params/")))
 
 
 class Checkpoints:
@@ -165,28 +161,15 @@ class Checkpoints:
 
     def row(self, owner: str, checkpoint_id: str, param: str = "checkpoint_id") -> CheckpointRow:
         found = self.store.get_checkpoint(owner, checkpoint_id)
-        if found is None:
-            raise not_found("checkpoint", param, checkpoint_id)
-        return found
+        return found_or_404(found, "checkpoint", param, checkpoint_id)
 
     def get(self, owner: str, checkpoint_id: str) -> dict[str, Any]:
         return self.row(owner, checkpoint_id).resource
 
-    def list_page(
-        self,
-        owner: str,
-        after: str | None,
-        limit: int,
-        *,
-        base_model: str | None = None,
-        session_id: str | None = None,
-        type: str | None = None,
-    ) -> dict[str, Any]:
-        filters = {"base_model": base_model, "session_id": session_id, "type": type}
-        rows = self.store.list_checkpoints(owner, after, limit + 1, filters)
-        if rows is None:
-            raise unknown_cursor(after or "")
-        return page_of(rows, limit)
+    def list_page(self, owner: str, page: PageRequest, filters: dict[str, Any]) -> dict[str, Any]:
+        """`filters`: `base_model`, `session_id` and `type`, each None to match any."""
+        rows = self.store.list_checkpoints(owner, page.after, page.limit + 1, filters)
+        return page_of(rows, page)
 
     # ------------------------------------------------------------------ download
     def download(
@@ -207,9 +190,8 @@ class Checkpoints:
 
     def file(self, checkpoint_id: str, variant: str, filename: str, token: str | None) -> bytes:
         """A file by its presigned URL (the token is the credential; no Authorization)."""
-        row = self.store.get_checkpoint(None, checkpoint_id)
-        if row is None:
-            raise not_found("checkpoint", "checkpoint_id", checkpoint_id)
+        found = self.store.get_checkpoint(None, checkpoint_id)  # any key's: the token decides
+        row = found_or_404(found, "checkpoint", "checkpoint_id", checkpoint_id)
         if token is None or not secrets.compare_digest(token.encode(), row.token.encode()):
             raise ApiError(
                 403, "token: missing or wrong; use the exact URL the API returned",
@@ -248,7 +230,7 @@ def checkpoint_files(row: CheckpointRow, variant: str) -> tuple[str, dict[str, b
             f"{row.id} comes from full-weight model resources (lora_enabled false), which have"
             f" no adapter; use {VARIANT_MERGED}",
         )
-    weights = _group(safetensors.numpy.load(row.state), "params/")
+    weights = float_arrays_under(safetensors.numpy.load(row.state), "params/")
     if variant == VARIANT_ADAPTER:
         base = init_policy(row.vocab_size, row.policy_seed).to_arrays()
         weights = {k: a - base[k] for k, a in weights.items()}

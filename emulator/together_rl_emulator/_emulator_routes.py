@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ._checkpoints import CHECKPOINT_FILE_ROUTE
-from ._errors import invalid, not_found
+from ._errors import found_or_404, invalid
 from ._faults import parse_fault
 from ._http import API_PREFIX, JSON, json_response, parse_json, read_body, require_object
 from ._payloads import PAYLOAD_ROUTE
@@ -42,9 +42,9 @@ async def emulator_operation(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
     operation_id = request.path_params["operation_id"]
-    row = st.store.find_operation(owner, operation_id)
-    if row is None:
-        raise not_found("operation", "operation_id", operation_id)
+    row = found_or_404(
+        st.store.find_operation(owner, operation_id), "operation", "operation_id", operation_id
+    )
     return json_response(
         {
             "id": row.id,

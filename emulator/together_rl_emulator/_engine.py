@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 import orjson
 
+from ._arrays import F64
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
@@ -57,7 +57,6 @@ __all__ = [
     "session_fields",
 ]
 
-F64 = npt.NDArray[np.float64]
 SEED_STRIDE = 1_000_003
 _FLOAT32 = DTYPES[DTYPES.index("float32")]  # the dtype of the returned log-probs
 

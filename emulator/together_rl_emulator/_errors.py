@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from ._spec import EMULATOR_RULE_NOTE
 
-__all__ = ["SESSION_NOT_ACTIVE", "ApiError", "invalid", "not_found", "session_not_active"]
+__all__ = [
+    "SESSION_NOT_ACTIVE",
+    "ApiError",
+    "found_or_404",
+    "invalid",
+    "not_found",
+    "session_not_active",
+]
+
+_Found = TypeVar("_Found")
 
 
 #: The one wording of "the session cannot run this": an operation FAILED with SESSION_NOT_ACTIVE.
@@ -75,6 +84,13 @@ def not_found(what: str, param: str, value: str) -> ApiError:
         404, f"{param}: no {what} {value!r} for this API key", type="not_found", param=param,
         code="not_found",
     )  # fmt: skip
+
+
+def found_or_404(found: _Found | None, what: str, param: str, value: str) -> _Found:
+    """`found`, or (None: missing or another key's) `not_found(what, param, value)` raised."""
+    if found is None:
+        raise not_found(what, param, value)
+    return found
 
 
 def session_not_active(status: str, kind: str) -> ApiError:

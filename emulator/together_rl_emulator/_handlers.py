@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -21,6 +22,7 @@ from ._http import (
     read_body,
 )
 from ._kinds import KINDS, kind_named
+from ._paging import PageRequest
 from ._state import state_of
 from ._validation import validate_parameter
 
@@ -30,6 +32,16 @@ __all__ = ["HANDLERS", "Handler", "handler_for"]
 THREADPOOL_BODY_BYTES = 256 * 1024
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _listing(
+    request: Request, operation_id: str, *names: str
+) -> tuple[PageRequest, dict[str, Any]]:
+    """A list operation's page and filters from its query parameters `names`, validated and
+    coerced as the spec declares them, in this order (a 400 names the first bad one): `after`
+    and `limit` make the page, the others are the filters."""
+    values = {name: query_parameter(request, operation_id, name) for name in names}
+    return PageRequest(values.pop("after"), values.pop("limit")), values
 
 
 async def create_model_resources(request: Request) -> Response:
@@ -49,17 +61,10 @@ async def get_model_resources(request: Request) -> Response:
 async def list_model_resources(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
-    op = "listModelResources"
-    statuses = query_parameter(request, op, "status")
-    return json_response(
-        st.service.model_resources.list_page(
-            owner,
-            query_parameter(request, op, "after"),
-            query_parameter(request, op, "limit"),
-            [str(s) for s in statuses] if isinstance(statuses, list) else None,
-            query_parameter(request, op, "created_by"),
-        )
+    page, filters = _listing(
+        request, "listModelResources", "status", "after", "limit", "created_by"
     )
+    return json_response(st.service.model_resources.list_page(owner, page, **filters))
 
 
 async def estimate_model_resources_cost(request: Request) -> Response:
@@ -103,18 +108,16 @@ async def start_training_session(request: Request) -> Response:
 async def list_training_sessions(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
-    op = "listTrainingSessions"
-    statuses = query_parameter(request, op, "status")
-    return json_response(
-        st.service.list_sessions(
-            owner,
-            query_parameter(request, op, "after"),
-            query_parameter(request, op, "limit"),
-            [str(s) for s in statuses] if isinstance(statuses, list) else None,
-            created_by=query_parameter(request, op, "created_by"),
-            model_resources_id=query_parameter(request, op, "model_resources_id"),
-        )
+    page, filters = _listing(
+        request,
+        "listTrainingSessions",
+        "status",
+        "after",
+        "limit",
+        "created_by",
+        "model_resources_id",
     )
+    return json_response(st.service.list_sessions(owner, page, **filters))
 
 
 async def get_training_session(request: Request) -> Response:
@@ -208,17 +211,10 @@ async def create_payload_download_url(request: Request) -> Response:
 async def list_checkpoints(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
-    op = "listCheckpoints"
-    return json_response(
-        st.service.checkpoints.list_page(
-            owner,
-            query_parameter(request, op, "after"),
-            query_parameter(request, op, "limit"),
-            base_model=query_parameter(request, op, "base_model"),
-            session_id=query_parameter(request, op, "session_id"),
-            type=query_parameter(request, op, "type"),
-        )
+    page, filters = _listing(
+        request, "listCheckpoints", "after", "limit", "base_model", "session_id", "type"
     )
+    return json_response(st.service.checkpoints.list_page(owner, page, filters))
 
 
 async def get_checkpoint(request: Request) -> Response:

@@ -24,12 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from ._arrays import F64, I64
 from ._spec import LOSS_PARAM_DEFAULTS, LOSS_PARAMS_REQUIRED, LOSS_TYPES, PARAMS_KEYS, enum_value
-
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 __all__ = ["DEFAULTS", "LOSS_TYPES", "PARAMS_KEYS", "LossResult", "compute_loss"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Message, Receive, Scope, Send
 
+from ._drop import drop_connection
 from ._errors import ApiError
 from ._faults import IMMEDIATE_KINDS, immediate_error
 from ._http import API_PREFIX, error_response
@@ -58,7 +58,7 @@ class EmulatorApp(Starlette):
             await super().__call__(scope, receive, _delayed(send, fault.latency_ms / 1000.0))
         else:  # drop_after_commit
             await super().__call__(scope, receive, _swallow)
-            await _drop_connection(send)
+            await drop_connection(scope, send)
 
     def _route_key(self, scope: Scope) -> str | None:
         for route in self.router.routes:
@@ -93,21 +93,3 @@ def _delayed(send: Send, seconds: float) -> Send:
 
 async def _swallow(message: Message) -> None:
     return None
-
-
-async def _drop_connection(send: Send) -> None:
-    """Close the connection without answering. Under uvicorn: close its transport; in-process
-    (httpx.ASGITransport): raise the error httpx raises for a server that hung up.
-
-    ASGI has no message that aborts a connection: a server turns an app that sends no response
-    into a 500 (uvicorn's `send_500_response`; the same question for Hypercorn is its issue
-    #313), and starting a response and leaving it incomplete puts a status line on the wire
-    first, which is not the fault this models (a POST committed, its answer lost). So this
-    still reaches into uvicorn's request cycle; see docs/emulator.md, Faults."""
-    cycle = getattr(send, "__self__", None)
-    transport = getattr(cycle, "transport", None)
-    if cycle is not None and transport is not None and hasattr(cycle, "disconnected"):
-        cycle.disconnected = True  # uvicorn then sends nothing (no 500) for this request
-        transport.close()
-        return
-    raise httpx.RemoteProtocolError("Server disconnected without sending a response.")

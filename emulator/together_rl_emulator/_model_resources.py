@@ -20,8 +20,8 @@ import uuid
 from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
-from ._errors import ApiError, invalid, not_found
-from ._paging import empty_page, page_of, unknown_cursor
+from ._errors import ApiError, found_or_404, invalid
+from ._paging import PageRequest, empty_page, page_of
 from ._spec import MODEL_RESOURCES_READY, SESSION_RUNNING, enum_value, spec_defaults
 from ._store import Store
 from ._validation import validate_schema
@@ -132,24 +132,15 @@ class ModelResources:
 
     def get(self, owner: str, resources_id: str) -> dict[str, Any]:
         found = self.store.get_model_resources(owner, resources_id)
-        if found is None:
-            raise not_found("model resources", "model_resources_id", resources_id)
-        return found
+        return found_or_404(found, "model resources", "model_resources_id", resources_id)
 
     def list_page(
-        self,
-        owner: str,
-        after: str | None,
-        limit: int,
-        statuses: list[str] | None,
-        created_by: str | None,
+        self, owner: str, page: PageRequest, status: list[str] | None, created_by: str | None
     ) -> dict[str, Any]:
         if created_by not in (None, "me", owner):
-            return empty_page(limit)  # every resource a key can see was created by that key
-        rows = self.store.list_model_resources(owner, after, statuses, limit + 1)
-        if rows is None:
-            raise unknown_cursor(after or "")
-        return page_of(rows, limit)
+            return empty_page(page)  # every resource a key can see was created by that key
+        rows = self.store.list_model_resources(owner, page.after, status, page.limit + 1)
+        return page_of(rows, page)
 
     def stop(self, owner: str, resources_id: str, force: bool) -> dict[str, Any]:
         """STOPPED; with running sessions a 409 naming them, unless `force` stops them too.

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "global_norm"]
+from ._arrays import F64, float_arrays_under
 
-F64 = npt.NDArray[np.float64]
+__all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "global_norm"]
 
 CLIP_EPS = 1e-6
 
@@ -52,14 +52,8 @@ class AdamState:
 
     @classmethod
     def from_arrays(cls, d: Mapping[str, npt.ArrayLike]) -> AdamState:
-        def moments(prefix: str) -> dict[str, F64]:
-            return {
-                k[len(prefix) :]: np.array(a, dtype=np.float64)
-                for k, a in d.items()
-                if k.startswith(prefix)
-            }
-
-        return cls(step=int(np.asarray(d["step"])), m=moments("m/"), v=moments("v/"))
+        m, v = float_arrays_under(d, "m/"), float_arrays_under(d, "v/")
+        return cls(step=int(np.asarray(d["step"])), m=m, v=v)
 
 
 def global_norm(grads: Mapping[str, F64]) -> float:

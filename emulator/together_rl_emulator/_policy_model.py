@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ._arrays import F64, I64
+
 __all__ = [
     "DIM",
     "Forward",
@@ -33,9 +35,6 @@ __all__ = [
     "init_policy",
     "next_token_logprobs",
 ]
-
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 DIM = 16
 MAX_CLUSTERS = 1024

@@ -53,6 +53,7 @@ from typing import TypedDict
 import numpy as np
 import numpy.typing as npt
 
+from ._arrays import F64, I64
 from ._policy_model import (
     PolicyParams,
     _check_tokens,
@@ -73,9 +74,6 @@ __all__ = [
     "sample_sequences",
     "topk_prompt_logprobs",
 ]
-
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 StopReason = str  # a value of the spec's `StopReason`
 STOP_REASON_LENGTH: StopReason = enum_value("StopReason", "LENGTH")

@@ -16,13 +16,13 @@ from ._body_scan import scan_body
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints, resumed_state
 from ._engine import derived_seed, session_fields
-from ._errors import ApiError, invalid, not_found, session_not_active
+from ._errors import ApiError, found_or_404, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
 from ._model_resources import EmulatorClock, ModelResources
 from ._optim import global_norm
-from ._paging import empty_page, page_of, unknown_cursor
+from ._paging import PageRequest, empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
 from ._spec import SESSION_RUNNING
 from ._stats import Stats
@@ -143,9 +143,7 @@ class EmulatorService:
     def check_session(self, owner: str, session_id: str) -> SessionRow:
         """The caller's session (404 if missing or another key's)."""
         found = self.store.get_session(owner, session_id)
-        if found is None:
-            raise not_found("training session", "session_id", session_id)
-        return found
+        return found_or_404(found, "training session", "session_id", session_id)
 
     def get_session(self, owner: str, session_id: str) -> dict[str, Any]:
         return self.check_session(owner, session_id).body
@@ -153,29 +151,26 @@ class EmulatorService:
     def list_sessions(
         self,
         owner: str,
-        after: str | None,
-        limit: int,
-        statuses: list[str] | None,
-        *,
-        created_by: str | None = None,
-        model_resources_id: str | None = None,
+        page: PageRequest,
+        status: list[str] | None,
+        created_by: str | None,
+        model_resources_id: str | None,
     ) -> dict[str, Any]:
         if created_by not in (None, "me", owner):
-            # Every session a key can see was created by that key.
-            return empty_page(limit)
+            return empty_page(page)  # every session a key can see was created by that key
         before: int | None = None
-        if after:
-            cursor = self.store.get_session(owner, after)
+        if page.after:
+            cursor = self.store.get_session(owner, page.after)
             if cursor is None:
-                raise unknown_cursor(after)
+                raise unknown_cursor(page.after)
             before = cursor.ordinal
-        rows = self.store.list_sessions(owner, before, statuses, limit + 1, model_resources_id)
-        return page_of([r.body for r in rows], limit)
+        rows = self.store.list_sessions(owner, before, status, page.limit + 1, model_resources_id)
+        return page_of([r.body for r in rows], page)
 
     def stop_session(self, owner: str, session_id: str) -> dict[str, Any]:
-        stopped = self.store.stop_session(owner, session_id)
-        if stopped is None:
-            raise not_found("training session", "session_id", session_id)
+        stopped = found_or_404(
+            self.store.stop_session(owner, session_id), "training session", "session_id", session_id
+        )
         self.worker.wake()
         return stopped.body
 
@@ -253,9 +248,7 @@ class EmulatorService:
 
     def _operation_json(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
         op = self.store.get_operation(owner, session_id, operation_id, kind)
-        if op is None:
-            raise not_found(f"{kind} operation", "operation_id", operation_id)
-        return op.to_json()
+        return found_or_404(op, f"{kind} operation", "operation_id", operation_id).to_json()
 
     def get_operation(self, kind: str, owner: str, session_id: str, operation_id: str) -> bytes:
         self.check_session(owner, session_id)
@@ -278,9 +271,7 @@ class EmulatorService:
         return {"download_url": payload_url(base_url, payload_id, row.token)}
 
     def presigned_payload(self, payload_id: str, token: str | None) -> PayloadRow:
-        row = self.store.get_payload(payload_id)
-        if row is None:
-            raise not_found("payload", "payload_id", payload_id)
+        row = found_or_404(self.store.get_payload(payload_id), "payload", "payload_id", payload_id)
         if token is None or not hmac.compare_digest(token.encode(), row.token.encode()):
             raise ApiError(
                 403, "token: missing or wrong; use the exact URL the API returned",

@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._arrays import F64
 from ._trainer import TrainerState
 
 __all__ = ["ArrayFiles", "trainer_file", "versioned_files"]
-
-F64 = npt.NDArray[np.float64]
 
 
 class ArrayFiles:

@@ -22,6 +22,7 @@ optimizer step), and `TrainerState.fork` is a shallow copy.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._arrays import F64, I64, float_arrays_under
 from ._optim import AdamParams, AdamState, adamw_step
 from ._policy_model import PolicyParams, backward, forward, init_policy
 from ._spec import ADAM_BOUNDS, ADAM_DEFAULTS, WEIGHT_SYNC_TYPES
@@ -48,9 +50,6 @@ __all__ = [
     "pass_update",
     "weights_sync",
 ]
-
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 
 class InvalidParam(ValueError):
@@ -114,13 +113,7 @@ class TrainerState:
 
     @classmethod
     def from_arrays(cls, d: Mapping[str, npt.ArrayLike]) -> TrainerState:
-        def group(prefix: str) -> dict[str, F64]:
-            return {
-                k[len(prefix) :]: np.array(a, dtype=np.float64)
-                for k, a in d.items()
-                if k.startswith(prefix)
-            }
-
+        group = functools.partial(float_arrays_under, d)
         params = PolicyParams.from_arrays(group("params/"))
         grads = group("grads/")
         if set(grads) != set(params.to_arrays()):

@@ -16,7 +16,7 @@ import copy
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,6 +300,23 @@ def _branch_types(context: Sequence[Sequence[jsonschema_rs.ValidationError]]) ->
     return accepted or ["one of the documented forms"]
 
 
+def _counted(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+# The reason for a value (as `short_value` shows it) outside a bound `n`, by the bound's kind.
+_BOUND_REASONS: dict[type[_Kind], Callable[[str, Any], str]] = {
+    _Kind.Minimum: lambda value, n: f"{value} is less than the minimum of {n}",
+    _Kind.Maximum: lambda value, n: f"{value} is greater than the maximum of {n}",
+    _Kind.ExclusiveMinimum: lambda value, n: f"{value} must be greater than {n}",
+    _Kind.ExclusiveMaximum: lambda value, n: f"{value} must be less than {n}",
+    _Kind.MinItems: lambda _, n: f"must have at least {_counted(n, 'item', 'items')}",
+    _Kind.MaxItems: lambda _, n: f"must have at most {_counted(n, 'item', 'items')}",
+    _Kind.MaxLength: lambda _, n: f"must be at most {n} characters",
+    _Kind.MinProperties: lambda _, n: f"must have at least {_counted(n, 'property', 'properties')}",
+}
+
+
 def _reason(error: jsonschema_rs.ValidationError, kind: _Kind, instance: object) -> str:
     if isinstance(kind, _Kind.Type):
         if isinstance(instance, float) and not math.isfinite(instance):
@@ -310,26 +327,13 @@ def _reason(error: jsonschema_rs.ValidationError, kind: _Kind, instance: object)
         return f"{short_value(instance)} is not one of [{options}]"
     if isinstance(kind, _Kind.Constant):
         return f"must be {short_value(kind.expected_value)}"
-    if isinstance(kind, _Kind.Minimum):
-        return f"{short_value(instance)} is less than the minimum of {kind.limit}"
-    if isinstance(kind, _Kind.Maximum):
-        return f"{short_value(instance)} is greater than the maximum of {kind.limit}"
-    if isinstance(kind, _Kind.ExclusiveMinimum):
-        return f"{short_value(instance)} must be greater than {kind.limit}"
-    if isinstance(kind, _Kind.ExclusiveMaximum):
-        return f"{short_value(instance)} must be less than {kind.limit}"
-    if isinstance(kind, _Kind.MinItems):
-        return f"must have at least {kind.limit} item{'s' if kind.limit != 1 else ''}"
-    if isinstance(kind, _Kind.MaxItems):
-        return f"must have at most {kind.limit} item{'s' if kind.limit != 1 else ''}"
     if isinstance(kind, _Kind.MinLength):
         return (
             "must not be empty" if kind.limit == 1 else f"must be at least {kind.limit} characters"
         )
-    if isinstance(kind, _Kind.MaxLength):
-        return f"must be at most {kind.limit} characters"
-    if isinstance(kind, _Kind.MinProperties):
-        return f"must have at least {kind.limit} propert{'ies' if kind.limit != 1 else 'y'}"
+    bound = _BOUND_REASONS.get(type(kind))
+    if bound is not None:
+        return bound(short_value(instance), kind.limit)  # type: ignore[attr-defined]
     if isinstance(kind, _Kind.Pattern):
         if "TokenId" in error.schema_path:
             return (

@@ -7,9 +7,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from ci_policy import import_required
 from emulator_harness import EMULATOR_KEY, LiveEmulator
+from together_rl_emulator import EmulatorApp, InProcessTransport
 
 from contract_tests._emulator_process import EmulatorProcess
 
@@ -27,6 +29,18 @@ def sdk(live_emulator: LiveEmulator) -> Iterator[Any]:
     )
     yield client
     client.close()
+
+
+@pytest.fixture
+def transport_client(emulator_app: EmulatorApp) -> Iterator[httpx.Client]:
+    """`emulator_client`, but through the package's own `InProcessTransport` (the in-process
+    server that can drop a connection, as the `drop_after_commit` fault asks)."""
+    with httpx.Client(
+        transport=InProcessTransport(emulator_app),
+        base_url="http://emulator.test",
+        headers={"Authorization": f"Bearer {EMULATOR_KEY}"},
+    ) as client:
+        yield client
 
 
 @pytest.fixture

@@ -306,12 +306,12 @@ def test_top_k_below_one_means_no_limit(emulator_client: httpx.Client, top_k: in
 
 
 def test_a_save_whose_answer_was_lost_is_retried_into_the_same_checkpoint(
-    emulator_client: httpx.Client,
+    transport_client: httpx.Client,
 ) -> None:
     """The fault injection covers the checkpoint kinds like every route: a save committed but
     never answered (`drop_after_commit`), then a 503, then retried with the same key, leaves
     exactly one checkpoint."""
-    c = emulator_client
+    c = transport_client
     sid = new_session_on(c, new_resources(c)["id"])["id"]
     route = "POST /v1/rl/training-sessions/{session_id}/operations/training-checkpoint"
     for kind in ("drop_after_commit", "http_503"):

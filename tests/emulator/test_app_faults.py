@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from _emulator_bodies import FB, TINY, assert_schema, fb_body, new_session, stats, submit
+from _emulator_bodies import (
+    FB,
+    TINY,
+    assert_schema,
+    fb_body,
+    new_session,
+    process_client,
+    stats,
+    submit,
+)
 from emulator_harness import LiveEmulator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,26 +96,70 @@ def test_bad_fault_bodies_are_400(
     assert r.json()["error"]["param"] == param
 
 
-def test_drop_after_commit_in_process(emulator_client: httpx.Client) -> None:
-    sid = new_session(emulator_client)
-    _arm(emulator_client, kind="drop_after_commit", route="POST " + FB.format("{session_id}"))
+def test_drop_after_commit_in_process(transport_client: httpx.Client) -> None:
+    c = transport_client
+    sid = new_session(c)
+    _arm(c, kind="drop_after_commit", route="POST " + FB.format("{session_id}"))
     with pytest.raises(httpx.RemoteProtocolError):
-        submit(emulator_client, sid, fb_body(), "k")
-    assert stats(emulator_client)["operations_created"] == {"forward-backward": 1}
+        submit(c, sid, fb_body(), "k")
+    assert stats(c)["operations_created"] == {"forward-backward": 1}
     # The retry with the same key gets the committed operation back.
-    r = submit(emulator_client, sid, fb_body(), "k")
+    r = submit(c, sid, fb_body(), "k")
     assert r.status_code == 200
-    assert stats(emulator_client)["idempotent_replays"] == {"forward-backward": 1}
+    assert stats(c)["idempotent_replays"] == {"forward-backward": 1}
+
+
+def test_drop_after_commit_needs_a_server_that_can_drop(emulator_client: httpx.Client) -> None:
+    """A plain ASGI client (Starlette's TestClient) offers no drop extension: the request is
+    committed, then the app says what it needs instead of faking a hang-up."""
+    _arm(emulator_client, kind="drop_after_commit", route=SESSIONS)
+    mr = emulator_client.post("/v1/rl/model-resources", json={"base_model": TINY}).json()["id"]
+    with pytest.raises(RuntimeError, match="drop_after_commit needs a server"):
+        emulator_client.post("/v1/rl/training-sessions", json={"model_resources_id": mr})
+    assert _session_count(emulator_client) == 1
 
 
 def test_drop_after_commit_over_loopback(live_emulator: LiveEmulator) -> None:
-    with httpx.Client(base_url=live_emulator.base_url, headers=live_emulator.headers()) as client:
+    """uvicorn closes the connection, neither answering 500 for the app that sent nothing nor
+    logging an error for it."""
+    errors = _Records()
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    uvicorn_log.addHandler(errors)
+    try:
+        with httpx.Client(
+            base_url=live_emulator.base_url, headers=live_emulator.headers()
+        ) as client:
+            mr = client.post("/v1/rl/model-resources", json={"base_model": TINY}).json()["id"]
+            _arm(client, kind="drop_after_commit", route=SESSIONS)
+            with pytest.raises(httpx.RemoteProtocolError):
+                client.post("/v1/rl/training-sessions", json={"model_resources_id": mr})
+            assert _session_count(client) == 1  # committed although the client never saw it
+            assert client.get("/healthz").status_code == 200  # the server lives on
+    finally:
+        uvicorn_log.removeHandler(errors)
+    assert errors.messages == []
+
+
+def test_drop_after_commit_from_the_command(state_dir: Path, emulator_processes: Any) -> None:
+    """`together-rl-emulator` serves the drop the same way (one uvicorn setup for both)."""
+    process = emulator_processes(state_dir)
+    with process_client(process) as client:
         mr = client.post("/v1/rl/model-resources", json={"base_model": TINY}).json()["id"]
         _arm(client, kind="drop_after_commit", route=SESSIONS)
         with pytest.raises(httpx.RemoteProtocolError):
             client.post("/v1/rl/training-sessions", json={"model_resources_id": mr})
-        assert _session_count(client) == 1  # committed although the client never saw it
-        assert client.get("/healthz").status_code == 200  # the server lives on
+        assert _session_count(client) == 1
+    assert "Exception in ASGI application" not in process.log_tail()
+    assert "without starting response" not in process.log_tail()
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 def test_latency_fault_delays_the_answer(live_emulator: LiveEmulator) -> None:

@@ -13,7 +13,7 @@ import httpx
 from emulator_harness import EMULATOR_KEY as KEY
 from starlette.testclient import TestClient
 from together_rl import AsyncClient, Client, PollPolicy, RetryPolicy
-from together_rl_emulator import create_app
+from together_rl_emulator import AsyncInProcessTransport, InProcessTransport, create_app
 
 FAST_RETRY = RetryPolicy(initial_backoff=0.001, max_backoff=0.01, max_retry_after=60.0)
 
@@ -76,17 +76,18 @@ def make_api(
     async_transport: httpx.AsyncBaseTransport | None = None,
     api_key: str = KEY,
 ) -> Api:
-    """An Api over `base_url`; with `app`, in-process (ASGI transports) instead of loopback."""
+    """An Api over `base_url`; with `app`, in-process (the emulator package's transports, which
+    can drop a connection as `drop_after_commit` asks) instead of loopback."""
     kwargs: dict[str, Any] = {"retry_policy": retry, "poll_policy": poll}
     if mode == "sync":
         if app is not None and sync_transport is None:
-            sync_transport = TestClient(app)._transport
+            sync_transport = InProcessTransport(app)
         if sleep is not None:
             kwargs["sleep"] = sleep.sync
         return Api(mode, Client(api_key, base_url, transport=sync_transport, **kwargs), None)
     loop = asyncio.new_event_loop()
     if app is not None and async_transport is None:
-        async_transport = httpx.ASGITransport(app=app)
+        async_transport = AsyncInProcessTransport(app)
     if sleep is not None:
         kwargs["sleep"] = sleep.asyn
     return Api(mode, AsyncClient(api_key, base_url, transport=async_transport, **kwargs), loop)
