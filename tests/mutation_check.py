@@ -133,12 +133,12 @@ MUTATIONS = [
         "a POST retried after a transport error gets a fresh Idempotency-Key (sync client)",
         W + "_sync_http.py",
         "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
-        "            else:\n",
+        "            self.sleep(delay)\n",
         "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
         "                spec = __import__('dataclasses').replace(spec, headers={\n"
         "                    **dict(spec.headers or {}),\n"
         "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n"
-        "            else:\n",
+        "            self.sleep(delay)\n",
         (
             "tests/wrapper/test_transport_mock.py::test_every_attempt_of_a_call_carries_the_same_key",
         ),
