@@ -25,17 +25,12 @@ def terminal_progress(
         return None
 
     def progress(done: int, total: int | None) -> None:
+        line = f"{label} {done / 1e6:.1f}"
         if total:
             filled = min(BAR_WIDTH, done * BAR_WIDTH // total)
             bar = "#" * filled + "." * (BAR_WIDTH - filled)
-            line = (
-                f"{label} [{bar}] {done * 100 // total:3d}% {done / 1e6:.1f}/{total / 1e6:.1f} MB"
-            )
-        else:
-            line = f"{label} {done / 1e6:.1f} MB"
-        out.write("\r" + line)
-        if total is not None and done >= total:
-            out.write("\n")
+            line = f"{label} [{bar}] {done * 100 // total:3d}% {done / 1e6:.1f}/{total / 1e6:.1f}"
+        out.write(f"\r{line} MB" + ("\n" if total is not None and done >= total else ""))
         out.flush()
 
     return progress

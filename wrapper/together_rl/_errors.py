@@ -52,12 +52,9 @@ class APITimeoutError(APIConnectionError, TimeoutError):
 
 
 class APIStatusError(TogetherRLError):
-    """The server answered with a non-2xx status.
-
-    ``operation`` is the request that failed (e.g. ``POST /rl/training-sessions``); ``message``,
-    ``param``, ``type`` and ``code`` come from the JSON error body when there is one, and
-    ``body`` holds the parsed JSON or the raw text otherwise.
-    """
+    """The server answered with a non-2xx status: ``operation`` is the request that failed
+    (e.g. ``POST /rl/training-sessions``); ``message``, ``param``, ``type`` and ``code`` come from
+    the JSON error body when there is one; ``body`` holds the parsed JSON, or else the raw text."""
 
     def __init__(
         self,
@@ -100,10 +97,9 @@ class NotFoundError(APIStatusError):
 
 
 class ConflictError(APIStatusError):
-    """409: the request conflicts with the resource's state, e.g. stopping model resources
-    without ``force`` while sessions run on them (``message`` names them), or a request whose
-    Idempotency-Key is still being processed. 409 is retried first (a key in use clears), so
-    this is raised once the retries are spent."""
+    """409: the request conflicts with the resource's state (e.g. stopping model resources
+    while sessions run on them), or its Idempotency-Key is still in use; raised once the retries
+    (409 is retried first) are spent."""
 
 
 class PayloadTooLargeError(APIStatusError):
@@ -136,9 +132,8 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 
 def status_error_class(status_code: int) -> type[APIStatusError]:
     """The exception class for an HTTP status."""
-    if status_code >= 500:
-        return InternalServerError
-    return _STATUS_ERRORS.get(status_code, APIStatusError)
+    default = InternalServerError if status_code >= 500 else APIStatusError
+    return _STATUS_ERRORS.get(status_code, default)
 
 
 class OperationFailedError(TogetherRLError):
@@ -175,10 +170,9 @@ class NotReadyError(TogetherRLError, TimeoutError):
 
 
 class MalformedResponseError(TogetherRLError):
-    """A 2xx answer the wrapper cannot read: not JSON, or not the shape the spec gives it (an
-    operation without ``id``/``status``, a completed operation whose output is missing or
-    unreadable, a payload URL answer without its URL). ``operation`` names the request when it
-    is known; ``body`` holds (the start of) what was received."""
+    """A 2xx answer the wrapper cannot read: not JSON, or not the shape the spec gives it.
+    ``operation`` names the request when it is known; ``body`` holds (the start of) what was
+    received."""
 
     def __init__(self, message: str, *, operation: str | None = None, body: Any = None) -> None:
         super().__init__(f"{operation}: {message}" if operation else message)

@@ -1,17 +1,6 @@
-"""The large-payload protocol of the official SDK's hand-written layer,
-without I/O: when to offload a request body, the shrunk stand-in body, and how an offloaded
-result is merged back.
-
-Request side: a body whose compact JSON exceeds :data:`UPLOAD_THRESHOLD` (0.5 MiB) is PUT to a
-presigned ``upload_url`` (no Authorization) obtained from ``POST .../payloads/upload-url``, and
-the operation is POSTed with :func:`shrink_body` of it plus ``payload_id``. A server that
-answers 404 or 405 to ``upload-url`` does not implement the protocol: the client then sends
-the full body inline (and remembers not to ask again).
-
-Result side: a completed ``output`` with a ``payload_id`` had its large members offloaded; the
-client asks ``POST .../payloads/{payload_id}/download-url`` for a presigned URL, GETs the JSON
-object there (no Authorization) and merges it over the inline output (:func:`merge_offloaded`).
-"""
+"""The large-payload protocol of the official SDK's hand-written layer (docs/wire-facts.md §2.6,
+docs/wrapper.md "Large payloads"), without I/O: when a request body is uploaded, the stand-in
+body POSTed in its place, and how an offloaded result is merged back."""
 
 from __future__ import annotations
 
@@ -58,22 +47,18 @@ def upload_unsupported(error: APIStatusError) -> bool:
     return error.status_code in (404, 405)
 
 
-def _is_numeric_list(value: Any) -> bool:
-    return isinstance(value, list) and len(value) > 0 and all_of_type(value, (int, float))
-
-
 def _shrink(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value[:STAND_IN_LENGTH].tolist()
-    if _is_numeric_list(value):
-        return list(value[:STAND_IN_LENGTH])
     if isinstance(value, Mapping):
         if isinstance(value.get("chunks"), list):
             return _shrink_model_input(value)
         return {k: _shrink(v) for k, v in value.items() if k not in _DROPPED_KEYS}
-    if isinstance(value, list):
-        return [_shrink(v) for v in value]
-    return value
+    if not isinstance(value, list):
+        return value
+    if value and all_of_type(value, (int, float)):  # a numeric array
+        return value[:STAND_IN_LENGTH]
+    return [_shrink(v) for v in value]
 
 
 def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,13 +68,12 @@ def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
     chunks = []
     for chunk in model_input["chunks"]:
         encoded = chunk.get("encoded_text") if isinstance(chunk, Mapping) else None
-        tokens = encoded.get("tokens") if isinstance(encoded, Mapping) else None
-        if tokens is None or not isinstance(encoded, Mapping):
+        if not isinstance(encoded, Mapping) or encoded.get("tokens") is None:
             chunks.append(_shrink(chunk))
             continue
         if budget <= 0 and chunks:
             break
-        kept = list(tokens[: max(budget, 1)])
+        kept = list(encoded["tokens"][: max(budget, 1)])
         budget -= len(kept)
         chunks.append({**chunk, "encoded_text": {**encoded, "tokens": kept}})
     rest = {k: _shrink(v) for k, v in model_input.items() if k != "chunks"}
@@ -100,9 +84,7 @@ def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
     """The stand-in POSTed with an uploaded body: every numeric array cut to its first 8
     elements, ``shape``/``sparse_*`` removed, 8 tokens per model input, the rest (loss, flags,
     sampling parameters) unchanged, plus ``payload_id``."""
-    shrunk: dict[str, Any] = {k: _shrink(v) for k, v in body.items()}
-    shrunk["payload_id"] = payload_id
-    return shrunk
+    return {**{k: _shrink(v) for k, v in body.items()}, "payload_id": payload_id}
 
 
 def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any]:
@@ -111,25 +93,19 @@ def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any
         raise MalformedResponseError(
             "the offloaded result is not a JSON object", body=str(downloaded)[:200]
         )
-    merged = {k: v for k, v in output.items() if k != "payload_id"}
-    merged.update({k: v for k, v in downloaded.items() if k != "payload_id"})
+    merged = {**output, **downloaded}
+    merged.pop("payload_id", None)
     return merged
 
 
 def upload_request(upload_url: str, content: bytes) -> RequestSpec:
     """The PUT of a body to its presigned URL, without ``Authorization``."""
+    headers = {"Content-Type": "application/json"}
     return RequestSpec(
-        method="PUT",
-        url=upload_url,
-        operation="PUT <upload_url>",
-        headers={"Content-Type": "application/json"},
-        content=content,
-        authenticated=False,
+        "PUT", upload_url, "PUT <upload_url>", headers=headers, content=content, authenticated=False
     )
 
 
 def download_request(download_url: str) -> RequestSpec:
     """The GET of a presigned URL, without ``Authorization``."""
-    return RequestSpec(
-        method="GET", url=download_url, operation="GET <download_url>", authenticated=False
-    )
+    return RequestSpec("GET", download_url, "GET <download_url>", authenticated=False)

@@ -4,51 +4,27 @@ completed with a result, or completed with an offloaded output to download). No 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from together_rl_client.models import (
-    ModelResources,
-    ModelResourcesStatus,
-    OperationStatus,
-    Session,
-    SessionStatus,
-)
+from together_rl_client.models import ModelResources, OperationStatus, Session
 from together_rl_client.types import Endpoint
 
-from ._errors import (
-    MalformedResponseError,
-    OperationFailedError,
-    ResourceStateError,
-    TogetherRLError,
-)
+from ._errors import MalformedResponseError, OperationFailedError, ResourceStateError
 from ._results import FORWARD_BACKWARD, OperationKind
 
-__all__ = [
-    "OperationState",
-    "complete_operation",
-    "interpret_operation",
-    "read_body",
-    "readiness",
-]
+__all__ = ["OperationState", "complete_operation", "interpret_operation", "read_body", "readiness"]
 
 M = TypeVar("M")
 COMPLETED = OperationStatus.TRAINING_OPERATION_STATUS_COMPLETED.value
 FAILED = OperationStatus.TRAINING_OPERATION_STATUS_FAILED.value
-_READY = {
-    SessionStatus.TRAINING_SESSION_STATUS_RUNNING.value,
-    ModelResourcesStatus.MODEL_RESOURCES_STATUS_READY.value,
-}
-_DEAD = {
-    SessionStatus.TRAINING_SESSION_STATUS_STOPPED.value,
-    SessionStatus.TRAINING_SESSION_STATUS_STOPPING.value,
-    SessionStatus.TRAINING_SESSION_STATUS_ERROR.value,
-    SessionStatus.TRAINING_SESSION_STATUS_EXPIRED.value,
-    ModelResourcesStatus.MODEL_RESOURCES_STATUS_ERROR.value,
-    ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPED.value,
-    ModelResourcesStatus.MODEL_RESOURCES_STATUS_STOPPING.value,
-}
+#: the last word of the SessionStatus and ModelResourcesStatus members that are usable, and of
+#: those that never will be (``..._STATUS_CREATING``, an unknown status, ...: still waiting)
+_READY = {"RUNNING", "READY"}
+_DEAD = {"STOPPED", "STOPPING", "ERROR", "EXPIRED"}
+#: what a reader raises on a body of the wrong shape
+_UNREADABLE = (KeyError, TypeError, ValueError, AttributeError)
 
 
 def _malformed(what: str, data: Any, operation: str | None = None) -> MalformedResponseError:
@@ -58,24 +34,23 @@ def _malformed(what: str, data: Any, operation: str | None = None) -> MalformedR
 def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = None) -> M:
     """The generated model of ``endpoint``'s 2xx body; a body it cannot read is a malformed
     answer (never a ``KeyError``)."""
-    parse: Callable[[Any], M] | None = endpoint.parse_response
+    parse = endpoint.parse_response
     assert parse is not None, f"{endpoint.path} has no JSON answer"
     try:
         return parse(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except _UNREADABLE as exc:
         raise _malformed(f"the answer cannot be read: {exc!r}", data, operation) from exc
 
 
 def readiness(info: Session | ModelResources) -> bool:
     """True when a session is RUNNING or model resources are READY, False while they start;
     raises when they can no longer become usable."""
-    status = info.status.value
-    if status in _READY:
-        return True
-    if status in _DEAD:
+    status = info.status
+    state = status.name.rsplit("_", 1)[-1]  # an unknown status is named UNKNOWN
+    if state in _DEAD:
         what = "session" if isinstance(info, Session) else "model resources"
-        raise ResourceStateError(f"{what} {info.id} is {status}, it will not become usable")
-    return False
+        raise ResourceStateError(f"{what} {info.id} is {status.value}, it will not become usable")
+    return state in _READY
 
 
 @dataclass(frozen=True)
@@ -87,7 +62,7 @@ class OperationState:
     operation_id: str
     status: str
     result: Any = None
-    failure: TogetherRLError | None = None
+    failure: MalformedResponseError | OperationFailedError | None = None
     offloaded: Mapping[str, Any] | None = None
 
     @property
@@ -112,14 +87,10 @@ def complete_operation(
 ) -> OperationState:
     """The terminal state of a COMPLETED operation whose (merged) ``output`` is known."""
     try:
-        result = kind.parse_output(operation_id, output)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        failure = _malformed(
-            f"operation {operation_id} completed with an output that cannot be read: {exc!r}",
-            output,
-        )
-        return OperationState(operation_id, status, failure=failure)
-    return OperationState(operation_id, status, result=result)
+        return OperationState(operation_id, status, result=kind.parse_output(operation_id, output))
+    except _UNREADABLE as exc:
+        what = f"operation {operation_id} completed with an output that cannot be read: {exc!r}"
+        return OperationState(operation_id, status, failure=_malformed(what, output))
 
 
 def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) -> OperationState:
@@ -141,9 +112,7 @@ def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) 
     if status == FAILED:
         error = data.get("error")
         error = error if isinstance(error, Mapping) else {}
-        code, message = error.get("code"), error.get("message")
-        failure = OperationFailedError(
-            operation_id, str(code) if code else None, str(message) if message else None
-        )
+        code, message = (str(error[k]) if error.get(k) else None for k in ("code", "message"))
+        failure = OperationFailedError(operation_id, code, message)
         return OperationState(operation_id, status, failure=failure)
     return OperationState(operation_id, status)

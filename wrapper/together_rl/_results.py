@@ -1,13 +1,12 @@
-"""Result types returned by the wrapper, one per operation kind, and how a completed
-operation's ``output`` becomes one (with numpy arrays); and the operation kinds, one line each:
-the generated endpoints that POST and poll it (their ``ENDPOINT``s carry the routes, the request
-seam and the kind's name) and the parser of its result. Sync and async clients drive every kind
-through the same submit / poll / collect code."""
+"""The result types of the operation kinds, how a completed operation's ``output`` becomes one
+(numpy arrays for tensors, tokens and logprobs), and the operation kinds, one line each: the
+kind's name, which finds its generated POST and GET endpoints, and the parser of its result."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -15,6 +14,8 @@ from together_rl_client.api import rl
 from together_rl_client.types import Endpoint
 
 from ._errors import InvalidRequestError, MalformedResponseError
+
+R = TypeVar("R")
 
 #: the public result types (the operation kinds below are the clients' own)
 __all__ = [
@@ -31,15 +32,19 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ForwardBackwardResult:
-    """The output of a completed forward-backward (or forward) operation.
-
-    ``loss_fn_outputs`` has one mapping per sample, in request order, from output name
-    (``"logprobs"`` for the built-in losses) to a numpy array (float32 or int64). It is empty
-    unless ``return_loss_fn_outputs`` was set.
-    """
+class _OperationResult:
+    """What every result carries first: the id of the operation that produced it."""
 
     operation_id: str
+
+
+@dataclass(frozen=True)
+class ForwardBackwardResult(_OperationResult):
+    """The output of a completed forward-backward (or forward) operation. ``loss_fn_outputs``
+    has one mapping per sample, in request order, from output name (``"logprobs"`` for the
+    built-in losses) to a numpy array (float32 or int64); empty unless ``return_loss_fn_outputs``
+    was set."""
+
     loss: float
     metrics: dict[str, float] = field(default_factory=dict)
     loss_fn_outputs: list[dict[str, Any]] = field(default_factory=list)
@@ -51,39 +56,45 @@ class ForwardBackwardResult:
 
 
 @dataclass(frozen=True)
-class OptimStepResult:
+class OptimStepResult(_OperationResult):
     """A completed optimizer step: ``step`` is the trainer step it produced (1 for the first)."""
 
-    operation_id: str
     step: int
 
 
 @dataclass(frozen=True)
-class WeightsSyncResult:
+class WeightsSyncResult(_OperationResult):
     """A completed weights-sync: samples submitted after it use ``weights_version``."""
 
-    operation_id: str
     weights_version: int
 
 
 @dataclass(frozen=True)
-class CustomForwardBackwardResult:
-    """A completed custom forward-backward (the API returns no fields; ``output`` is the raw
-    object, normally empty)."""
+class CustomForwardBackwardResult(_OperationResult):
+    """A completed custom forward-backward: ``output`` is the raw object (normally empty)."""
 
-    operation_id: str
     output: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class SampledSequence:
-    """One sampled completion (the prompt is not repeated).
+class CheckpointResult(_OperationResult):
+    """A saved checkpoint: ``id`` (resume a session from it with
+    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
+    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
+    ``registration`` in the model registry when the server gives one."""
 
-    ``tokens``: numpy int64; ``logprobs``: numpy float64, one per token,
-    the log-probability of each token under the sampling policy (``None`` when the server sent
-    none); ``stop_reason``: ``"STOP_REASON_LENGTH"`` or ``"STOP_REASON_STOP"`` (any other string
-    is passed through).
-    """
+    id: str
+    step: int
+    created_at: str
+    registration: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SampledSequence:
+    """One sampled completion (the prompt is not repeated): ``tokens`` (numpy int64),
+    ``logprobs`` (numpy float64: each token's log-probability under the sampling policy; ``None``
+    when the server sent none), ``stop_reason`` (``"STOP_REASON_LENGTH"``, ``"STOP_REASON_STOP"``
+    or any other string the server sent)."""
 
     tokens: Any
     logprobs: Any | None
@@ -114,11 +125,10 @@ class PromptSamples:
 
 
 @dataclass(frozen=True)
-class SampleResult:
+class SampleResult(_OperationResult):
     """A completed sample operation: one :class:`PromptSamples` per model input, in request
     order. Indexable and iterable: ``result[0].sequences[1].tokens``."""
 
-    operation_id: str
     results: list[PromptSamples]
 
     def __getitem__(self, index: int) -> PromptSamples:
@@ -142,29 +152,15 @@ def _int64(field: str, value: Any) -> int:
         raise MalformedResponseError(f"output.{field} is not an int64: {value!r}") from exc
 
 
-def parse_optim_step(operation_id: str, output: Mapping[str, Any]) -> OptimStepResult:
-    return OptimStepResult(operation_id=operation_id, step=_int64("step", output["step"]))
+def _int64_result(cls: Callable[[str, int], R], key: str) -> Callable[[str, Mapping[str, Any]], R]:
+    """The parser of a result whose one field is the output's int64 ``key``."""
+    return lambda operation_id, output: cls(operation_id, _int64(key, output[key]))
 
 
-def parse_weights_sync(operation_id: str, output: Mapping[str, Any]) -> WeightsSyncResult:
-    return WeightsSyncResult(
-        operation_id=operation_id,
-        weights_version=_int64("weights_version", output["weights_version"]),
-    )
-
-
-@dataclass(frozen=True)
-class CheckpointResult:
-    """A saved checkpoint: ``id`` (resume a session from it with
-    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
-    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
-    ``registration`` in the model registry when the server gives one."""
-
-    operation_id: str
-    id: str
-    step: int
-    created_at: str
-    registration: dict[str, Any] | None = None
+def parse_custom_forward_backward(
+    operation_id: str, output: Mapping[str, Any]
+) -> CustomForwardBackwardResult:
+    return CustomForwardBackwardResult(operation_id, dict(output))
 
 
 def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> CheckpointResult:
@@ -181,26 +177,14 @@ def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> Checkpoint
     )
 
 
-def parse_custom_forward_backward(
-    operation_id: str, output: Mapping[str, Any]
-) -> CustomForwardBackwardResult:
-    return CustomForwardBackwardResult(operation_id=operation_id, output=dict(output))
-
-
-def _tokens(values: Any) -> Any:
-    # TokenId: integer or decimal string (numpy parses both, without a Python loop)
-    return np.array(values, dtype=np.int64)
-
-
 def _floats(values: Any) -> Any:
-    if values is None:
-        return None
-    return np.array(values, dtype=np.float64)
+    return None if values is None else np.array(values, dtype=np.float64)
 
 
 def _sequence(raw: Mapping[str, Any]) -> SampledSequence:
     return SampledSequence(
-        tokens=_tokens(raw.get("tokens") or ()),
+        # TokenId: integer or decimal string (numpy parses both, without a Python loop)
+        tokens=np.array(raw.get("tokens") or (), dtype=np.int64),
         logprobs=_floats(raw.get("logprobs")),
         stop_reason=str(raw.get("stop_reason", "")),
         prompt_cache_hit_tokens=int(raw.get("prompt_cache_hit_tokens") or 0),
@@ -209,6 +193,7 @@ def _sequence(raw: Mapping[str, Any]) -> SampledSequence:
 
 
 def _prompt_samples(raw: Mapping[str, Any]) -> PromptSamples:
+    topk = raw.get("topk_prompt_logprobs")
     return PromptSamples(
         sequences=[_sequence(s) for s in raw.get("sequences") or ()],
         policy_segments=[
@@ -216,19 +201,12 @@ def _prompt_samples(raw: Mapping[str, Any]) -> PromptSamples:
             for s in raw.get("policy_segments") or ()
         ],
         prompt_logprobs=_floats(raw.get("prompt_logprobs")),
-        topk_prompt_logprobs=(
-            None
-            if raw.get("topk_prompt_logprobs") is None
-            else [dict(entry) for entry in raw["topk_prompt_logprobs"]]
-        ),
+        topk_prompt_logprobs=None if topk is None else [dict(entry) for entry in topk],
     )
 
 
 def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
-    return SampleResult(
-        operation_id=operation_id,
-        results=[_prompt_samples(r) for r in output.get("results") or ()],
-    )
+    return SampleResult(operation_id, [_prompt_samples(r) for r in output.get("results") or ()])
 
 
 def _output_array(tensor: Mapping[str, Any]) -> Any:
@@ -256,61 +234,48 @@ def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> Forw
     )
 
 
-R = TypeVar("R")
+# ----------------------------------------------------------------------------- operation kinds
 
 
 @dataclass(frozen=True)
 class OperationKind(Generic[R]):
-    """One operation kind: its POST and GET endpoints and how its ``output`` becomes a result.
-    ``output_optional``: the result has no fields, so a COMPLETED body may carry no output."""
+    """One operation kind: its path segment (``"optim-step"``), its POST and GET endpoints and
+    how its ``output`` becomes a result. ``output_optional``: the result has no fields, so a
+    COMPLETED body may carry no output."""
 
+    name: str
     submit: Endpoint[..., Any]
     poll: Endpoint[..., Any]
     parse_output: Callable[[str, Mapping[str, Any]], R]
     output_optional: bool = False
 
-    @property
-    def name(self) -> str:
-        """The kind's path segment (``"optim-step"``), as the generated endpoints state it."""
-        assert self.submit.operation_kind is not None
-        return self.submit.operation_kind
+
+#: the generated endpoints that submit (POST) or poll (GET) an operation, by method and kind
+_OPERATION_ENDPOINTS = {
+    (module.ENDPOINT.method, module.ENDPOINT.operation_kind): module.ENDPOINT
+    for module in vars(rl).values()
+    if isinstance(module, ModuleType) and module.ENDPOINT.operation_kind is not None
+}
+#: every kind by name (``"optim-step"``)
+KINDS: dict[str, OperationKind[Any]] = {}
 
 
-FORWARD_BACKWARD: OperationKind[ForwardBackwardResult] = OperationKind(
-    rl.forward_backward.ENDPOINT, rl.get_forward_backward_operation.ENDPOINT, parse_forward_backward
-)
-OPTIM_STEP: OperationKind[OptimStepResult] = OperationKind(
-    rl.optim_step.ENDPOINT, rl.get_optim_step_operation.ENDPOINT, parse_optim_step
-)
-SAMPLE: OperationKind[SampleResult] = OperationKind(
-    rl.sample.ENDPOINT, rl.get_sample_operation.ENDPOINT, parse_sample
-)
-WEIGHTS_SYNC: OperationKind[WeightsSyncResult] = OperationKind(
-    rl.weights_sync.ENDPOINT, rl.get_weights_sync_operation.ENDPOINT, parse_weights_sync
-)
-CUSTOM_FORWARD_BACKWARD: OperationKind[CustomForwardBackwardResult] = OperationKind(
-    rl.custom_forward_backward.ENDPOINT,
-    rl.get_custom_forward_backward_operation.ENDPOINT,
-    parse_custom_forward_backward,
-    output_optional=True,
-)
-TRAINING_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
-    rl.create_training_checkpoint.ENDPOINT,
-    rl.get_training_checkpoint_operation.ENDPOINT,
-    parse_checkpoint,
-)
-INFERENCE_CHECKPOINT: OperationKind[CheckpointResult] = OperationKind(
-    rl.create_inference_checkpoint.ENDPOINT,
-    rl.get_inference_checkpoint_operation.ENDPOINT,
-    parse_checkpoint,
-)
-KINDS: dict[str, OperationKind[Any]] = {
-    kind.name: kind
-    for kind in (
-        FORWARD_BACKWARD, OPTIM_STEP, SAMPLE, WEIGHTS_SYNC, CUSTOM_FORWARD_BACKWARD,
-        TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT,
-    )
-}  # fmt: skip
+def _kind(
+    name: str, parse: Callable[[str, Mapping[str, Any]], R], output_optional: bool = False
+) -> OperationKind[R]:
+    """The kind ``name`` over its generated POST and GET endpoints, entered in :data:`KINDS`."""
+    submit, poll = _OPERATION_ENDPOINTS["POST", name], _OPERATION_ENDPOINTS["GET", name]
+    kind = KINDS[name] = OperationKind(name, submit, poll, parse, output_optional)
+    return kind
+
+
+FORWARD_BACKWARD = _kind("forward-backward", parse_forward_backward)
+OPTIM_STEP = _kind("optim-step", _int64_result(OptimStepResult, "step"))
+SAMPLE = _kind("sample", parse_sample)
+WEIGHTS_SYNC = _kind("weights-sync", _int64_result(WeightsSyncResult, "weights_version"))
+CUSTOM_FORWARD_BACKWARD = _kind("custom-forward-backward", parse_custom_forward_backward, True)
+TRAINING_CHECKPOINT = _kind("training-checkpoint", parse_checkpoint)
+INFERENCE_CHECKPOINT = _kind("inference-checkpoint", parse_checkpoint)
 
 
 def operation_kind(name: str) -> OperationKind[Any]:
