@@ -1,10 +1,6 @@
-"""The checked wire bodies of every operation, built as plain dicts (numpy arrays stay arrays),
-not through the generated attrs models, whose per-element loops cost on 64 x 2048 batches
-(``docs/benchmarks.md`` measures both paths); the typed parameter objects :class:`AdamParams` and
-:class:`SamplingParams`; and their encoding, on the hot path: orjson with numpy arrays as they
-are, refusing non-finite numbers (JSON cannot carry one; orjson would write null). Bounds and
-limits are read from the spec (:mod:`._schema`); a bad value raises :class:`InvalidRequestError`
-naming the wire field before anything is sent."""
+"""The checked wire bodies of every operation, as plain dicts (numpy arrays stay arrays: the attrs
+models' per-element loops cost on 64 x 2048 batches); ``AdamParams`` and ``SamplingParams``; and
+the bodies' orjson encoding, refusing non-finite numbers (JSON cannot carry one)."""
 
 from __future__ import annotations
 
@@ -17,9 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import orjson
-from together_rl_client.models import AdamParams as AdamParamsModel
-from together_rl_client.models import GradientDType, SampleBody, WeightSyncType
-from together_rl_client.models import SamplingParams as SamplingParamsModel
+from together_rl_client import models
 
 from ._errors import InvalidRequestError
 from ._samples import Sample, as_int_vector, normalize_sample, sample_list
@@ -37,7 +31,6 @@ __all__ = [
     "build_weights_sync",
     "encode_body",
     "encode_json",
-    "find_non_finite",
     "params_from",
 ]
 
@@ -58,7 +51,7 @@ class AdamParams:
     grad_clip_norm: float | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "adam_params", AdamParamsModel)
+        check_fields(self, "adam_params", models.AdamParams)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``AdamParams`` wire dict: the set fields only."""
@@ -78,7 +71,7 @@ class SamplingParams:
     stop: Sequence[str | int] | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "sampling_params", SamplingParamsModel, skip="stop")
+        check_fields(self, "sampling_params", models.SamplingParams, skip="stop")
         if self.stop is not None:
             field = "sampling_params.stop"
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
@@ -94,10 +87,7 @@ class SamplingParams:
 
     def to_wire(self) -> dict[str, Any]:
         """The ``SamplingParams`` wire dict: the set fields only."""
-        wire = _set_fields(self)
-        if self.stop is not None:
-            wire["stop"] = list(self.stop)
-        return wire
+        return _set_fields(self)
 
 
 def params_from(
@@ -137,16 +127,10 @@ def build_forward_backward(
         loss = loss.to_dict()
     loss_wire, builder = normalize_loss(loss)
     required, name = builder.required_sample_inputs(), builder.wire_type
-    body: dict[str, Any] = {
-        "samples": [
-            normalize_sample(i, s, required, name) for i, s in enumerate(sample_list(samples))
-        ],
-        "loss": loss_wire,
-    }
-    if forward_only:
-        body["forward_only"] = True
-    if return_loss_fn_outputs:
-        body["return_loss_fn_outputs"] = True
+    wire = [normalize_sample(i, s, required, name) for i, s in enumerate(sample_list(samples))]
+    body: dict[str, Any] = {"samples": wire, "loss": loss_wire}
+    flags = {"forward_only": forward_only, "return_loss_fn_outputs": return_loss_fn_outputs}
+    body.update((flag, True) for flag, on in flags.items() if on)
     return body
 
 
@@ -194,11 +178,8 @@ def build_sample(
 ) -> dict[str, Any]:
     """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
     array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
-    if isinstance(model_inputs, np.ndarray) or (
-        isinstance(model_inputs, Sequence)
-        and len(model_inputs) > 0
-        and isinstance(model_inputs[0], numbers.Integral)
-    ):
+    first = model_inputs[0] if isinstance(model_inputs, Sequence) and len(model_inputs) else None
+    if isinstance(model_inputs, np.ndarray) or isinstance(first, numbers.Integral):
         model_inputs = [model_inputs]
     if isinstance(model_inputs, Mapping | str | bytes) or not isinstance(model_inputs, Sequence):
         raise InvalidRequestError("model_inputs must be a list of prompts", field="model_inputs")
@@ -208,26 +189,28 @@ def build_sample(
         raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": check_value("num_samples", num_samples, SampleBody, "num_samples", True),
+        "num_samples": check_value("num_samples", num_samples, models.SampleBody, True),
     }
     if sampling_params is not None and (params := sampling_params.to_wire()):
         body["sampling_params"] = params
     if prompt_logprobs:
         body["prompt_logprobs"] = True
-    name = "topk_prompt_logprobs"
-    if topk := check_value(name, topk_prompt_logprobs, SampleBody, name, True):
-        body[name] = topk
+    if topk := check_value("topk_prompt_logprobs", topk_prompt_logprobs, models.SampleBody, True):
+        body["topk_prompt_logprobs"] = topk
     return body
 
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
-    return {"weight_sync_type": check_enum("weight_sync_type", weight_sync_type, WeightSyncType)}
+    name = "weight_sync_type"
+    return {name: check_enum(name, weight_sync_type, models.WeightSyncType)}
 
 
-def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
-    field = f"gradients[{index}].data"
-    dtype = GradientDType.D_TYPE_FLOAT32.value
+def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, Any]:
+    """One gradient, as long as its (wire) sample; an array's non-finite values are refused by
+    :func:`encode_body`, a list's here, naming the element."""
+    field, dtype = f"gradients[{index}].data", models.GradientDType.D_TYPE_FLOAT32.value
+    length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
     if isinstance(value, Mapping):
         dtype, value = str(value.get("dtype", dtype)), value.get("data")
     if value is None or isinstance(value, str | bytes):
@@ -236,11 +219,6 @@ def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
         if value.ndim != 1:
             raise InvalidRequestError(f"{field} must be one-dimensional", field=field)
         data: Any = np.ascontiguousarray(value, dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(data))
-        if bad.size:
-            raise InvalidRequestError(
-                f"{field} holds a non-finite value (at position {int(bad[0])})", field=field
-            )
     else:
         data = list(value)
         if all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
@@ -269,63 +247,45 @@ def build_custom_forward_backward(
             f"gradients has {len(gradients)} entries but there are {len(samples)} samples",
             field="gradients",
         )
-    required = frozenset({"target_tokens"})
-    wire_samples = [
-        normalize_sample(i, sample, required, "custom-forward-backward")
-        for i, sample in enumerate(samples)
-    ]
-    wire_gradients = [
-        _gradient(i, gradient, len(sample["loss_fn_inputs"]["target_tokens"]["data"]))
-        for i, (sample, gradient) in enumerate(zip(wire_samples, gradients, strict=True))
-    ]
-    return {"samples": wire_samples, "gradients": wire_gradients}
+    required, name = frozenset({"target_tokens"}), "custom-forward-backward"
+    wire = [normalize_sample(i, s, required, name) for i, s in enumerate(samples)]
+    pairs = enumerate(zip(wire, gradients, strict=True))
+    return {"samples": wire, "gradients": [_gradient(i, g, s) for i, (s, g) in pairs]}
 
 
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 _NULL = re.compile(rb"null")
 
 
-def _first_non_finite(values: Any) -> tuple[int, str] | None:
-    if isinstance(values, np.ndarray):
-        if values.dtype.kind != "f":
-            return None
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size == 0:
-            return None
-        position = int(bad[0])
-        return position, "NaN" if math.isnan(values[position]) else "Infinity"
-    for position, value in enumerate(values):
-        if isinstance(value, float) and not math.isfinite(value):
-            return position, "NaN" if math.isnan(value) else "Infinity"
-    return None
-
-
-def find_non_finite(body: Mapping[str, Any]) -> InvalidRequestError | None:
-    """The error naming the first non-finite number of a body, if there is one."""
-    for index, sample in enumerate(body.get("samples") or ()):
-        for key, tensor in sample["loss_fn_inputs"].items():
-            found = _first_non_finite(tensor["data"])
-            if found is not None:
-                field = f"samples[{index}].loss_fn_inputs.{key}"
-                return InvalidRequestError(
-                    f"{field} contains {found[1]} (at position {found[0]}); JSON cannot carry "
-                    "non-finite numbers",
-                    field=field,
-                )
-    return None
-
-
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """orjson-encode an operation body, refusing non-finite numbers in sample tensors (orjson
-    would silently write them as null; the other bodies' builders check their numbers)."""
+    """orjson-encode an operation body, refusing non-finite numbers in its sample tensors and
+    gradients (orjson would silently write them as null; the builders check the other numbers)."""
     try:
         payload = orjson.dumps(body, option=_JSON_OPTIONS)
     except orjson.JSONEncodeError as exc:
         raise InvalidRequestError(f"the request body cannot be encoded as JSON: {exc}") from exc
     if _NULL.search(payload):  # a regex scans 5 MB about 2.5x faster than `b"null" in`
-        error = find_non_finite(body)
-        if error is not None:
-            raise error
+        tensors = [
+            (f"samples[{index}].loss_fn_inputs.{key}", tensor["data"])
+            for index, sample in enumerate(body.get("samples") or ())
+            for key, tensor in sample["loss_fn_inputs"].items()
+        ]
+        gradients = enumerate(body.get("gradients") or ())
+        tensors += [(f"gradients[{index}].data", gradient["data"]) for index, gradient in gradients]
+        for field, values in tensors:
+            if isinstance(values, np.ndarray):
+                bad = np.flatnonzero(~np.isfinite(values)).tolist()
+            else:
+                bad = [
+                    i for i, v in enumerate(values) if isinstance(v, float) and not math.isfinite(v)
+                ]
+            if bad:
+                kind = "NaN" if math.isnan(values[bad[0]]) else "Infinity"
+                raise InvalidRequestError(
+                    f"{field} contains {kind} (at position {bad[0]}); JSON cannot carry "
+                    "non-finite numbers",
+                    field=field,
+                )
     return payload
 
 

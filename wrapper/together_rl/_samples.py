@@ -1,6 +1,5 @@
 """Samples: the builder (prompt + completion tokens in, one wire ``Sample`` out) and the check of
-any sample against a loss before it is sent (required inputs, exclusive inputs, dtypes, every
-tensor as long as the model input), with the rules read from the spec."""
+any sample against a loss before it is sent, with the rules read from the spec."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type
 __all__ = ["Sample", "as_int_vector", "normalize_sample", "sample_list", "wire_array"]
 
 _INT64, _FLOAT32 = DType.INT64.value, DType.FLOAT32.value
+_PER_TOKEN_INPUTS = ("logprobs", "advantages", "reference_logprobs", "weights")
 
 
 def wire_array(array: Any) -> Any:
@@ -40,32 +40,26 @@ def as_int_vector(name: str, values: Any) -> Any:
         return values.astype(np.int64, copy=False)
     tokens = list(values)
     if not all_of_type(tokens, numbers.Integral):
-        for token in tokens:  # name the first bad token
-            if isinstance(token, bool) or not isinstance(token, numbers.Integral):
-                raise InvalidRequestError(f"{name} must hold integers, got {token!r}", field=name)
+        bad = next(t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral))
+        raise InvalidRequestError(f"{name} must hold integers, got {bad!r}", field=name)
     return np.asarray(tokens, dtype=np.int64)
 
 
-def _as_float_vector(name: str, values: Any, length: int) -> Any:
-    """Per-completion-token values: a sequence of ``length`` numbers, or one number."""
-    if isinstance(values, numbers.Real) and not isinstance(values, bool):
-        return np.full(length, float(values), dtype=np.float64)
-    if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
-    vector = np.asarray(
-        values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
-    )
-    if len(vector) != length:
-        raise InvalidRequestError(
-            f"{name} must have one value per completion token ({length}), got {len(vector)}",
-            field=name,
+def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
+    """Per-completion-token values (``length`` numbers, or one number) in the last ``length``
+    slots, after ``prompt_slots`` masked slots of 0.0."""
+    if not (isinstance(values, numbers.Real) and not isinstance(values, bool)):  # not one number
+        if isinstance(values, np.ndarray) and values.ndim != 1:
+            raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
+        values = np.asarray(
+            values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
         )
-    return vector
-
-
-def _shifted(values: Any, prompt_slots: int) -> Any:
-    """Prompt slots (masked) get 0.0; the completion values fill the last slots."""
-    out = np.zeros(prompt_slots + len(values), dtype=np.float64)
+        if len(values) != length:
+            raise InvalidRequestError(
+                f"{name} must have one value per completion token ({length}), got {len(values)}",
+                field=name,
+            )
+    out = np.zeros(prompt_slots + length, dtype=np.float64)
     out[prompt_slots:] = values
     return out
 
@@ -118,26 +112,18 @@ class Sample:
             if len(tokens) < 1:
                 raise InvalidRequestError(f"{name} must not be empty", field=name)
         full = np.concatenate([prompt, completion])
-        n_completion, prompt_slots = len(completion), len(prompt) - 1
         inputs: dict[str, Any] = {"target_tokens": full[1:]}
-        values_by_name = {
-            "logprobs": logprobs,
-            "advantages": advantages,
-            "reference_logprobs": reference_logprobs,
-            "weights": 1.0 if weights is None else weights,
-        }
-        for name, values in values_by_name.items():
+        per_token = (logprobs, advantages, reference_logprobs, 1.0 if weights is None else weights)
+        for name, values in zip(_PER_TOKEN_INPUTS, per_token, strict=True):
             if values is not None:
-                inputs[name] = _shifted(_as_float_vector(name, values, n_completion), prompt_slots)
+                inputs[name] = _shifted(name, values, len(prompt) - 1, len(completion))
         return cls(full[:-1], inputs, routed_experts_key=routed_experts_key)
 
     def to_wire(self) -> dict[str, Any]:
         """The wire ``Sample`` dict (tensors stay numpy arrays; the encoder serialises them)."""
-        tensors: dict[str, Any] = {}
-        for key, value in self.loss_fn_inputs.items():
-            if isinstance(value, Mapping):
-                tensors[key] = value
-            else:
+        tensors = dict(self.loss_fn_inputs)
+        for key, value in tensors.items():
+            if not isinstance(value, Mapping):
                 tensors[key] = {"data": value, "dtype": INPUT_DTYPES.get(key, (_FLOAT32,))[0]}
         wire: dict[str, Any] = {
             "model_input": {"chunks": [{"encoded_text": {"tokens": self.tokens}}]},
@@ -154,9 +140,9 @@ class Sample:
         return f"Sample(tokens={len(self.tokens)}, inputs={sorted(self.loss_fn_inputs)})"
 
 
-def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
+def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
     """One ``loss_fn_inputs`` value (a TensorData dict, a numpy array or a list) as a TensorData
-    dict, and its length; a bare array or list takes the spec's dtype of ``key``."""
+    dict of ``n_tokens`` values; a bare array or list takes the spec's dtype of ``key``."""
     known = INPUT_DTYPES.get(key)
     mapping = isinstance(value, Mapping)
     data = value.get("data") if mapping else value
@@ -179,25 +165,30 @@ def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
         raise InvalidRequestError(
             f"{label}.dtype must be one of {sorted(known)}, got {dtype!r}", field=f"{label}.dtype"
         )
-    return {**value, "data": data} if mapping else {"data": data, "dtype": dtype}, len(data)
+    if len(data) != n_tokens:
+        raise InvalidRequestError(
+            f"{label} has {len(data)} values but the model input has {n_tokens} tokens",
+            field=label,
+        )
+    return {**value, "data": data} if mapping else {"data": data, "dtype": dtype}
 
 
-def _token_count(label: str, model_input: Any) -> tuple[Any, int]:
+def _token_count(label: str, model_input: Any) -> tuple[dict[str, Any], int]:
+    """``model_input`` (its numpy token arrays in wire form) and its token count."""
     if not isinstance(model_input, Mapping) or not isinstance(model_input.get("chunks"), list):
         raise InvalidRequestError(f"{label}.model_input.chunks must be a list", field=label)
-    total, changed, chunks = 0, False, []
+    total, chunks = 0, []
     for index, chunk in enumerate(model_input["chunks"]):
         encoded = chunk.get("encoded_text") if isinstance(chunk, Mapping) else None
-        tokens = encoded.get("tokens") if isinstance(encoded, Mapping) else None
-        if tokens is None:
+        if not isinstance(encoded, Mapping) or encoded.get("tokens") is None:
             field = f"{label}.model_input.chunks[{index}].encoded_text.tokens"
             raise InvalidRequestError(f"{field} is required", field=field)
-        if isinstance(tokens, np.ndarray) and isinstance(encoded, Mapping):
+        tokens = encoded["tokens"]
+        if isinstance(tokens, np.ndarray):
             chunk = {**chunk, "encoded_text": {**encoded, "tokens": wire_array(tokens)}}
-            changed = True
         total += len(tokens)
         chunks.append(chunk)
-    return ({**model_input, "chunks": chunks} if changed else model_input), total
+    return {**model_input, "chunks": chunks}, total
 
 
 def normalize_sample(
@@ -216,32 +207,21 @@ def normalize_sample(
             field=label,
         )
     model_input, n_tokens = _token_count(label, sample.get("model_input"))
-    inputs = sample.get("loss_fn_inputs")
+    inputs, prefix = sample.get("loss_fn_inputs"), f"{label}.loss_fn_inputs"
     if not isinstance(inputs, Mapping):
-        field = f"{label}.loss_fn_inputs"
-        raise InvalidRequestError(f"{field} must be an object", field=field)
+        raise InvalidRequestError(f"{prefix} must be an object", field=prefix)
     missing = sorted(required - inputs.keys())
     if missing:
-        field = f"{label}.loss_fn_inputs.{missing[0]}"
+        field = f"{prefix}.{missing[0]}"
         raise InvalidRequestError(
             f"{field} is required by {needed_by} (missing: {', '.join(missing)})", field=field
         )
     for group in EXCLUSIVE_INPUTS:
         present = [key for key in group if key in inputs]
         if len(present) > 1:
-            field = f"{label}.loss_fn_inputs.{present[-1]}"
-            raise InvalidRequestError(
-                f"{label}.loss_fn_inputs has both {' and '.join(present)}", field=field
-            )
-    tensors: dict[str, Any] = {}
-    for key, value in inputs.items():
-        field = f"{label}.loss_fn_inputs.{key}"
-        tensors[key], length = _tensor(field, key, value)
-        if length != n_tokens:
-            raise InvalidRequestError(
-                f"{field} has {length} values but the model input has {n_tokens} tokens",
-                field=field,
-            )
+            field = f"{prefix}.{present[-1]}"
+            raise InvalidRequestError(f"{prefix} has both {' and '.join(present)}", field=field)
+    tensors = {key: _tensor(f"{prefix}.{key}", key, v, n_tokens) for key, v in inputs.items()}
     return {**sample, "model_input": model_input, "loss_fn_inputs": tensors}
 
 
