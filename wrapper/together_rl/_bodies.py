@@ -15,10 +15,10 @@ import numpy as np
 import orjson
 from together_rl_client import models
 
+from . import _schema
 from ._errors import InvalidRequestError
-from ._samples import Sample, as_int_vector, normalize_sample, sample_list
-from ._schema import all_of_type, check_enum, check_fields, check_value, known_keys, number
-from ._schema import set_fields as _set_fields
+from ._samples import Sample, as_int_vector, normalize_samples
+from ._schema import invalid
 from .losses import Loss, normalize_loss
 
 __all__ = [
@@ -39,9 +39,8 @@ ParamsT = TypeVar("ParamsT", "AdamParams", "SamplingParams")
 
 @dataclass(frozen=True)
 class AdamParams:
-    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults (the
-    spec's ``AdamParams`` states them; ``grad_clip_norm=0`` disables clipping). Only set fields
-    are sent."""
+    """AdamW hyper-parameters of an optimizer step; only set fields are sent, unset ones take
+    the server defaults (stated in the spec's ``AdamParams``; ``grad_clip_norm=0``: no clipping)."""
 
     learning_rate: float | None = None
     beta1: float | None = None
@@ -51,11 +50,11 @@ class AdamParams:
     grad_clip_norm: float | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "adam_params", models.AdamParams)
+        _schema.check_fields(self, "adam_params", models.AdamParams)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``AdamParams`` wire dict: the set fields only."""
-        return _set_fields(self)
+        return _schema.set_fields(self)
 
 
 @dataclass(frozen=True)
@@ -71,23 +70,22 @@ class SamplingParams:
     stop: Sequence[str | int] | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "sampling_params", models.SamplingParams, skip="stop")
+        _schema.check_fields(self, "sampling_params", models.SamplingParams, skip="stop")
         if self.stop is not None:
             field = "sampling_params.stop"
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
-                raise InvalidRequestError(f"{field} must be a list of strings", field=field)
-            for index, item in enumerate(self.stop):
+                raise invalid(field, "must be a list of strings")
+            for i, item in enumerate(self.stop):
                 if not isinstance(item, str | numbers.Integral) or isinstance(item, bool):
-                    raise InvalidRequestError(
-                        f"{field}[{index}] must be a string (or a token id), got {item!r}",
-                        field=f"{field}[{index}]",
+                    raise invalid(
+                        f"{field}[{i}]", f"must be a string (or a token id), got {item!r}"
                     )
             stop = tuple(item if isinstance(item, str) else str(int(item)) for item in self.stop)
             object.__setattr__(self, "stop", stop)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``SamplingParams`` wire dict: the set fields only."""
-        return _set_fields(self)
+        return _schema.set_fields(self)
 
 
 def params_from(
@@ -100,17 +98,13 @@ def params_from(
     if value is None:
         return cls(**set_given) if set_given else None
     if set_given:
-        fields_given = ", ".join(sorted(set_given))
-        raise InvalidRequestError(
-            f"pass {label} or the fields ({fields_given}), not both", field=label
-        )
+        message = f"pass {label} or the fields ({', '.join(sorted(set_given))}), not both"
+        raise InvalidRequestError(message, field=label)
     if isinstance(value, cls):
         return value
     if not isinstance(value, Mapping):
-        raise InvalidRequestError(
-            f"{label} must be a {cls.__name__} or a dict, got {type(value).__name__}", field=label
-        )
-    known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
+        raise invalid(label, f"must be a {cls.__name__} or a dict, got {type(value).__name__}")
+    _schema.known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
     return cls(**dict(value))
 
 
@@ -121,13 +115,11 @@ def build_forward_backward(
     forward_only: bool = False,
     return_loss_fn_outputs: bool = False,
 ) -> dict[str, Any]:
-    """The checked wire body of a forward-backward request (flags only when set, as the
-    official SDK sends them)."""
+    """The checked wire body of a forward-backward (flags only when set, as the official SDK)."""
     if hasattr(loss, "to_dict") and not isinstance(loss, Loss | Mapping):
         loss = loss.to_dict()
     loss_wire, builder = normalize_loss(loss)
-    required, name = builder.required_sample_inputs(), builder.wire_type
-    wire = [normalize_sample(i, s, required, name) for i, s in enumerate(sample_list(samples))]
+    wire = normalize_samples(samples, builder.required_sample_inputs(), builder.wire_type)
     body: dict[str, Any] = {"samples": wire, "loss": loss_wire}
     flags = {"forward_only": forward_only, "return_loss_fn_outputs": return_loss_fn_outputs}
     body.update((flag, True) for flag, on in flags.items() if on)
@@ -143,7 +135,7 @@ def build_optim_step(
         body["adam_params"] = adam_params.to_wire()
     if muon_params is not None:
         if not isinstance(muon_params, Mapping):
-            raise InvalidRequestError("muon_params must be a dict", field="muon_params")
+            raise invalid("muon_params", "must be a dict")
         body["muon_params"] = dict(muon_params)
     return body
 
@@ -152,19 +144,16 @@ def _model_input(index: int, value: Any) -> dict[str, Any]:
     label = f"model_inputs[{index}]"
     if isinstance(value, Mapping):
         if not isinstance(value.get("chunks"), list) or not value["chunks"]:
-            field = f"{label}.chunks"
-            raise InvalidRequestError(f"{field} must be a non-empty list", field=field)
+            raise invalid(f"{label}.chunks", "must be a non-empty list")
         return dict(value)
     if isinstance(value, Sample):
         value = value.tokens
     if isinstance(value, str | bytes) or not isinstance(value, np.ndarray | Sequence):
-        raise InvalidRequestError(
-            f"{label} must be a list (or numpy array) of token ids, got {type(value).__name__}",
-            field=label,
-        )
+        kind = type(value).__name__
+        raise invalid(label, f"must be a list (or numpy array) of token ids, got {kind}")
     tokens = as_int_vector(label, value)
     if len(tokens) == 0 or int(tokens.min()) < 0:
-        raise InvalidRequestError(f"{label} must be token ids (>= 0), not empty", field=label)
+        raise invalid(label, "must be token ids (>= 0), not empty")
     return {"chunks": [{"encoded_text": {"tokens": tokens}}]}
 
 
@@ -182,28 +171,29 @@ def build_sample(
     if isinstance(model_inputs, np.ndarray) or isinstance(first, numbers.Integral):
         model_inputs = [model_inputs]
     if isinstance(model_inputs, Mapping | str | bytes) or not isinstance(model_inputs, Sequence):
-        raise InvalidRequestError("model_inputs must be a list of prompts", field="model_inputs")
+        raise invalid("model_inputs", "must be a list of prompts")
     if len(model_inputs) == 0:
-        raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
+        raise invalid("model_inputs", "must not be empty")
     if not isinstance(prompt_logprobs, bool):
-        raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
+        raise invalid("prompt_logprobs", "must be a boolean")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": check_value("num_samples", num_samples, models.SampleBody, True),
+        "num_samples": _schema.check_value("num_samples", num_samples, models.SampleBody, True),
     }
     if sampling_params is not None and (params := sampling_params.to_wire()):
         body["sampling_params"] = params
     if prompt_logprobs:
         body["prompt_logprobs"] = True
-    if topk := check_value("topk_prompt_logprobs", topk_prompt_logprobs, models.SampleBody, True):
-        body["topk_prompt_logprobs"] = topk
+    name = "topk_prompt_logprobs"
+    if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
+        body[name] = topk
     return body
 
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
     name = "weight_sync_type"
-    return {name: check_enum(name, weight_sync_type, models.WeightSyncType)}
+    return {name: _schema.check_enum(name, weight_sync_type, models.WeightSyncType)}
 
 
 def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, Any]:
@@ -214,22 +204,19 @@ def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, An
     if isinstance(value, Mapping):
         dtype, value = str(value.get("dtype", dtype)), value.get("data")
     if value is None or isinstance(value, str | bytes):
-        raise InvalidRequestError(f"{field} must be a list of numbers", field=field)
+        raise invalid(field, "must be a list of numbers")
     if isinstance(value, np.ndarray):
         if value.ndim != 1:
-            raise InvalidRequestError(f"{field} must be one-dimensional", field=field)
+            raise invalid(field, "must be one-dimensional")
         data: Any = np.ascontiguousarray(value, dtype=np.float64)
     else:
         data = list(value)
-        if all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
+        if _schema.all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
             data = [float(v) for v in data]
         else:  # name the first bad element
-            data = [number(f"{field}[{i}]", v) for i, v in enumerate(data)]
+            data = [_schema.number(f"{field}[{i}]", v) for i, v in enumerate(data)]
     if len(data) != length:
-        raise InvalidRequestError(
-            f"{field} has {len(data)} values but samples[{index}] has {length} tokens",
-            field=field,
-        )
+        raise invalid(field, f"has {len(data)} values but samples[{index}] has {length} tokens")
     return {"data": data, "dtype": dtype}
 
 
@@ -237,18 +224,14 @@ def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
     """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
-    array or a ``Gradient`` dict) per sample, each as long as its sample. Custom gradients need
-    only ``target_tokens`` of each sample (weights or mask optional)."""
-    samples = sample_list(samples)
+    array or a ``Gradient`` dict) per sample, as long as it; samples need only ``target_tokens``."""
+    wire = normalize_samples(samples, frozenset({"target_tokens"}), "custom-forward-backward")
     if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
-        raise InvalidRequestError("gradients must be a list (one per sample)", field="gradients")
-    if len(gradients) != len(samples):
-        raise InvalidRequestError(
-            f"gradients has {len(gradients)} entries but there are {len(samples)} samples",
-            field="gradients",
+        raise invalid("gradients", "must be a list (one per sample)")
+    if len(gradients) != len(wire):
+        raise invalid(
+            "gradients", f"has {len(gradients)} entries but there are {len(wire)} samples"
         )
-    required, name = frozenset({"target_tokens"}), "custom-forward-backward"
-    wire = [normalize_sample(i, s, required, name) for i, s in enumerate(samples)]
     pairs = enumerate(zip(wire, gradients, strict=True))
     return {"samples": wire, "gradients": [_gradient(i, g, s) for i, (s, g) in pairs]}
 
@@ -273,19 +256,13 @@ def encode_body(body: Mapping[str, Any]) -> bytes:
         gradients = enumerate(body.get("gradients") or ())
         tensors += [(f"gradients[{index}].data", gradient["data"]) for index, gradient in gradients]
         for field, values in tensors:
-            if isinstance(values, np.ndarray):
-                bad = np.flatnonzero(~np.isfinite(values)).tolist()
-            else:
-                bad = [
-                    i for i, v in enumerate(values) if isinstance(v, float) and not math.isfinite(v)
-                ]
-            if bad:
+            if not isinstance(values, np.ndarray):  # a list: only its floats can be non-finite
+                values = np.array([v if isinstance(v, float) else 0.0 for v in values])
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
                 kind = "NaN" if math.isnan(values[bad[0]]) else "Infinity"
-                raise InvalidRequestError(
-                    f"{field} contains {kind} (at position {bad[0]}); JSON cannot carry "
-                    "non-finite numbers",
-                    field=field,
-                )
+                where = f"contains {kind} (at position {bad[0]})"
+                raise invalid(field, f"{where}; JSON cannot carry non-finite numbers")
     return payload
 
 

@@ -9,10 +9,8 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from together_rl_client import models
-from together_rl_client.models import LossConfig, LossType
 
-from ._errors import InvalidRequestError
-from ._schema import check_enum, check_fields, known_keys, schema_of, set_fields
+from ._schema import check_enum, check_fields, invalid, known_keys, schema_of, set_fields
 
 __all__ = [
     "CISPO",
@@ -26,7 +24,7 @@ __all__ = [
     "normalize_loss",
 ]
 
-_CONFIG = schema_of(LossConfig)
+_CONFIG = schema_of(models.LossConfig)
 #: params class name -> its ``LossConfig`` key (``"GRPOLossParams"`` -> ``"grpo_params"``)
 _PARAMS_KEY_OF = {p["class"]: key for key, p in _CONFIG["properties"].items() if "class" in p}
 
@@ -42,7 +40,7 @@ class Loss:
     required_inputs: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(
-        cls, loss_type: LossType | None = None, params: type | None = None, **kwargs: Any
+        cls, loss_type: models.LossType | None = None, params: type | None = None, **kwargs: Any
     ) -> None:
         super().__init_subclass__(**kwargs)
         if loss_type is not None:  # a subclass of a builder keeps its loss
@@ -60,11 +58,10 @@ class Loss:
 
     def to_wire(self) -> dict[str, Any]:
         """The ``LossConfig`` wire dict (the params object only when a field is set)."""
-        wire: dict[str, Any] = {"type": self.wire_type}
         params = self.params()
         if self.params_key is not None and params:
-            wire[self.params_key] = params
-        return wire
+            return {"type": self.wire_type, self.params_key: params}
+        return {"type": self.wire_type}
 
     def required_sample_inputs(self) -> frozenset[str]:
         """The ``loss_fn_inputs`` keys every sample needs with this loss: its type's, and those
@@ -79,13 +76,13 @@ class Loss:
 
 @dataclass(frozen=True)
 class CrossEntropy(
-    Loss, loss_type=LossType.LOSS_TYPE_CROSS_ENTROPY, params=models.CrossEntropyLossParams
+    Loss, loss_type=models.LossType.LOSS_TYPE_CROSS_ENTROPY, params=models.CrossEntropyLossParams
 ):
     """Supervised cross-entropy; needs ``target_tokens`` and ``weights``."""
 
 
 @dataclass(frozen=True)
-class GRPO(Loss, loss_type=LossType.LOSS_TYPE_GRPO, params=models.GRPOLossParams):
+class GRPO(Loss, loss_type=models.LossType.LOSS_TYPE_GRPO, params=models.GRPOLossParams):
     """GRPO. Clip thresholds are absolute ratio bounds (low <= 1 <= high); ``beta`` > 0 makes
     ``reference_logprobs`` required."""
 
@@ -97,12 +94,12 @@ class GRPO(Loss, loss_type=LossType.LOSS_TYPE_GRPO, params=models.GRPOLossParams
 
 
 @dataclass(frozen=True)
-class ImportanceSampling(Loss, loss_type=LossType.LOSS_TYPE_IMPORTANCE_SAMPLING):
+class ImportanceSampling(Loss, loss_type=models.LossType.LOSS_TYPE_IMPORTANCE_SAMPLING):
     """Importance-sampling policy gradient; no parameters."""
 
 
 @dataclass(frozen=True)
-class PPO(Loss, loss_type=LossType.LOSS_TYPE_PPO, params=models.PPOLossParams):
+class PPO(Loss, loss_type=models.LossType.LOSS_TYPE_PPO, params=models.PPOLossParams):
     """PPO clipped surrogate; absolute ratio bounds (low <= 1 <= high)."""
 
     clip_low_threshold: float | None = None
@@ -110,7 +107,7 @@ class PPO(Loss, loss_type=LossType.LOSS_TYPE_PPO, params=models.PPOLossParams):
 
 
 @dataclass(frozen=True)
-class CISPO(Loss, loss_type=LossType.LOSS_TYPE_CISPO, params=models.CISPOLossParams):
+class CISPO(Loss, loss_type=models.LossType.LOSS_TYPE_CISPO, params=models.CISPOLossParams):
     """CISPO: clipped, detached importance weight (both bounds >= 0, low <= high)."""
 
     clip_low_threshold: float | None = None
@@ -120,31 +117,26 @@ class CISPO(Loss, loss_type=LossType.LOSS_TYPE_CISPO, params=models.CISPOLossPar
         super().__post_init__()
         low, high = self.clip_low_threshold, self.clip_high_threshold
         if low is not None and high is not None and low > high:
-            raise InvalidRequestError(
-                f"loss.cispo_params.clip_low_threshold ({low!r}) must not exceed "
-                f"clip_high_threshold ({high!r})",
-                field="loss.cispo_params.clip_low_threshold",
-            )
+            reason = f"({low!r}) must not exceed clip_high_threshold ({high!r})"
+            raise invalid("loss.cispo_params.clip_low_threshold", reason)
 
 
 @dataclass(frozen=True)
-class DRO(Loss, loss_type=LossType.LOSS_TYPE_DRO, params=models.DROLossParams):
+class DRO(Loss, loss_type=models.LossType.LOSS_TYPE_DRO, params=models.DROLossParams):
     """DRO; ``beta`` is required (the spec gives it no default)."""
 
     beta: float | None = None
 
 
 @dataclass(frozen=True)
-class DPPO(Loss, loss_type=LossType.LOSS_TYPE_DPPO, params=models.DPPOLossParams):
+class DPPO(Loss, loss_type=models.LossType.LOSS_TYPE_DPPO, params=models.DPPOLossParams):
     """DPPO; probability-change limits (unset ones take the server default)."""
 
     delta_low: float | None = None
     delta_high: float | None = None
 
 
-_BUILDERS: dict[str, type[Loss]] = {
-    cls.wire_type: cls for cls in (CrossEntropy, GRPO, ImportanceSampling, PPO, CISPO, DRO, DPPO)
-}
+_BUILDERS = {cls.wire_type: cls for cls in Loss.__subclasses__()}  # the builders above
 _PARAMS_KEYS = frozenset(cls.params_key for cls in _BUILDERS.values() if cls.params_key)
 
 
@@ -155,26 +147,23 @@ def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss
     if isinstance(loss, Loss):
         return loss.to_wire(), loss
     if not isinstance(loss, Mapping):
-        raise InvalidRequestError(
-            f"loss must be a losses.* builder or a LossConfig dict, got {type(loss).__name__}",
-            field="loss",
-        )
+        kind = type(loss).__name__
+        raise invalid("loss", f"must be a losses.* builder or a LossConfig dict, got {kind}")
     if loss.get("type") is None:
-        raise InvalidRequestError("loss.type is required", field="loss.type")
-    wire_type = check_enum("loss.type", loss["type"], LossType, _BUILDERS)
-    cls = _BUILDERS[wire_type]
+        raise invalid("loss.type", "is required")
+    cls = _BUILDERS[check_enum("loss.type", loss["type"], models.LossType, _BUILDERS)]
     label = f"loss.{cls.params_key}"
     for key in (key for key in loss if key not in ("type", cls.params_key)):
-        reason = f"belongs to another loss type than {wire_type}"
+        reason = f"belongs to another loss type than {cls.wire_type}"
         if key not in _PARAMS_KEYS:
             reason = "is not a LossConfig field"
-        raise InvalidRequestError(f"loss.{key} {reason}", field=f"loss.{key}")
+        raise invalid(f"loss.{key}", reason)
     params = loss.get(cls.params_key) if cls.params_key else None
     if not isinstance(params, Mapping | None):
-        raise InvalidRequestError(f"{label} must be an object", field=label)
+        raise invalid(label, "must be an object")
     known_keys(label, params or {}, (f.name for f in fields(cls)), str(cls.params_key))
     builder = cls(**dict(params or {}))
-    wire: dict[str, Any] = {"type": wire_type}
+    wire: dict[str, Any] = {"type": cls.wire_type}
     if cls.params_key is not None and cls.params_key in loss:
         wire[cls.params_key] = builder.params()
     return wire, builder
