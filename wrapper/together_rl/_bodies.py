@@ -223,8 +223,8 @@ def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, An
 def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
-    """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
-    array or a ``Gradient`` dict) per sample, as long as it; samples need only ``target_tokens``."""
+    """The ``CustomForwardBackwardBody``: per sample (which needs only ``target_tokens``), one
+    gradient dLoss/dlogp per token (a list, a numpy array or a ``Gradient`` dict)."""
     wire = normalize_samples(samples, frozenset({"target_tokens"}), "custom-forward-backward")
     if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
         raise invalid("gradients", "must be a list (one per sample)")
