@@ -1,10 +1,6 @@
-"""The checked wire bodies of every operation, built as plain dicts (numpy arrays stay arrays),
-not through the generated attrs models, whose per-element loops cost on 64 x 2048 batches
-(``docs/benchmarks.md`` measures both paths); the typed parameter objects :class:`AdamParams` and
-:class:`SamplingParams`; and their encoding, on the hot path: orjson with numpy arrays as they
-are, refusing non-finite numbers (JSON cannot carry one; orjson would write null). Bounds and
-limits are read from the spec (:mod:`._schema`); a bad value raises :class:`InvalidRequestError`
-naming the wire field before anything is sent."""
+"""The checked wire bodies of every operation, as plain dicts (numpy arrays stay arrays: the attrs
+models' per-element loops cost on 64 x 2048 batches); ``AdamParams`` and ``SamplingParams``; and
+the bodies' orjson encoding, refusing non-finite numbers (JSON cannot carry one)."""
 
 from __future__ import annotations
 
@@ -17,14 +13,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 import orjson
-from together_rl_client.models import AdamParams as AdamParamsModel
-from together_rl_client.models import GradientDType, SampleBody, WeightSyncType
-from together_rl_client.models import SamplingParams as SamplingParamsModel
+from together_rl_client import models
 
+from . import _schema
 from ._errors import InvalidRequestError
-from ._samples import Sample, as_int_vector, normalize_sample, sample_list
-from ._schema import all_of_type, check_enum, check_fields, check_value, known_keys, number
-from ._schema import set_fields as _set_fields
+from ._samples import Sample, as_int_vector, normalize_samples
+from ._schema import invalid
 from .losses import Loss, normalize_loss
 
 __all__ = [
@@ -37,7 +31,6 @@ __all__ = [
     "build_weights_sync",
     "encode_body",
     "encode_json",
-    "find_non_finite",
     "params_from",
 ]
 
@@ -46,9 +39,8 @@ ParamsT = TypeVar("ParamsT", "AdamParams", "SamplingParams")
 
 @dataclass(frozen=True)
 class AdamParams:
-    """AdamW hyper-parameters of an optimizer step; unset fields take the server defaults (the
-    spec's ``AdamParams`` states them; ``grad_clip_norm=0`` disables clipping). Only set fields
-    are sent."""
+    """AdamW hyper-parameters of an optimizer step; only set fields are sent, unset ones take
+    the server defaults (stated in the spec's ``AdamParams``; ``grad_clip_norm=0``: no clipping)."""
 
     learning_rate: float | None = None
     beta1: float | None = None
@@ -58,11 +50,11 @@ class AdamParams:
     grad_clip_norm: float | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "adam_params", AdamParamsModel)
+        _schema.check_fields(self, "adam_params", models.AdamParams)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``AdamParams`` wire dict: the set fields only."""
-        return _set_fields(self)
+        return _schema.set_fields(self)
 
 
 @dataclass(frozen=True)
@@ -78,26 +70,22 @@ class SamplingParams:
     stop: Sequence[str | int] | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self, "sampling_params", SamplingParamsModel, skip="stop")
+        _schema.check_fields(self, "sampling_params", models.SamplingParams, skip="stop")
         if self.stop is not None:
             field = "sampling_params.stop"
             if isinstance(self.stop, str | bytes) or not isinstance(self.stop, Sequence):
-                raise InvalidRequestError(f"{field} must be a list of strings", field=field)
-            for index, item in enumerate(self.stop):
+                raise invalid(field, "must be a list of strings")
+            for i, item in enumerate(self.stop):
                 if not isinstance(item, str | numbers.Integral) or isinstance(item, bool):
-                    raise InvalidRequestError(
-                        f"{field}[{index}] must be a string (or a token id), got {item!r}",
-                        field=f"{field}[{index}]",
+                    raise invalid(
+                        f"{field}[{i}]", f"must be a string (or a token id), got {item!r}"
                     )
             stop = tuple(item if isinstance(item, str) else str(int(item)) for item in self.stop)
             object.__setattr__(self, "stop", stop)
 
     def to_wire(self) -> dict[str, Any]:
         """The ``SamplingParams`` wire dict: the set fields only."""
-        wire = _set_fields(self)
-        if self.stop is not None:
-            wire["stop"] = list(self.stop)
-        return wire
+        return _schema.set_fields(self)
 
 
 def params_from(
@@ -110,17 +98,13 @@ def params_from(
     if value is None:
         return cls(**set_given) if set_given else None
     if set_given:
-        fields_given = ", ".join(sorted(set_given))
-        raise InvalidRequestError(
-            f"pass {label} or the fields ({fields_given}), not both", field=label
-        )
+        message = f"pass {label} or the fields ({', '.join(sorted(set_given))}), not both"
+        raise InvalidRequestError(message, field=label)
     if isinstance(value, cls):
         return value
     if not isinstance(value, Mapping):
-        raise InvalidRequestError(
-            f"{label} must be a {cls.__name__} or a dict, got {type(value).__name__}", field=label
-        )
-    known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
+        raise invalid(label, f"must be a {cls.__name__} or a dict, got {type(value).__name__}")
+    _schema.known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
     return cls(**dict(value))
 
 
@@ -131,22 +115,14 @@ def build_forward_backward(
     forward_only: bool = False,
     return_loss_fn_outputs: bool = False,
 ) -> dict[str, Any]:
-    """The checked wire body of a forward-backward request (flags only when set, as the
-    official SDK sends them)."""
+    """The checked wire body of a forward-backward (flags only when set, as the official SDK)."""
     if hasattr(loss, "to_dict") and not isinstance(loss, Loss | Mapping):
         loss = loss.to_dict()
     loss_wire, builder = normalize_loss(loss)
-    required, name = builder.required_sample_inputs(), builder.wire_type
-    body: dict[str, Any] = {
-        "samples": [
-            normalize_sample(i, s, required, name) for i, s in enumerate(sample_list(samples))
-        ],
-        "loss": loss_wire,
-    }
-    if forward_only:
-        body["forward_only"] = True
-    if return_loss_fn_outputs:
-        body["return_loss_fn_outputs"] = True
+    wire = normalize_samples(samples, builder.required_sample_inputs(), builder.wire_type)
+    body: dict[str, Any] = {"samples": wire, "loss": loss_wire}
+    flags = {"forward_only": forward_only, "return_loss_fn_outputs": return_loss_fn_outputs}
+    body.update((flag, True) for flag, on in flags.items() if on)
     return body
 
 
@@ -159,7 +135,7 @@ def build_optim_step(
         body["adam_params"] = adam_params.to_wire()
     if muon_params is not None:
         if not isinstance(muon_params, Mapping):
-            raise InvalidRequestError("muon_params must be a dict", field="muon_params")
+            raise invalid("muon_params", "must be a dict")
         body["muon_params"] = dict(muon_params)
     return body
 
@@ -168,19 +144,16 @@ def _model_input(index: int, value: Any) -> dict[str, Any]:
     label = f"model_inputs[{index}]"
     if isinstance(value, Mapping):
         if not isinstance(value.get("chunks"), list) or not value["chunks"]:
-            field = f"{label}.chunks"
-            raise InvalidRequestError(f"{field} must be a non-empty list", field=field)
+            raise invalid(f"{label}.chunks", "must be a non-empty list")
         return dict(value)
     if isinstance(value, Sample):
         value = value.tokens
     if isinstance(value, str | bytes) or not isinstance(value, np.ndarray | Sequence):
-        raise InvalidRequestError(
-            f"{label} must be a list (or numpy array) of token ids, got {type(value).__name__}",
-            field=label,
-        )
+        kind = type(value).__name__
+        raise invalid(label, f"must be a list (or numpy array) of token ids, got {kind}")
     tokens = as_int_vector(label, value)
     if len(tokens) == 0 or int(tokens.min()) < 0:
-        raise InvalidRequestError(f"{label} must be token ids (>= 0), not empty", field=label)
+        raise invalid(label, "must be token ids (>= 0), not empty")
     return {"chunks": [{"encoded_text": {"tokens": tokens}}]}
 
 
@@ -194,138 +167,102 @@ def build_sample(
 ) -> dict[str, Any]:
     """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
     array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
-    if isinstance(model_inputs, np.ndarray) or (
-        isinstance(model_inputs, Sequence)
-        and len(model_inputs) > 0
-        and isinstance(model_inputs[0], numbers.Integral)
-    ):
+    first = model_inputs[0] if isinstance(model_inputs, Sequence) and len(model_inputs) else None
+    if isinstance(model_inputs, np.ndarray) or isinstance(first, numbers.Integral):
         model_inputs = [model_inputs]
     if isinstance(model_inputs, Mapping | str | bytes) or not isinstance(model_inputs, Sequence):
-        raise InvalidRequestError("model_inputs must be a list of prompts", field="model_inputs")
+        raise invalid("model_inputs", "must be a list of prompts")
     if len(model_inputs) == 0:
-        raise InvalidRequestError("model_inputs must not be empty", field="model_inputs")
+        raise invalid("model_inputs", "must not be empty")
     if not isinstance(prompt_logprobs, bool):
-        raise InvalidRequestError("prompt_logprobs must be a boolean", field="prompt_logprobs")
+        raise invalid("prompt_logprobs", "must be a boolean")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
-        "num_samples": check_value("num_samples", num_samples, SampleBody, "num_samples", True),
+        "num_samples": _schema.check_value("num_samples", num_samples, models.SampleBody, True),
     }
     if sampling_params is not None and (params := sampling_params.to_wire()):
         body["sampling_params"] = params
     if prompt_logprobs:
         body["prompt_logprobs"] = True
     name = "topk_prompt_logprobs"
-    if topk := check_value(name, topk_prompt_logprobs, SampleBody, name, True):
+    if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
         body[name] = topk
     return body
 
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
     """The ``WeightsSyncBody``; short names (``"synchronous"``) are expanded."""
-    return {"weight_sync_type": check_enum("weight_sync_type", weight_sync_type, WeightSyncType)}
+    name = "weight_sync_type"
+    return {name: _schema.check_enum(name, weight_sync_type, models.WeightSyncType)}
 
 
-def _gradient(index: int, value: Any, length: int) -> dict[str, Any]:
-    field = f"gradients[{index}].data"
-    dtype = GradientDType.D_TYPE_FLOAT32.value
+def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, Any]:
+    """One gradient, as long as its (wire) sample; an array's non-finite values are refused by
+    :func:`encode_body`, a list's here, naming the element."""
+    field, dtype = f"gradients[{index}].data", models.GradientDType.D_TYPE_FLOAT32.value
+    length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
     if isinstance(value, Mapping):
         dtype, value = str(value.get("dtype", dtype)), value.get("data")
     if value is None or isinstance(value, str | bytes):
-        raise InvalidRequestError(f"{field} must be a list of numbers", field=field)
+        raise invalid(field, "must be a list of numbers")
     if isinstance(value, np.ndarray):
         if value.ndim != 1:
-            raise InvalidRequestError(f"{field} must be one-dimensional", field=field)
+            raise invalid(field, "must be one-dimensional")
         data: Any = np.ascontiguousarray(value, dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(data))
-        if bad.size:
-            raise InvalidRequestError(
-                f"{field} holds a non-finite value (at position {int(bad[0])})", field=field
-            )
     else:
         data = list(value)
-        if all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
+        if _schema.all_of_type(data, numbers.Real) and all(map(math.isfinite, data)):
             data = [float(v) for v in data]
         else:  # name the first bad element
-            data = [number(f"{field}[{i}]", v) for i, v in enumerate(data)]
+            data = [_schema.number(f"{field}[{i}]", v) for i, v in enumerate(data)]
     if len(data) != length:
-        raise InvalidRequestError(
-            f"{field} has {len(data)} values but samples[{index}] has {length} tokens",
-            field=field,
-        )
+        raise invalid(field, f"has {len(data)} values but samples[{index}] has {length} tokens")
     return {"data": data, "dtype": dtype}
 
 
 def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
-    """The ``CustomForwardBackwardBody``: one gradient (dLoss/dlogp per token; a list, a numpy
-    array or a ``Gradient`` dict) per sample, each as long as its sample. Custom gradients need
-    only ``target_tokens`` of each sample (weights or mask optional)."""
-    samples = sample_list(samples)
+    """The ``CustomForwardBackwardBody``: per sample (which needs only ``target_tokens``), one
+    gradient dLoss/dlogp per token (a list, a numpy array or a ``Gradient`` dict)."""
+    wire = normalize_samples(samples, frozenset({"target_tokens"}), "custom-forward-backward")
     if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
-        raise InvalidRequestError("gradients must be a list (one per sample)", field="gradients")
-    if len(gradients) != len(samples):
-        raise InvalidRequestError(
-            f"gradients has {len(gradients)} entries but there are {len(samples)} samples",
-            field="gradients",
+        raise invalid("gradients", "must be a list (one per sample)")
+    if len(gradients) != len(wire):
+        raise invalid(
+            "gradients", f"has {len(gradients)} entries but there are {len(wire)} samples"
         )
-    required = frozenset({"target_tokens"})
-    wire_samples = [
-        normalize_sample(i, sample, required, "custom-forward-backward")
-        for i, sample in enumerate(samples)
-    ]
-    wire_gradients = [
-        _gradient(i, gradient, len(sample["loss_fn_inputs"]["target_tokens"]["data"]))
-        for i, (sample, gradient) in enumerate(zip(wire_samples, gradients, strict=True))
-    ]
-    return {"samples": wire_samples, "gradients": wire_gradients}
+    pairs = enumerate(zip(wire, gradients, strict=True))
+    return {"samples": wire, "gradients": [_gradient(i, g, s) for i, (s, g) in pairs]}
 
 
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 _NULL = re.compile(rb"null")
 
 
-def _first_non_finite(values: Any) -> tuple[int, str] | None:
-    if isinstance(values, np.ndarray):
-        if values.dtype.kind != "f":
-            return None
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size == 0:
-            return None
-        position = int(bad[0])
-        return position, "NaN" if math.isnan(values[position]) else "Infinity"
-    for position, value in enumerate(values):
-        if isinstance(value, float) and not math.isfinite(value):
-            return position, "NaN" if math.isnan(value) else "Infinity"
-    return None
-
-
-def find_non_finite(body: Mapping[str, Any]) -> InvalidRequestError | None:
-    """The error naming the first non-finite number of a body, if there is one."""
-    for index, sample in enumerate(body.get("samples") or ()):
-        for key, tensor in sample["loss_fn_inputs"].items():
-            found = _first_non_finite(tensor["data"])
-            if found is not None:
-                field = f"samples[{index}].loss_fn_inputs.{key}"
-                return InvalidRequestError(
-                    f"{field} contains {found[1]} (at position {found[0]}); JSON cannot carry "
-                    "non-finite numbers",
-                    field=field,
-                )
-    return None
-
-
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """orjson-encode an operation body, refusing non-finite numbers in sample tensors (orjson
-    would silently write them as null; the other bodies' builders check their numbers)."""
+    """orjson-encode an operation body, refusing non-finite numbers in its sample tensors and
+    gradients (orjson would silently write them as null; the builders check the other numbers)."""
     try:
         payload = orjson.dumps(body, option=_JSON_OPTIONS)
     except orjson.JSONEncodeError as exc:
         raise InvalidRequestError(f"the request body cannot be encoded as JSON: {exc}") from exc
     if _NULL.search(payload):  # a regex scans 5 MB about 2.5x faster than `b"null" in`
-        error = find_non_finite(body)
-        if error is not None:
-            raise error
+        tensors = [
+            (f"samples[{index}].loss_fn_inputs.{key}", tensor["data"])
+            for index, sample in enumerate(body.get("samples") or ())
+            for key, tensor in sample["loss_fn_inputs"].items()
+        ]
+        gradients = enumerate(body.get("gradients") or ())
+        tensors += [(f"gradients[{index}].data", gradient["data"]) for index, gradient in gradients]
+        for field, values in tensors:
+            if not isinstance(values, np.ndarray):  # a list: only its floats can be non-finite
+                values = np.array([v if isinstance(v, float) else 0.0 for v in values])
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                kind = "NaN" if math.isnan(values[bad[0]]) else "Infinity"
+                where = f"contains {kind} (at position {bad[0]})"
+                raise invalid(field, f"{where}; JSON cannot carry non-finite numbers")
     return payload
 
 

@@ -1,6 +1,5 @@
 """Samples: the builder (prompt + completion tokens in, one wire ``Sample`` out) and the check of
-any sample against a loss before it is sent (required inputs, exclusive inputs, dtypes, every
-tensor as long as the model input), with the rules read from the spec."""
+any sample against a loss before it is sent, with the rules read from the spec."""
 
 from __future__ import annotations
 
@@ -12,11 +11,12 @@ import numpy as np
 from together_rl_client.models import DType
 
 from ._errors import InvalidRequestError
-from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type
+from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type, invalid
 
-__all__ = ["Sample", "as_int_vector", "normalize_sample", "sample_list", "wire_array"]
+__all__ = ["Sample", "as_int_vector", "normalize_samples", "wire_array"]
 
 _INT64, _FLOAT32 = DType.INT64.value, DType.FLOAT32.value
+_PER_TOKEN_INPUTS = ("logprobs", "advantages", "reference_logprobs", "weights")
 
 
 def wire_array(array: Any) -> Any:
@@ -34,49 +34,40 @@ def as_int_vector(name: str, values: Any) -> Any:
     """Token ids (a list or a 1-D integer array) as an int64 array."""
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
-            raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
+            raise invalid(name, "must be one-dimensional")
         if values.dtype.kind not in "iub":
-            raise InvalidRequestError(f"{name} must hold integers, got {values.dtype}", field=name)
+            raise invalid(name, f"must hold integers, got {values.dtype}")
         return values.astype(np.int64, copy=False)
     tokens = list(values)
     if not all_of_type(tokens, numbers.Integral):
-        for token in tokens:  # name the first bad token
-            if isinstance(token, bool) or not isinstance(token, numbers.Integral):
-                raise InvalidRequestError(f"{name} must hold integers, got {token!r}", field=name)
+        bad = next(t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral))
+        raise invalid(name, f"must hold integers, got {bad!r}")
     return np.asarray(tokens, dtype=np.int64)
 
 
-def _as_float_vector(name: str, values: Any, length: int) -> Any:
-    """Per-completion-token values: a sequence of ``length`` numbers, or one number."""
-    if isinstance(values, numbers.Real) and not isinstance(values, bool):
-        return np.full(length, float(values), dtype=np.float64)
-    if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise InvalidRequestError(f"{name} must be one-dimensional", field=name)
-    vector = np.asarray(
-        values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
-    )
-    if len(vector) != length:
-        raise InvalidRequestError(
-            f"{name} must have one value per completion token ({length}), got {len(vector)}",
-            field=name,
+def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
+    """Per-completion-token values (``length`` numbers, or one number) in the last ``length``
+    slots, after ``prompt_slots`` masked slots of 0.0."""
+    if not (isinstance(values, numbers.Real) and not isinstance(values, bool)):  # not one number
+        if isinstance(values, np.ndarray) and values.ndim != 1:
+            raise invalid(name, "must be one-dimensional")
+        values = np.asarray(
+            values if isinstance(values, np.ndarray) else list(values), dtype=np.float64
         )
-    return vector
-
-
-def _shifted(values: Any, prompt_slots: int) -> Any:
-    """Prompt slots (masked) get 0.0; the completion values fill the last slots."""
-    out = np.zeros(prompt_slots + len(values), dtype=np.float64)
+        if len(values) != length:
+            raise invalid(
+                name, f"must have one value per completion token ({length}), got {len(values)}"
+            )
+    out = np.zeros(prompt_slots + length, dtype=np.float64)
     out[prompt_slots:] = values
     return out
 
 
 class Sample:
-    """One training sample: the model input tokens and its per-slot loss tensors.
-
-    Build it with :meth:`from_completion` (which does the shift and the masking), or directly
-    from already-aligned ``tokens`` and ``loss_fn_inputs`` (each value a ``TensorData`` dict, a
-    numpy array or a list). A plain wire dict is accepted wherever a Sample is.
-    """
+    """One training sample: the model input tokens and its per-slot loss tensors. Build it with
+    :meth:`from_completion` (which does the shift and the masking), or from already-aligned
+    ``tokens`` and ``loss_fn_inputs`` (each value a ``TensorData`` dict, a numpy array or a
+    list). A plain wire dict is accepted wherever a Sample is."""
 
     __slots__ = ("loss_fn_inputs", "routed_experts_key", "tokens")
 
@@ -103,41 +94,29 @@ class Sample:
         weights: float | Sequence[float] | Any | None = None,
         routed_experts_key: str | None = None,
     ) -> Sample:
-        """Align a sampled completion with the wire format (the spec's ``Sample``).
-
-        ``model_input`` is ``(prompt + completion)[:-1]`` and ``target_tokens`` is
-        ``(prompt + completion)[1:]``: slot ``t`` predicts token ``t + 1``. The per-completion-
-        token values (``logprobs``, ``advantages`` (or one number per sequence),
-        ``reference_logprobs``, ``weights``) go to the last ``len(completion)`` slots, the ones
-        that predict completion tokens; the prompt slots are masked: ``weights`` 0 and every
-        other tensor 0.0. ``weights`` defaults to 1.0 on every completion slot.
-        """
+        """Align a sampled completion with the wire format (the spec's ``Sample``): ``model_input``
+        is ``(prompt + completion)[:-1]``, ``target_tokens`` ``(prompt + completion)[1:]`` (slot
+        ``t`` predicts token ``t + 1``). The per-completion-token values go to the last
+        ``len(completion)`` slots; the prompt slots are masked (``weights`` 0, the others 0.0).
+        ``advantages`` may be one number per sequence; ``weights`` defaults to 1.0."""
         prompt = as_int_vector("prompt_tokens", prompt_tokens)
         completion = as_int_vector("completion_tokens", completion_tokens)
         for name, tokens in (("prompt_tokens", prompt), ("completion_tokens", completion)):
             if len(tokens) < 1:
-                raise InvalidRequestError(f"{name} must not be empty", field=name)
+                raise invalid(name, "must not be empty")
         full = np.concatenate([prompt, completion])
-        n_completion, prompt_slots = len(completion), len(prompt) - 1
         inputs: dict[str, Any] = {"target_tokens": full[1:]}
-        values_by_name = {
-            "logprobs": logprobs,
-            "advantages": advantages,
-            "reference_logprobs": reference_logprobs,
-            "weights": 1.0 if weights is None else weights,
-        }
-        for name, values in values_by_name.items():
+        per_token = (logprobs, advantages, reference_logprobs, 1.0 if weights is None else weights)
+        for name, values in zip(_PER_TOKEN_INPUTS, per_token, strict=True):
             if values is not None:
-                inputs[name] = _shifted(_as_float_vector(name, values, n_completion), prompt_slots)
+                inputs[name] = _shifted(name, values, len(prompt) - 1, len(completion))
         return cls(full[:-1], inputs, routed_experts_key=routed_experts_key)
 
     def to_wire(self) -> dict[str, Any]:
         """The wire ``Sample`` dict (tensors stay numpy arrays; the encoder serialises them)."""
-        tensors: dict[str, Any] = {}
-        for key, value in self.loss_fn_inputs.items():
-            if isinstance(value, Mapping):
-                tensors[key] = value
-            else:
+        tensors = dict(self.loss_fn_inputs)
+        for key, value in tensors.items():
+            if not isinstance(value, Mapping):
                 tensors[key] = {"data": value, "dtype": INPUT_DTYPES.get(key, (_FLOAT32,))[0]}
         wire: dict[str, Any] = {
             "model_input": {"chunks": [{"encoded_text": {"tokens": self.tokens}}]},
@@ -154,102 +133,87 @@ class Sample:
         return f"Sample(tokens={len(self.tokens)}, inputs={sorted(self.loss_fn_inputs)})"
 
 
-def _tensor(label: str, key: str, value: Any) -> tuple[dict[str, Any], int]:
+def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
     """One ``loss_fn_inputs`` value (a TensorData dict, a numpy array or a list) as a TensorData
-    dict, and its length; a bare array or list takes the spec's dtype of ``key``."""
+    dict of ``n_tokens`` values; a bare array or list takes the spec's dtype of ``key``."""
     known = INPUT_DTYPES.get(key)
     mapping = isinstance(value, Mapping)
     data = value.get("data") if mapping else value
     if mapping and (data is None or value.get("dtype") is None):
-        raise InvalidRequestError(f"{label} must have 'data' and 'dtype'", field=label)
+        raise invalid(label, "must have 'data' and 'dtype'")
     if isinstance(data, np.ndarray):
         if data.ndim != 1:
-            raise InvalidRequestError(f"{label} must be one-dimensional", field=label)
+            raise invalid(label, "must be one-dimensional")
         floats, data = data.dtype.kind == "f", wire_array(data)
     elif isinstance(data, list | tuple):
         floats = known is None and any(isinstance(v, float) for v in data)
     else:
-        raise InvalidRequestError(
-            f"{label} must be a TensorData dict, a numpy array or a list of numbers, got "
-            f"{type(data).__name__}",
-            field=label,
+        kind = type(data).__name__
+        raise invalid(
+            label, f"must be a TensorData dict, a numpy array or a list of numbers, got {kind}"
         )
     dtype = value["dtype"] if mapping else known[0] if known else _FLOAT32 if floats else _INT64
     if known is not None and dtype not in known:
-        raise InvalidRequestError(
-            f"{label}.dtype must be one of {sorted(known)}, got {dtype!r}", field=f"{label}.dtype"
-        )
-    return {**value, "data": data} if mapping else {"data": data, "dtype": dtype}, len(data)
+        raise invalid(f"{label}.dtype", f"must be one of {sorted(known)}, got {dtype!r}")
+    if len(data) != n_tokens:
+        raise invalid(label, f"has {len(data)} values but the model input has {n_tokens} tokens")
+    return {**value, "data": data} if mapping else {"data": data, "dtype": dtype}
 
 
-def _token_count(label: str, model_input: Any) -> tuple[Any, int]:
+def _token_count(label: str, model_input: Any) -> tuple[dict[str, Any], int]:
+    """``model_input`` (its numpy token arrays in wire form) and its token count."""
     if not isinstance(model_input, Mapping) or not isinstance(model_input.get("chunks"), list):
         raise InvalidRequestError(f"{label}.model_input.chunks must be a list", field=label)
-    total, changed, chunks = 0, False, []
+    total, chunks = 0, []
     for index, chunk in enumerate(model_input["chunks"]):
         encoded = chunk.get("encoded_text") if isinstance(chunk, Mapping) else None
-        tokens = encoded.get("tokens") if isinstance(encoded, Mapping) else None
-        if tokens is None:
-            field = f"{label}.model_input.chunks[{index}].encoded_text.tokens"
-            raise InvalidRequestError(f"{field} is required", field=field)
-        if isinstance(tokens, np.ndarray) and isinstance(encoded, Mapping):
+        if not isinstance(encoded, Mapping) or encoded.get("tokens") is None:
+            raise invalid(f"{label}.model_input.chunks[{index}].encoded_text.tokens", "is required")
+        tokens = encoded["tokens"]
+        if isinstance(tokens, np.ndarray):
             chunk = {**chunk, "encoded_text": {**encoded, "tokens": wire_array(tokens)}}
-            changed = True
         total += len(tokens)
         chunks.append(chunk)
-    return ({**model_input, "chunks": chunks} if changed else model_input), total
+    return {**model_input, "chunks": chunks}, total
 
 
-def normalize_sample(
+def _normalize_sample(
     index: int, sample: Any, required: frozenset[str], needed_by: str
 ) -> dict[str, Any]:
-    """Check one sample (``required``: the ``loss_fn_inputs`` keys ``needed_by`` needs) and
-    return its wire dict."""
     label = f"samples[{index}]"
     if isinstance(sample, Sample):
         sample = sample.to_wire()
     elif not isinstance(sample, Mapping) and hasattr(sample, "to_dict"):
         sample = sample.to_dict()
     if not isinstance(sample, Mapping):
-        raise InvalidRequestError(
-            f"{label} must be a together_rl.Sample or a wire dict, got {type(sample).__name__}",
-            field=label,
-        )
+        kind = type(sample).__name__
+        raise invalid(label, f"must be a together_rl.Sample or a wire dict, got {kind}")
     model_input, n_tokens = _token_count(label, sample.get("model_input"))
-    inputs = sample.get("loss_fn_inputs")
+    inputs, prefix = sample.get("loss_fn_inputs"), f"{label}.loss_fn_inputs"
     if not isinstance(inputs, Mapping):
-        field = f"{label}.loss_fn_inputs"
-        raise InvalidRequestError(f"{field} must be an object", field=field)
+        raise invalid(prefix, "must be an object")
     missing = sorted(required - inputs.keys())
     if missing:
-        field = f"{label}.loss_fn_inputs.{missing[0]}"
-        raise InvalidRequestError(
-            f"{field} is required by {needed_by} (missing: {', '.join(missing)})", field=field
+        raise invalid(
+            f"{prefix}.{missing[0]}", f"is required by {needed_by} (missing: {', '.join(missing)})"
         )
     for group in EXCLUSIVE_INPUTS:
         present = [key for key in group if key in inputs]
         if len(present) > 1:
-            field = f"{label}.loss_fn_inputs.{present[-1]}"
-            raise InvalidRequestError(
-                f"{label}.loss_fn_inputs has both {' and '.join(present)}", field=field
-            )
-    tensors: dict[str, Any] = {}
-    for key, value in inputs.items():
-        field = f"{label}.loss_fn_inputs.{key}"
-        tensors[key], length = _tensor(field, key, value)
-        if length != n_tokens:
-            raise InvalidRequestError(
-                f"{field} has {length} values but the model input has {n_tokens} tokens",
-                field=field,
-            )
+            field = f"{prefix}.{present[-1]}"
+            raise InvalidRequestError(f"{prefix} has both {' and '.join(present)}", field=field)
+    tensors = {key: _tensor(f"{prefix}.{key}", key, v, n_tokens) for key, v in inputs.items()}
     return {**sample, "model_input": model_input, "loss_fn_inputs": tensors}
 
 
-def sample_list(samples: Any) -> Sequence[Any]:
-    """``samples`` as a non-empty sequence (an iterable is listed; a single sample is refused)."""
+def normalize_samples(
+    samples: Any, required: frozenset[str], needed_by: str
+) -> list[dict[str, Any]]:
+    """The wire dicts of ``samples`` (a non-empty list or iterable; a single sample is refused),
+    each checked against ``required``, the ``loss_fn_inputs`` keys ``needed_by`` needs."""
     if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
-        raise InvalidRequestError("samples must be a list of samples", field="samples")
-    listed: Sequence[Any] = samples if isinstance(samples, Sequence) else list(samples)
-    if len(listed) == 0:
-        raise InvalidRequestError("samples must not be empty", field="samples")
-    return listed
+        raise invalid("samples", "must be a list of samples")
+    listed = list(samples)
+    if not listed:
+        raise invalid("samples", "must not be empty")
+    return [_normalize_sample(i, s, required, needed_by) for i, s in enumerate(listed)]

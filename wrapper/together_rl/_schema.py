@@ -1,8 +1,5 @@
-"""Value checks, with the rules read from the spec as the generated client carries them: ``make
-generate`` emits a ``SCHEMA`` beside every model (required names, bounds, lengths, defaults and
-the ``x-`` rule keywords), so a rule changed in ``spec/openapi.yaml`` is followed after
-regenerating, with no edit here. Each check raises :class:`InvalidRequestError` naming the wire
-field and the reason."""
+"""Value checks with the rules read from the ``SCHEMA`` that ``make generate`` emits beside every
+model (required names, bounds, the ``x-`` rules); each refusal names the wire field."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from together_rl_client import models
 from together_rl_client.models import LossFnInputs
@@ -28,10 +25,9 @@ __all__ = [
     "check_enum",
     "check_fields",
     "check_value",
-    "inputs_required_when_positive",
+    "invalid",
     "known_keys",
     "number",
-    "property_for_class",
     "schema_of",
     "set_fields",
 ]
@@ -46,47 +42,43 @@ _BOUNDS = (
 )
 
 
+def invalid(field: str, reason: str) -> InvalidRequestError:
+    """The refusal of the wire field ``field``, naming it: ``"<field> <reason>"``."""
+    return InvalidRequestError(f"{field} {reason}", field=field)
+
+
 def schema_of(model: type) -> Mapping[str, Any]:
     """The ``SCHEMA`` emitted beside a generated model class."""
-    schema: Mapping[str, Any] = importlib.import_module(model.__module__).SCHEMA
-    return schema
-
-
-def _property(model: type, name: str) -> Mapping[str, Any]:
-    prop: Mapping[str, Any] = schema_of(model)["properties"][name]
-    return prop
+    return cast(Mapping[str, Any], importlib.import_module(model.__module__).SCHEMA)
 
 
 def number(field: str, value: object) -> float:
     """A finite real number (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidRequestError(f"{field} must be a number, got {value!r}", field=field)
+        raise invalid(field, f"must be a number, got {value!r}")
     if not math.isfinite(value):
-        raise InvalidRequestError(f"{field} must be finite, got {value!r}", field=field)
+        raise invalid(field, f"must be finite, got {value!r}")
     return float(value)
 
 
-def check_value(label: str, value: object, model: type, name: str, integer: bool = False) -> Any:
-    """``value`` as ``model``'s property ``name`` takes it: one of its enum's values (short names
-    expanded), else an integer (``integer``; int64 where the spec gives no bound) or a finite
-    number, within the spec's bounds."""
-    prop = _property(model, name)
+def check_value(label: str, value: object, model: type, integer: bool = False) -> Any:
+    """``value`` as the property of ``model`` that the wire field ``label`` ends with takes it: one
+    of its enum's values (short names expanded), else an integer (``integer``; int64 where the
+    spec gives no bound) or a finite number, within the spec's bounds."""
+    prop = schema_of(model)["properties"][label.rpartition(".")[2]]
     enum = getattr(models, str(prop.get("class", "")), None)
     if isinstance(enum, type) and issubclass(enum, Enum):
         return check_enum(label, value, enum)
-    if integer:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise InvalidRequestError(f"{label} must be an integer, got {value!r}", field=label)
-        result: float = int(value)
-        prop = {**_INT64, **prop}
+    if not integer:
+        result: float = number(label, value)
+    elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise invalid(label, f"must be an integer, got {value!r}")
     else:
-        result = number(label, value)
+        result, prop = int(value), {**_INT64, **prop}
     for keyword, within, sign in _BOUNDS:
         bound = prop.get(keyword)
         if bound is not None and not within(result, bound):
-            raise InvalidRequestError(
-                f"{label} must be {sign} {bound:g}, got {value!r}", field=label
-            )
+            raise invalid(label, f"must be {sign} {bound:g}, got {value!r}")
     return result
 
 
@@ -101,78 +93,47 @@ def check_enum(
     for text in (str(value), f"{prefix}_{str(value).upper()}"):
         if text in candidates:
             return text
-    raise InvalidRequestError(
-        f"{label} must be one of {sorted(candidates)}, got {value!r}", field=label
-    )
+    raise invalid(label, f"must be one of {sorted(candidates)}, got {value!r}")
 
 
 def check_fields(obj: Any, prefix: str, model: type, skip: str = "") -> None:
-    """Check the frozen dataclass ``obj`` against ``model`` (labels ``prefix.field``): the
-    spec's required fields are set, and every set field (but ``skip``) is kept as
-    :func:`check_value` takes it (an integer where the field is annotated ``int``)."""
+    """Check the frozen dataclass ``obj`` against ``model`` (labels ``prefix.field``): the spec's
+    required fields are set, and every set field (but ``skip``) is kept as :func:`check_value`
+    takes it (an integer where the field is annotated ``int``)."""
     for name in schema_of(model)["required"]:
         if getattr(obj, name, None) is None:
-            label = f"{prefix}.{name}"
-            raise InvalidRequestError(
-                f"{label} is required (the spec gives no default)", field=label
-            )
+            raise invalid(f"{prefix}.{name}", "is required (the spec gives no default)")
     for f in fields(obj):
         value = getattr(obj, f.name)
         if value is not None and f.name != skip:
-            integer = str(f.type).startswith("int")
-            checked = check_value(f"{prefix}.{f.name}", value, model, f.name, integer)
+            checked = check_value(f"{prefix}.{f.name}", value, model, str(f.type).startswith("int"))
             object.__setattr__(obj, f.name, checked)
 
 
 def set_fields(obj: Any) -> dict[str, Any]:
-    """The fields of the dataclass ``obj`` that are set (not ``None``): what goes on the wire."""
+    """The set (not ``None``) fields of the dataclass ``obj``, as sent (tuples as lists)."""
     values = {f.name: getattr(obj, f.name) for f in fields(obj)}
-    return {name: value for name, value in values.items() if value is not None}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if v is not None}
 
 
 def known_keys(label: str, value: Mapping[str, Any], names: Iterable[str], what: str) -> None:
     """Refuse the first key of ``value`` that is not one of ``names`` (the fields of ``what``)."""
-    allowed = set(names)
+    allowed = sorted(names)
     for key in value:
         if key not in allowed:
-            field = f"{label}.{key}"
-            raise InvalidRequestError(
-                f"{field} is not a field of {what} ({', '.join(sorted(allowed))})", field=field
-            )
+            raise invalid(f"{label}.{key}", f"is not a field of {what} ({', '.join(allowed)})")
 
 
 def all_of_type(values: Iterable[Any], kind: type | tuple[type, ...]) -> bool:
-    """Whether every element is a ``kind`` and none is a bool. Checked once per distinct
-    element type rather than per element (``isinstance`` against a numbers ABC costs ~0.4 us
-    an element: tens of milliseconds on a 64 x 2048 batch given as lists)."""
+    """Whether every element is a ``kind`` and none is a bool, checked once per distinct type
+    (``isinstance`` of a numbers ABC costs ~0.4 us an element: tens of ms on 64 x 2048 lists)."""
     return all(issubclass(t, kind) and not issubclass(t, bool) for t in set(map(type, values)))
 
 
-def property_for_class(model: type, cls: type) -> str:
-    """The property of ``model`` whose schema is the generated class ``cls`` (for instance the
-    ``LossConfig`` key that holds ``GRPOLossParams``)."""
-    for name, prop in schema_of(model)["properties"].items():
-        if prop.get("class") == cls.__name__:
-            return str(name)
-    raise LookupError(f"{model.__name__} has no property of type {cls.__name__}")
-
-
-def inputs_required_when_positive(model: type, name: str) -> frozenset[str]:
-    """The sample inputs the spec requires when ``model``'s number ``name`` is > 0
-    (``x-requires-inputs-when-positive``)."""
-    return frozenset(_property(model, name).get("x-requires-inputs-when-positive", ()))
-
-
-_LOSS_FN_INPUTS = schema_of(LossFnInputs)
-#: The dtypes each known ``loss_fn_inputs`` key may have, the first being the one sent for a
-#: bare array or list (the spec's ``LossFnInputs.x-input-dtypes``).
-INPUT_DTYPES: dict[str, tuple[str, ...]] = {
-    key: tuple(dtypes) for key, dtypes in _LOSS_FN_INPUTS["x-input-dtypes"].items()
-}
-#: Groups of ``loss_fn_inputs`` keys of which a sample may hold one at most
-#: (``LossFnInputs.x-exclusive-inputs``).
-EXCLUSIVE_INPUTS: tuple[tuple[str, ...], ...] = tuple(
-    tuple(group) for group in _LOSS_FN_INPUTS["x-exclusive-inputs"]
-)
+_INPUTS = schema_of(LossFnInputs)
+#: ``loss_fn_inputs`` key -> the dtypes it may have, the first sent for a bare array or list
+INPUT_DTYPES = {key: tuple(dtypes) for key, dtypes in _INPUTS["x-input-dtypes"].items()}
+#: groups of ``loss_fn_inputs`` keys of which a sample may hold one at most
+EXCLUSIVE_INPUTS = tuple(tuple(group) for group in _INPUTS["x-exclusive-inputs"])
 # The wrapper checks every tensor against the model input's token count: the one rule it knows.
-assert _LOSS_FN_INPUTS["x-tensor-length"] == "model_input"
+assert _INPUTS["x-tensor-length"] == "model_input"
