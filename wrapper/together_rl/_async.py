@@ -24,7 +24,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _downloads, _http, _payloads, _polling, _responses
+from . import _bodies, _downloads, _http, _payloads, _polling, _responses, _results
 from ._async_http import AsyncHTTP
 from ._bodies import AdamParams, SamplingParams
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
@@ -33,13 +33,6 @@ from ._keep_alive import AsyncKeepAlive
 from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
 from ._responses import OperationState
 from ._results import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    INFERENCE_CHECKPOINT,
-    OPTIM_STEP,
-    SAMPLE,
-    TRAINING_CHECKPOINT,
-    WEIGHTS_SYNC,
     CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
@@ -47,7 +40,6 @@ from ._results import (
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
-    operation_kind,
 )
 from ._retry import RetryPolicy
 from ._schema import check_enum
@@ -402,7 +394,10 @@ class AsyncSession:
         weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
         weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
         retry, so a retried save makes one checkpoint."""
-        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        kinds = {
+            "training": _results.TRAINING_CHECKPOINT,
+            "inference": _results.INFERENCE_CHECKPOINT,
+        }
         if kind not in kinds:
             raise InvalidRequestError(
                 f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
@@ -435,8 +430,7 @@ class AsyncSession:
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        learned_as = _polling.duration_class(FORWARD_BACKWARD.name, forward_only)
-        return await self._submit(FORWARD_BACKWARD, body, idempotency_key, learned_as=learned_as)
+        return await self._submit(_results.FORWARD_BACKWARD, body, idempotency_key)
 
     async def forward(
         self,
@@ -485,7 +479,7 @@ class AsyncSession:
             grad_clip_norm=grad_clip_norm,
         )
         return await self._submit(
-            OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
+            _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
         )
 
     async def sample(
@@ -525,7 +519,7 @@ class AsyncSession:
             prompt_logprobs=prompt_logprobs,
             topk_prompt_logprobs=topk_prompt_logprobs,
         )
-        return await self._submit(SAMPLE, body, idempotency_key)
+        return await self._submit(_results.SAMPLE, body, idempotency_key)
 
     async def sync_weights(
         self,
@@ -536,7 +530,7 @@ class AsyncSession:
         """Publish the trainer's weights to the sampler; the result's ``.weights_version``
         is the version samples submitted afterwards use."""
         body = _bodies.build_weights_sync(weight_sync_type)
-        return await self._submit(WEIGHTS_SYNC, body, idempotency_key)
+        return await self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
 
     async def custom_forward_backward(
         self,
@@ -548,17 +542,17 @@ class AsyncSession:
         """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
         sample, as long as the sample) and accumulate them like a built-in loss."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
-        return await self._submit(CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
+        return await self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
     async def get_forward_backward(
         self, operation_id: str
     ) -> AsyncOperationFuture[ForwardBackwardResult]:
         """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
-        return await self._attach(FORWARD_BACKWARD, operation_id)
+        return await self._attach(_results.FORWARD_BACKWARD, operation_id)
 
     async def get_operation(self, kind: str, operation_id: str) -> AsyncOperationFuture[Any]:
         """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
-        return await self._attach(operation_kind(kind), operation_id)
+        return await self._attach(_results.operation_kind(kind), operation_id)
 
     # internals: one implementation for every operation kind
     async def _attach(self, kind: OperationKind[R], operation_id: str) -> AsyncOperationFuture[R]:
@@ -572,15 +566,15 @@ class AsyncSession:
         kind: OperationKind[R],
         body: dict[str, Any] | None,
         idempotency_key: str | None,
-        *,
-        learned_as: str | None = None,
     ) -> AsyncOperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or _http.new_idempotency_key()
         content = None if body is None else await self._post_content(body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
         state = _responses.interpret_operation(await self._client._json(spec), kind)
-        poll = self._planner.submitted(learned_as or kind.name, self._client._http.clock())
+        forward_only = bool(body and body.get("forward_only"))
+        learned_as = _polling.duration_class(kind.name, forward_only)
+        poll = self._planner.submitted(learned_as, self._client._http.clock())
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             await future._download()

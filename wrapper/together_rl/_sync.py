@@ -20,7 +20,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _downloads, _http, _payloads, _polling, _responses
+from . import _bodies, _downloads, _http, _payloads, _polling, _responses, _results
 from ._bodies import AdamParams, SamplingParams
 from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec
@@ -28,13 +28,6 @@ from ._keep_alive import KeepAlive
 from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
 from ._responses import OperationState
 from ._results import (
-    CUSTOM_FORWARD_BACKWARD,
-    FORWARD_BACKWARD,
-    INFERENCE_CHECKPOINT,
-    OPTIM_STEP,
-    SAMPLE,
-    TRAINING_CHECKPOINT,
-    WEIGHTS_SYNC,
     CheckpointResult,
     CustomForwardBackwardResult,
     ForwardBackwardResult,
@@ -42,7 +35,6 @@ from ._results import (
     OptimStepResult,
     SampleResult,
     WeightsSyncResult,
-    operation_kind,
 )
 from ._retry import RetryPolicy
 from ._schema import check_enum
@@ -392,7 +384,10 @@ class Session:
         weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
         weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
         retry, so a retried save makes one checkpoint."""
-        kinds = {"training": TRAINING_CHECKPOINT, "inference": INFERENCE_CHECKPOINT}
+        kinds = {
+            "training": _results.TRAINING_CHECKPOINT,
+            "inference": _results.INFERENCE_CHECKPOINT,
+        }
         if kind not in kinds:
             raise InvalidRequestError(
                 f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
@@ -425,8 +420,7 @@ class Session:
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
-        learned_as = _polling.duration_class(FORWARD_BACKWARD.name, forward_only)
-        return self._submit(FORWARD_BACKWARD, body, idempotency_key, learned_as=learned_as)
+        return self._submit(_results.FORWARD_BACKWARD, body, idempotency_key)
 
     def forward(
         self,
@@ -475,7 +469,7 @@ class Session:
             grad_clip_norm=grad_clip_norm,
         )
         return self._submit(
-            OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
+            _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
         )
 
     def sample(
@@ -515,7 +509,7 @@ class Session:
             prompt_logprobs=prompt_logprobs,
             topk_prompt_logprobs=topk_prompt_logprobs,
         )
-        return self._submit(SAMPLE, body, idempotency_key)
+        return self._submit(_results.SAMPLE, body, idempotency_key)
 
     def sync_weights(
         self,
@@ -526,7 +520,7 @@ class Session:
         """Publish the trainer's weights to the sampler; the result's ``.weights_version``
         is the version samples submitted afterwards use."""
         body = _bodies.build_weights_sync(weight_sync_type)
-        return self._submit(WEIGHTS_SYNC, body, idempotency_key)
+        return self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
 
     def custom_forward_backward(
         self,
@@ -538,15 +532,15 @@ class Session:
         """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
         sample, as long as the sample) and accumulate them like a built-in loss."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
-        return self._submit(CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
+        return self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
     def get_forward_backward(self, operation_id: str) -> OperationFuture[ForwardBackwardResult]:
         """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
-        return self._attach(FORWARD_BACKWARD, operation_id)
+        return self._attach(_results.FORWARD_BACKWARD, operation_id)
 
     def get_operation(self, kind: str, operation_id: str) -> OperationFuture[Any]:
         """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
-        return self._attach(operation_kind(kind), operation_id)
+        return self._attach(_results.operation_kind(kind), operation_id)
 
     # internals: one implementation for every operation kind
     def _attach(self, kind: OperationKind[R], operation_id: str) -> OperationFuture[R]:
@@ -560,15 +554,15 @@ class Session:
         kind: OperationKind[R],
         body: dict[str, Any] | None,
         idempotency_key: str | None,
-        *,
-        learned_as: str | None = None,
     ) -> OperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or _http.new_idempotency_key()
         content = None if body is None else self._post_content(body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
         state = _responses.interpret_operation(self._client._json(spec), kind)
-        poll = self._planner.submitted(learned_as or kind.name, self._client._http.clock())
+        forward_only = bool(body and body.get("forward_only"))
+        learned_as = _polling.duration_class(kind.name, forward_only)
+        poll = self._planner.submitted(learned_as, self._client._http.clock())
         future = OperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             future._download()
