@@ -16,15 +16,7 @@ import httpx
 import orjson
 from together_rl_client.types import Endpoint
 
-from ._errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-    InvalidRequestError,
-    MalformedResponseError,
-    TogetherRLError,
-    status_error_class,
-)
+from . import _errors
 from ._retry import RetryPolicy, RetryState
 
 __all__ = [
@@ -91,7 +83,7 @@ def endpoint_request(
     fields of its request model (checked by it) or an already encoded body."""
     for name, value in zip(endpoint.path_params, args, strict=False):
         if not value:
-            raise InvalidRequestError(f"{name} must not be empty", field=name)
+            raise _errors.InvalidRequestError(f"{name} must not be empty", field=name)
     parts = endpoint.request_parts(*args, **set_values(kwargs))
     if isinstance(body, Mapping):
         model: Any = endpoint.body_model
@@ -99,7 +91,9 @@ def endpoint_request(
         try:  # the generated request model checks the caller's values before anything is sent
             body = orjson.dumps(model.from_dict(set_values(body)).to_dict())
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InvalidRequestError(f"the options do not fit {model.__name__}: {exc!r}") from exc
+            raise _errors.InvalidRequestError(
+                f"the options do not fit {model.__name__}: {exc!r}"
+            ) from exc
     headers, query = parts.headers, parts.params
     if body is not None:  # a body we send is JSON, an empty one too (as the official SDK)
         headers = {"Content-Type": "application/json", **headers}
@@ -119,7 +113,7 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
     """API key and API root (``.../v1``) from the arguments or the environment."""
     key = api_key if api_key is not None else os.environ.get("TOGETHER_API_KEY")
     if not key:
-        raise TogetherRLError("no API key: pass api_key= or set TOGETHER_API_KEY")
+        raise _errors.TogetherRLError("no API key: pass api_key= or set TOGETHER_API_KEY")
     root = base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL
     root = root.rstrip("/")
     if root.endswith(API_PREFIX):  # tolerated, although TOGETHER_BASE_URL is documented without it
@@ -127,7 +121,7 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
     return key, root + API_PREFIX
 
 
-def status_error(response: httpx.Response, operation: str) -> APIStatusError:
+def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusError:
     """A typed exception for a non-2xx response, whatever its body (JSON, HTML, empty)."""
     status = response.status_code
     body: Any = None
@@ -150,7 +144,7 @@ def status_error(response: httpx.Response, operation: str) -> APIStatusError:
         message = " ".join(body.split())[:200]
     if not message:
         message = httpx.codes.get_reason_phrase(status) or "unknown status"
-    return status_error_class(status)(
+    return _errors.status_error_class(status)(
         status,
         operation=operation,
         message=message,
@@ -165,8 +159,8 @@ def status_error(response: httpx.Response, operation: str) -> APIStatusError:
 def _transport_error(exc: httpx.TransportError, operation: str, attempts: int) -> Exception:
     text = f"{operation}: {type(exc).__name__}: {exc} (after {attempts} attempt(s))"
     if isinstance(exc, httpx.TimeoutException):
-        return APITimeoutError(text, operation=operation)
-    return APIConnectionError(text, operation=operation)
+        return _errors.APITimeoutError(text, operation=operation)
+    return _errors.APIConnectionError(text, operation=operation)
 
 
 def client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, Any]:
@@ -223,7 +217,7 @@ def parse_json(response: httpx.Response, operation: str) -> Any:
     try:
         return orjson.loads(response.content)
     except orjson.JSONDecodeError as exc:
-        raise MalformedResponseError(
+        raise _errors.MalformedResponseError(
             f"HTTP {response.status_code} with a body that is not JSON "
             f"(content-type {response.headers.get('content-type', 'none')})",
             operation=operation,
