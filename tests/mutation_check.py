@@ -132,9 +132,9 @@ MUTATIONS = [
         "fresh-key-on-transport-retry",
         "a POST retried after a transport error gets a fresh Idempotency-Key (sync client)",
         W + "_sync_http.py",
-        "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
+        "                delay = _http.delay_after_transport_error(state, exc, spec.operation)\n"
         "            self.sleep(delay)\n",
-        "                delay = delay_after_transport_error(state, exc, spec.operation)\n"
+        "                delay = _http.delay_after_transport_error(state, exc, spec.operation)\n"
         "                spec = __import__('dataclasses').replace(spec, headers={\n"
         "                    **dict(spec.headers or {}),\n"
         "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n"

@@ -14,13 +14,8 @@ from pathlib import Path
 
 import httpx
 
-from ._http import (
-    RequestSpec,
-    build_request,
-    client_options,
-    delay_after_status,
-    delay_after_transport_error,
-)
+from . import _http
+from ._http import RequestSpec
 from ._retry import RetryPolicy, RetryState
 
 __all__ = ["AsyncHTTP"]
@@ -42,7 +37,7 @@ class AsyncHTTP:
         self.sleep = sleep
         self.clock = clock
         self.client = httpx.AsyncClient(
-            transport=transport, **client_options(api_key, root, policy)
+            transport=transport, **_http.client_options(api_key, root, policy)
         )
 
     async def send(self, spec: RequestSpec) -> httpx.Response:
@@ -67,7 +62,7 @@ class AsyncHTTP:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                request = build_request(self.client, spec, state)
+                request = _http.build_request(self.client, spec, state)
                 response = await self.client.send(request, stream=True)
                 try:
                     if response.is_success and sink is not None:
@@ -78,9 +73,9 @@ class AsyncHTTP:
                     await response.aclose()
                 if response.is_success:
                     return response
-                delay = delay_after_status(state, response, spec.operation)
+                delay = _http.delay_after_status(state, response, spec.operation)
             except httpx.TransportError as exc:
-                delay = delay_after_transport_error(state, exc, spec.operation)
+                delay = _http.delay_after_transport_error(state, exc, spec.operation)
             await self.sleep(delay)
 
     async def close(self) -> None:

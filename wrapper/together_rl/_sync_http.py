@@ -10,13 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from ._http import (
-    RequestSpec,
-    build_request,
-    client_options,
-    delay_after_status,
-    delay_after_transport_error,
-)
+from . import _http
+from ._http import RequestSpec
 from ._retry import RetryPolicy, RetryState
 
 __all__ = ["SyncHTTP"]
@@ -37,7 +32,9 @@ class SyncHTTP:
         self.policy = policy
         self.sleep = sleep
         self.clock = clock
-        self.client = httpx.Client(transport=transport, **client_options(api_key, root, policy))
+        self.client = httpx.Client(
+            transport=transport, **_http.client_options(api_key, root, policy)
+        )
 
     def send(self, spec: RequestSpec) -> httpx.Response:
         """Send ``spec`` with retries; the 2xx response, its body read."""
@@ -61,7 +58,7 @@ class SyncHTTP:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                request = build_request(self.client, spec, state)
+                request = _http.build_request(self.client, spec, state)
                 response = self.client.send(request, stream=True)
                 try:
                     if response.is_success and sink is not None:
@@ -72,9 +69,9 @@ class SyncHTTP:
                     response.close()
                 if response.is_success:
                     return response
-                delay = delay_after_status(state, response, spec.operation)
+                delay = _http.delay_after_status(state, response, spec.operation)
             except httpx.TransportError as exc:
-                delay = delay_after_transport_error(state, exc, spec.operation)
+                delay = _http.delay_after_transport_error(state, exc, spec.operation)
             self.sleep(delay)
 
     def close(self) -> None:
