@@ -29,12 +29,12 @@ class PollPolicy:
     warming up, as a bracket (the longest time an operation was seen running, the shortest it
     was seen done). GETs are planned from an operation's predicted start (when the one queued
     ahead is predicted done). Knowing nothing: at ``first_poll`` (or half the shortest duration
-    learned for another kind), then every 2 x the time waited. A bracket: spread geometrically,
-    the first 4 operations spending ``warmup_budget`` GETs each on average, later ones spaced by
-    ``max(min_lateness, lateness x D)`` until it is that narrow (its end is then the estimate).
-    Learned: at the predicted end, the estimate moving to where 70 % of first GETs find the
-    operation done, by steps that double while they go one way. Then every ``lateness / 2`` of
-    D, doubling, at most ``max_interval``. A client's later sessions start from what it learned."""
+    learned for another kind), then every 2 x the time waited. A bracket: spread geometrically
+    (``min_lateness / 2`` apart at least), the first 4 operations spending ``warmup_budget``
+    GETs each on average, later ones spaced by ``max(min_lateness, lateness x D)`` until it is
+    that narrow (its end is then the estimate). Learned: at the predicted end, the estimate
+    moving to where 70 % of first GETs find the operation done, by steps that double while
+    they go one way. Then every ``lateness / 2`` of D, doubling, at most ``max_interval``."""
 
     first_poll: float = 0.015
     max_interval: float = 1.0
@@ -96,14 +96,13 @@ class _Kind:
             self.history[self.name] = math.sqrt(low * self.high)
 
     def step(self, up: bool, running: float = 0.0) -> None:
-        """A learned operation is done; its first GET found it done, or (``up``) running. Seen
-        running ``running`` after its start, past the estimate (it got slower): jump there."""
+        """A learned operation is done: its first GET found it done, or running (``up``)."""
         assert self.estimate is not None
         self.run, self.up = min(64.0, 2 * self.run) if up == self.up else 1.0, up
         step = self.run * max(0.0005, 0.02 * self.estimate)
         rise, fall = 0.7 * step, min(0.3 * step, self.estimate / 2)  # 70 % of first GETs hit
         self.set(self.estimate + rise if up else self.estimate - fall)
-        if running > self.estimate:
+        if running > self.estimate:  # seen running past it (it got slower): jump there
             self.set(running)
             self.run, self.up = 1.0, None
 
@@ -128,7 +127,8 @@ class OperationPoll:
             self._learned = kind.estimate is not None
             self._points = [self.start + d for d in kind.plan()]
         if self.gets < len(self._points):
-            return self._points[self.gets]
+            last = -math.inf if self.last_pending_at is None else self.last_pending_at
+            return max(self._points[self.gets], last + p.min_lateness / 2)  # 5 ms apart at least
         if self.gets == 0:
             other = min((d for k, d in list(kind.history.items()) if k != kind.name), default=0)
             return self.start + max(p.first_poll, 0.5 * other)  # half the shortest other kind
