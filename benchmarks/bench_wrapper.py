@@ -295,6 +295,64 @@ def polling_warmup(d_ms: int, ops: int = 4, sessions: int = 3) -> dict[str, Any]
     return {"d": d_ms, "bound_ms": max(10.0, 0.05 * d_ms), "sessions": rows}
 
 
+def polling_fake_clock(seeds: int) -> dict[str, Any]:
+    """The schedule alone, on a fake clock (no emulator, no load): per D, over `seeds` runs,
+    a fresh session's 40 operations of D ± 2.5 % (at least ± 2 ms) each, sequential, then a
+    second session's 4 (same client). GETs are answered after 1-1.5 ms and sent up to 0.3 ms
+    late; lateness is from completion to the GET that sees it. Imports whichever together_rl
+    is first on the path (both sides of --side-by-side)."""
+    import random
+
+    from together_rl._polling import PollHistory, PollPlanner
+
+    def session(planner: Any, durations: list[float], rng: random.Random) -> list[Any]:
+        now, out = 0.0, []
+        for duration in durations:
+            poll = planner.submitted("fb", now)
+            done_at, done = now + duration, False
+            while not done:
+                at = max(poll.next_poll_at(), now) + rng.uniform(0, 0.0003)
+                done = at >= done_at
+                poll.observe(sent_at=at, done=done)
+                now = at + rng.uniform(0.001, 0.0015)
+            planner.finished(poll)
+            out.append((poll.gets, at - done_at))
+            now += 0.002  # the next POST
+        return out
+
+    rows = []
+    for d_ms in (20, 200, 1300, 2000):
+        d, runs = d_ms / 1000, []
+        bound, jitter = max(0.010, 0.05 * d), max(0.002, 0.025 * d)
+        for seed in range(seeds):
+            rng, history = random.Random(seed), PollHistory()
+            for count in (40, 4):  # a fresh session's operations, then a second session's
+                durations = [d + rng.uniform(-jitter, jitter) for _ in range(count)]
+                runs.append(session(PollPlanner(None, history), durations, rng))
+        fresh, again = runs[::2], runs[1::2]
+        first4 = [sum(g for g, _ in ops[:4]) / 4 for ops in fresh]
+        steady = [op for ops in fresh for op in ops[12:]]
+        rows.append(
+            {
+                "d": d_ms,
+                "fresh_gets_first4_mean": statistics.mean(first4),
+                "fresh_gets_first4_max": max(first4),
+                "fresh_first4_over_3_gets": statistics.mean(g > 3 for g in first4),
+                "fresh_late_ops2_4_ms": statistics.mean(max(t for _, t in o[1:4]) for o in fresh),
+                "fresh_within_bound_from_5th": statistics.mean(
+                    t <= bound for ops in fresh for _, t in ops[4:]
+                ),
+                "steady_gets": statistics.mean(g for g, _ in steady),
+                "steady_late_median_ms": statistics.median(t for _, t in steady),
+                "session2_gets_first4": statistics.mean(g for ops in again for g, _ in ops),
+                "session2_late_max_ms": statistics.mean(max(t for _, t in ops) for ops in again),
+            }
+        )
+    for row in rows:  # seconds to milliseconds
+        row.update({k: 1000 * v for k, v in row.items() if k.endswith("_ms")})
+    return {"seeds": seeds, "rows": rows}
+
+
 def warmup_facts(sessions: int) -> dict[str, Any]:
     from together_rl._sync import Session
 
@@ -824,12 +882,14 @@ def side_by_side(other: Path, quick: bool) -> list[dict[str, Any]]:
     cfg = config(quick)
     calls = [("polling", f"polling({d}, {n})") for d, n in cfg["poll_ops"].items()]
     calls += [("warmup", f"polling_warmup({d}, {WARMUP_OPS}, 3)") for d in WARMUP_D_MS]
+    calls += [("fake_clock", f"polling_fake_clock({50 if quick else 200})")]
     rows = []
     for table, call in calls:
         for code, path in (("other", str(other)), ("this", "")):
             source = (
                 "import json, together_rl; from benchmarks.bench_wrapper import polling, "
-                f"polling_warmup; r = {call}; r['code_path'] = together_rl.__file__; "
+                f"polling_fake_clock, polling_warmup; r = {call}; "
+                "r['code_path'] = together_rl.__file__; "
                 "print(json.dumps(r))"
             )
             env = {**os.environ, "PYTHONPATH": path} if path else dict(os.environ)

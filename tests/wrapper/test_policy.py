@@ -8,13 +8,7 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
-from together_rl._polling import (
-    DurationTracker,
-    OperationPoll,
-    PollPlanner,
-    PollPolicy,
-    poll_wait,
-)
+from together_rl._polling import PollHistory, PollPlanner, PollPolicy, poll_wait
 from together_rl._responses import interpret_operation
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
@@ -92,7 +86,7 @@ def test_retry_state_respects_call_deadline() -> None:
 
 def test_first_operation_polls_early_then_grows_to_cap() -> None:
     policy = PollPolicy()
-    poll = OperationPoll(policy, DurationTracker(policy), submitted_at=0.0, predicted_start=0.0)
+    poll = PollPlanner(policy).submitted("fb", 0.0)
     first = poll.next_poll_at()
     assert first == pytest.approx(0.015)
     times = [first]
@@ -104,10 +98,12 @@ def test_first_operation_polls_early_then_grows_to_cap() -> None:
     assert max(intervals) == pytest.approx(policy.max_interval)
 
 
-def run_operations(duration: float, operations: int) -> list[tuple[int, float]]:
+def run_operations(
+    duration: float, operations: int, planner: PollPlanner | None = None
+) -> list[tuple[int, float]]:
     """(GETs, lateness) per operation for operations that each take `duration`, collected at
     once; lateness is how long after its completion the operation was seen done."""
-    planner = PollPlanner()
+    planner = planner or PollPlanner()
     outcomes: list[tuple[int, float]] = []
     now = 0.0
     for _ in range(operations):
@@ -142,21 +138,53 @@ def test_collected_soon_after_finishing_once_warmed_up(duration: float) -> None:
 
 
 def test_learned_duration_adapts_when_operations_get_faster() -> None:
-    planner = PollPlanner()
-    tracker = planner.tracker("fb")
-    tracker.seed(1.0)
-    for _ in range(40):
-        tracker.update(hit=True)  # always already done: it is faster than we think
-    assert tracker.estimate is not None and tracker.estimate < 0.1
+    history = PollHistory(fb=1.0)
+    planner = PollPlanner(history=history)
+    outcomes = run_operations(0.05, 40, planner)  # always already done: faster than we think
+    assert history["fb"] < 0.1
+    assert max(late for _, late in outcomes[-10:]) <= 0.010
 
 
 def test_queued_operation_is_predicted_after_the_one_ahead() -> None:
-    planner = PollPlanner()
-    planner.tracker("fb").seed(0.2)
+    planner = PollPlanner(history=PollHistory(fb=0.2))
     first = planner.submitted("fb", 0.0)
     second = planner.submitted("fb", 0.01)
     assert first.next_poll_at() == pytest.approx(0.2)
     assert second.next_poll_at() == pytest.approx(0.4)
+
+
+def test_queued_operation_starts_when_the_one_ahead_finished() -> None:
+    planner = PollPlanner(history=PollHistory(fb=0.2))
+    first, second = planner.submitted("fb", 0.0), planner.submitted("fb", 0.01)
+    first.observe(sent_at=first.next_poll_at(), done=False)  # slower: pending at 0.2 s
+    first.observe(sent_at=0.3, done=True)
+    planner.finished(first)  # most likely done half-way: 0.25 s
+    assert second.next_poll_at() == pytest.approx(0.25 + planner.history["fb"])
+
+
+def test_a_late_reader_teaches_nothing() -> None:
+    """A first GET sent long after the predicted end (its caller read the result late) finds
+    the operation done, but says nothing about its speed; one sent on time does."""
+    history = PollHistory(fb=0.2)
+    planner = PollPlanner(history=history)
+    poll = planner.submitted("fb", 0.0)
+    poll.observe(sent_at=poll.next_poll_at() + 0.5, done=True)
+    assert history["fb"] == 0.2
+    poll = planner.submitted("fb", 1.0)
+    poll.observe(sent_at=poll.next_poll_at(), done=True)
+    assert history["fb"] < 0.2
+
+
+def test_an_operation_attached_by_id_learns_nothing_and_searches() -> None:
+    history = PollHistory(fb=0.2)
+    poll = PollPlanner(history=history).attached("fb", 0.0)
+    times = [0.0]
+    for _ in range(4):
+        poll.observe(sent_at=times[-1], done=False)
+        times.append(poll.next_poll_at())
+    poll.observe(sent_at=times[-1], done=True)
+    assert history == {"fb": 0.2}
+    assert times == pytest.approx([0.0, 0.015, 0.045, 0.135, 0.405])
 
 
 def test_poll_wait_stops_at_deadline() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from together_rl._polling import PollHistory, PollPlanner, PollPolicy
+from together_rl._polling import SLACK, PollHistory, PollPlanner, PollPolicy
 
 DURATIONS = [0.02 * 100 ** (i / 20) for i in range(21)]  # 20 ms to 2 s, geometrically
 
@@ -50,8 +50,7 @@ def test_warm_up_narrows_then_collects_on_time(duration: float) -> None:
     first_late = outcomes[0][1]
     # Each warm-up operation after the first is collected no later after completion than the
     # first (whose geometric search brackets the duration), give or take the bracket's slack...
-    slack = PollPolicy().bracket_slack
-    assert all(late <= first_late + slack + 1e-9 for _, late in outcomes[1:4])
+    assert all(late <= first_late + SLACK + 1e-9 for _, late in outcomes[1:4])
     # ...and every operation from the fifth on is collected within max(10 ms, 5% of D).
     assert all(late <= bound(duration) + 1e-9 for _, late in outcomes[4:]), outcomes
 
@@ -78,18 +77,32 @@ def test_first_operation_searches_geometrically_from_the_first_guess() -> None:
         poll.observe(sent_at=times[-1], done=False)
     assert times[0] == pytest.approx(policy.first_poll)
     for before, after in itertools.pairwise(times):
-        assert after == pytest.approx(before + min(policy.max_interval, policy.growth * before))
+        assert after == pytest.approx(before + min(policy.max_interval, 2 * before))
+
+
+def get_times(planner: PollPlanner, start: float, done_at: float) -> list[float]:
+    """The GETs of one operation submitted at `start` and done at `done_at` (relative to
+    `start`), sent on time and each answered at once."""
+    poll, times = planner.submitted("fb", start), [-1.0]
+    while start + times[-1] < done_at:
+        at = poll.next_poll_at()
+        times.append(at - start)
+        poll.observe(sent_at=at, done=at >= done_at)
+    planner.finished(poll)
+    return times[1:]
 
 
 def test_second_operation_spreads_its_gets_over_the_bracket() -> None:
     planner = PollPlanner()
-    run_operations(planner, 0.3, 1)  # pending at 0.135 s, done at 0.405 s
-    tracker = planner.tracker("fb")
-    assert tracker.estimate is None
-    low, high = tracker.low, tracker.high
-    assert high is not None and low < 0.3 <= high
-    points = tracker.bracket_points()
-    assert points[-1] == pytest.approx(high + PollPolicy().bracket_slack)
+    first = get_times(planner, 0.0, 0.3)  # pending at 0.135 s, done at 0.405 s
+    low, high = first[-2], first[-1]
+    assert low < 0.3 <= high
+    points = get_times(planner, 1.0, 1.0 + high + 0.1)  # slower: past the bracket
+    points = [t for t in points if t <= high + SLACK + 1e-9]
+    # The budget left (12 GETs over 4 operations), less one GET for each of the other two...
+    assert len(points) == 12 - len(first) - 2
+    # ...spread geometrically over the bracket, its upper end (plus the slack) last.
+    assert points[-1] == pytest.approx(high + SLACK)
     assert all(low < a < b for a, b in itertools.pairwise(points))
     ratios = [b / a for a, b in zip([low, *points], points, strict=False)]
     assert max(ratios) == pytest.approx(min(ratios))  # geometric
@@ -107,11 +120,9 @@ def test_a_new_session_starts_from_what_the_client_learned(duration: float) -> N
 
 def test_a_new_kind_takes_its_first_guess_from_the_kinds_learned() -> None:
     policy = PollPolicy()
-    history = PollHistory()
-    history.record("optim-step", 0.8)
-    history.record("fb", 2.0)
+    history = PollHistory({"optim-step": 0.8, "fb": 2.0})
     poll = PollPlanner(policy, history).submitted("sample", 0.0)
-    assert poll.next_poll_at() == pytest.approx(policy.other_kind_fraction * 0.8)
+    assert poll.next_poll_at() == pytest.approx(0.5 * 0.8)  # half the shortest
     assert PollPlanner(policy).submitted("sample", 0.0).next_poll_at() == policy.first_poll
 
 
@@ -123,7 +134,7 @@ def test_durations_that_vary_more_than_the_bracket_end_the_warm_up() -> None:
     # The bracket's GETs, then a doubling search past its end (not the first operation's
     # coarse one); the warm-up then ends and the next operations are learned ones.
     assert gets[0] <= 12 and outcomes[0][1] < 0.2
-    assert planner.tracker("fb").estimate is not None
+    assert planner.history.get("fb") is not None
     assert max(gets[2:]) <= 3
 
 
