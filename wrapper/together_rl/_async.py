@@ -27,7 +27,7 @@ from together_rl_client.types import Endpoint
 from . import _bodies, _downloads, _http, _payloads, _polling, _responses, _results
 from ._async_http import AsyncHTTP
 from ._bodies import AdamParams, SamplingParams
-from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
+from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec
 from ._keep_alive import AsyncKeepAlive
 from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
@@ -42,7 +42,7 @@ from ._results import (
     WeightsSyncResult,
 )
 from ._retry import RetryPolicy
-from ._schema import check_enum
+from ._schema import check_enum, invalid
 from .losses import Loss
 
 __all__ = [
@@ -399,9 +399,7 @@ class AsyncSession:
             "inference": _results.INFERENCE_CHECKPOINT,
         }
         if kind not in kinds:
-            raise InvalidRequestError(
-                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
-            )
+            raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
         return await self._submit(kinds[kind], None, idempotency_key)
 
     async def __aenter__(self) -> AsyncSession:

@@ -18,6 +18,7 @@ from together_rl_client.types import Endpoint
 
 from . import _errors
 from ._retry import RetryPolicy, RetryState
+from ._schema import invalid
 
 __all__ = [
     "API_PREFIX",
@@ -83,7 +84,7 @@ def endpoint_request(
     fields of its request model (checked by it) or an already encoded body."""
     for name, value in zip(endpoint.path_params, args, strict=False):
         if not value:
-            raise _errors.InvalidRequestError(f"{name} must not be empty", field=name)
+            raise invalid(name, "must not be empty")
     parts = endpoint.request_parts(*args, **set_values(kwargs))
     if isinstance(body, Mapping):
         model: Any = endpoint.body_model

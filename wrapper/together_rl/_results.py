@@ -13,7 +13,8 @@ import numpy as np
 from together_rl_client.api import rl
 from together_rl_client.types import Endpoint
 
-from ._errors import InvalidRequestError, MalformedResponseError
+from ._errors import MalformedResponseError
+from ._schema import invalid
 
 R = TypeVar("R")
 
@@ -280,9 +281,6 @@ INFERENCE_CHECKPOINT = _kind("inference-checkpoint", parse_checkpoint)
 
 def operation_kind(name: str) -> OperationKind[Any]:
     """The kind called ``name`` (``"optim-step"``), refused when there is none."""
-    kind = KINDS.get(name)
-    if kind is None:
-        raise InvalidRequestError(
-            f"kind must be one of {sorted(KINDS)}, got {name!r}", field="kind"
-        )
-    return kind
+    if name not in KINDS:
+        raise invalid("kind", f"must be one of {sorted(KINDS)}, got {name!r}")
+    return KINDS[name]

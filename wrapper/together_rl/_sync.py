@@ -22,7 +22,7 @@ from together_rl_client.types import Endpoint
 
 from . import _bodies, _downloads, _http, _payloads, _polling, _responses, _results
 from ._bodies import AdamParams, SamplingParams
-from ._errors import APIStatusError, InvalidRequestError, NotReadyError, OperationTimeoutError
+from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec
 from ._keep_alive import KeepAlive
 from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
@@ -37,7 +37,7 @@ from ._results import (
     WeightsSyncResult,
 )
 from ._retry import RetryPolicy
-from ._schema import check_enum
+from ._schema import check_enum, invalid
 from ._sync_http import SyncHTTP
 from .losses import Loss
 
@@ -389,9 +389,7 @@ class Session:
             "inference": _results.INFERENCE_CHECKPOINT,
         }
         if kind not in kinds:
-            raise InvalidRequestError(
-                f"kind must be 'training' or 'inference', got {kind!r}", field="kind"
-            )
+            raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
         return self._submit(kinds[kind], None, idempotency_key)
 
     def __enter__(self) -> Session:
