@@ -124,34 +124,28 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
 
 def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusError:
     """A typed exception for a non-2xx response, whatever its body (JSON, HTML, empty)."""
-    status = response.status_code
-    body: Any = None
-    message = ""
-    param = type_ = code = None
-    content = response.content
-    if content:
+    status, body = response.status_code, None
+    if response.content:
         try:
-            body = orjson.loads(content)
+            body = orjson.loads(response.content)
         except orjson.JSONDecodeError:
             body = response.text
+    error: Any = {}
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         error = body["error"]
-        message = str(error.get("message") or "")
-        param, type_, code = error.get("param"), error.get("type"), error.get("code")
     elif isinstance(body, dict) and "message" in body:  # gRPC-gateway envelope
-        message = str(body["message"])
-        code = str(body["code"]) if body.get("code") is not None else None
+        code = body.get("code")
+        error = {"message": body["message"], "code": None if code is None else str(code)}
     elif isinstance(body, str) and body.strip():
-        message = " ".join(body.split())[:200]
-    if not message:
-        message = httpx.codes.get_reason_phrase(status) or "unknown status"
+        error = {"message": " ".join(body.split())[:200]}
+    message = str(error.get("message") or "")
     return _errors.status_error_class(status)(
         status,
         operation=operation,
-        message=message,
-        param=param,
-        type=type_,
-        code=code,
+        message=message or httpx.codes.get_reason_phrase(status) or "unknown status",
+        param=error.get("param"),
+        type=error.get("type"),
+        code=error.get("code"),
         body=body,
         headers=dict(response.headers),
     )

@@ -1,9 +1,6 @@
 """The retry policy, shared by the sync and the async client: which answers are worth another
-attempt and how long to wait before it.
-
-Nothing here does I/O or sleeps: the HTTP layer asks how long to wait and whether to try again,
-then does the waiting itself (``time.sleep`` or ``asyncio.sleep``).
-"""
+attempt and how long to wait before it. No I/O and no sleeping here: the HTTP layer asks, then
+waits itself (``time.sleep`` or ``asyncio.sleep``)."""
 
 from __future__ import annotations
 
