@@ -71,11 +71,13 @@ FB_POST = "POST /v1/rl/training-sessions/{session_id}/operations/forward-backwar
 LOSS = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)
 BIG_SHAPE = (64, 2048)  # samples x tokens of the large request
 SMALL_SHAPE = (4, 8)  # samples x tokens of the polling and pipelining operations
-POLL_WARMUP = 2  # operations before the measured ones: the first operations teach the schedule
 PIPE_D_MS = 200
 WARMUP_D_MS = (20, 200, 1300, 2000)  # the session warm-up goal holds at every D up to 2 s
 WARMUP_OPS = 4  # the goal is over a session's first 4 operations
 WARMUP_MAX_GETS = 3.0  # GETs per operation, averaged over those 4
+# Operations before the measured ones of the steady-state tables: a session's warm-up (the
+# warm-up table measures it), so what they measure is the steady state the goal is about.
+POLL_WARMUP = WARMUP_OPS
 # The other side of the trade-off (docs/wrapper.md: no schedule meets both goals for a fresh
 # client): the warm-up budget at which the fake-clock model meets the lateness goal at every D.
 TRADE_OFF_BUDGET = 8.0
