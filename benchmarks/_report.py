@@ -49,6 +49,7 @@ __all__ = [
     "documented_facts",
     "interleaved",
     "load_average",
+    "publish",
     "versions",
     "write_section",
 ]
@@ -231,6 +232,15 @@ def write_section(name: str, body: str, doc: Path = DOC) -> None:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(text)
+
+
+def publish(name: str, section: str, no_write: bool) -> int:
+    """A bench's last step: print its section and, unless ``--no-write``, put it in the doc
+    (:func:`write_section`); the exit code."""
+    print(section)
+    if not no_write:
+        write_section(name, section)
+    return 0
 
 
 def documented_facts(doc: Path = DOC) -> dict[str, Any]:

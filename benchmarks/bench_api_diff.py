@@ -31,7 +31,7 @@ from benchmarks._report import (
     bench_arguments,
     digest,
     interleaved,
-    write_section,
+    publish,
 )
 
 __all__ = ["build_pair", "checked_facts", "main"]
@@ -255,10 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         align="l r l",
     )
     section = "## API diff (`together-rl-api-diff`)\n\n" + table.render(run.finish())
-    print(section)
-    if not args.no_write:
-        write_section("api-diff", section)
-    return 0
+    return publish("api-diff", section, args.no_write)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import Any
 
 from together_rl_client_kit import KitOptions, load_scenarios, run_kit
 
-from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, write_section
+from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 
 TS_DRIVER = ROOT / "client_kit" / "ports" / "typescript" / "dist" / "driver.js"
 DRIVERS = {
@@ -89,10 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
     )
     section = "## Client kit (`together-rl-client-kit`)\n\n" + table.render(run.finish())
-    print(section)
-    if not args.no_write:
-        write_section("client-kit", section)
-    return 0
+    return publish("client-kit", section, args.no_write)
 
 
 if __name__ == "__main__":

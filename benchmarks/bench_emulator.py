@@ -23,8 +23,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import contextlib
 import json
-import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,7 +41,8 @@ from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._store import NewOperation, Store
 from together_rl_emulator._trainer import pass_update
 
-from benchmarks._report import Measured, RunInfo, Table, digest, interleaved, write_section
+from benchmarks._emulator_process import emulator_process
+from benchmarks._report import Measured, RunInfo, Table, digest, interleaved, publish
 
 __all__ = ["checked_facts", "main"]
 
@@ -147,21 +146,8 @@ def submit_to_completed(
     own process (as deployed): `e2e` measured on the server's clock (`Measured`), `e2e busy` by
     the wall time of a client polling every millisecond. On exit the routes the server served
     (`/_emulator/stats`) go to `routes`."""
-    args = [sys.executable, "-m", "together_rl_emulator", "--port", "0", "--api-key", "bench"]
-    if state_dir is not None:
-        args += ["--state-dir", state_dir]
-    proc = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=SERVER_ENV
-    )
-    try:
-        assert proc.stdout is not None
-        base_url = ""
-        while not base_url:
-            line = proc.stdout.readline()
-            if not line:
-                raise RuntimeError("the emulator exited before listening")
-            found = re.search(r"listening on (http://\S+)", line)
-            base_url = found.group(1) if found else ""
+    args = ["--api-key", "bench"] + ([] if state_dir is None else ["--state-dir", state_dir])
+    with emulator_process(*args, env=SERVER_ENV) as (base_url, _):
         raw = orjson.dumps(body)
         with httpx.Client(
             base_url=base_url, headers={"Authorization": "Bearer bench"}, timeout=120
@@ -187,9 +173,6 @@ def submit_to_completed(
 
             yield {"e2e": on_server_clock, "e2e busy": lambda: completed(BUSY_POLL_S)}
             routes += sorted(client.get("/_emulator/stats").json()["requests"])
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def measure_row(
@@ -354,10 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     routes = sorted(set(routes))
     run.finish()
     section = render(rows, args.repeats, run, emulator_facts(routes))
-    print(section)
-    if not args.no_write:
-        write_section("emulator", section)
-    return 0
+    return publish("emulator", section, args.no_write)
 
 
 if __name__ == "__main__":

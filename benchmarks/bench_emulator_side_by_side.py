@@ -25,9 +25,7 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -37,6 +35,7 @@ from pathlib import Path
 import httpx
 import orjson
 
+from benchmarks._emulator_process import emulator_process
 from benchmarks.bench_emulator import LIGHT_POLL_S, MODEL, TERMINAL, grpo_body
 
 __all__ = ["main"]
@@ -54,28 +53,14 @@ def emulator(root: Path) -> Iterator[httpx.Client]:
     """An emulator of the checkout at ``root``, and a client of it."""
     paths = [root / "emulator", root / "generated", root / "wrapper", root]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
-    command = [sys.executable, "-c", START, "--port", "0", "--api-key", KEY]
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    try:
-        assert proc.stdout is not None
-        package = base_url = ""
-        while not base_url:
-            line = proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the emulator of {root} exited before listening")
-            package = line.split()[1] if line.startswith("package ") else package
-            found = re.search(r"listening on (http://\S+)", line)
-            base_url = found.group(1) if found else ""
+    launcher = [sys.executable, "-c", START]
+    with emulator_process("--api-key", KEY, env=env, launcher=launcher) as (base_url, lines):
+        package = next(line.split()[1] for line in lines if line.startswith("package "))
         if not Path(package).resolve().is_relative_to(root.resolve()):
             raise RuntimeError(f"{root}'s emulator imported {package}")
         headers = {"Authorization": f"Bearer {KEY}"}
         with httpx.Client(base_url=base_url, headers=headers, timeout=120) as client:
             yield client
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def cases(client: httpx.Client) -> dict[str, Callable[[], float]]:

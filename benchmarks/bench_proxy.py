@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 import orjson
 
-from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, write_section
+from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 from benchmarks.bench_emulator import MODEL, grpo_body
 from contract_tests._emulator_process import EmulatorProcess
 from contract_tests.proxy._cassette import CassetteWriter
@@ -373,10 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     result, found = measure(args.quick)
     heading = "## Validating proxy (`python -m contract_tests proxy`)"
     section = heading + "\n\n" + table(result, found, args.quick).render(run.finish())
-    print(section)
-    if not args.no_write:
-        write_section("proxy", section)
-    return 0
+    return publish("proxy", section, args.no_write)
 
 
 if __name__ == "__main__":

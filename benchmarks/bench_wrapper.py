@@ -20,7 +20,6 @@ import contextlib
 import importlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,7 @@ except ImportError:  # a wrapper from before _wire was merged into _bodies (--si
     from together_rl._wire import encode_body  # type: ignore[no-redef]
 from together_rl._responses import interpret_operation
 
+from benchmarks._emulator_process import emulator_process
 from benchmarks._report import (
     ROOT,
     RunInfo,
@@ -48,8 +48,8 @@ from benchmarks._report import (
     bench_arguments,
     digest,
     interleaved,
+    publish,
     versions,
-    write_section,
 )
 
 __all__ = ["checked_facts", "main"]
@@ -102,43 +102,13 @@ def entry(fn: Any) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def emulator(op_latency_ms: int) -> Iterator[str]:
-    port = free_port()
-    exe = Path(sys.executable).parent / "together-rl-emulator"
-    command = [
-        str(exe),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--api-key",
-        KEY,
-        "--op-latency-ms",
-        str(op_latency_ms),
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 30
-        for line in process.stdout:
-            if "listening on" in line:
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError("emulator did not start")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    """`together-rl-emulator --op-latency-ms D` on loopback: its base URL."""
+    launcher = [str(Path(sys.executable).parent / "together-rl-emulator")]
+    args = ("--host", "127.0.0.1", "--api-key", KEY, "--op-latency-ms", str(op_latency_ms))
+    with emulator_process(*args, launcher=launcher) as (base_url, _):
+        yield base_url
 
 
 def emulator_get(base_url: str, path: str) -> dict[str, Any]:
@@ -952,10 +922,7 @@ def main(argv: list[str] | None = None) -> int:
     section = "\n\n".join(
         ["## Wrapper (`together_rl`) vs the official SDK"] + [t.render(r) for t, r in built]
     )
-    print(section)
-    if not args.no_write:
-        write_section("wrapper", section)
-    return 0
+    return publish("wrapper", section, args.no_write)
 
 
 if __name__ == "__main__":
