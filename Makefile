@@ -73,9 +73,12 @@ generate: $(STAMP)
 	    --meta none --config spec/generator.yaml --custom-template-path spec/templates \
 	    --overwrite --fail-on-warning
 	rm -rf generated/together_rl_client/.ruff_cache
+	$(BIN)/python scripts/derive_fields.py
 
-## Derive the sync twins of the wrapper (_sync.py, _sync_http.py) from their async sources.
+## Derive the wrapper's field lists from the spec (_fields.py) and its sync twins (_sync.py,
+## _sync_http.py) from their async sources.
 derive: $(STAMP)
+	$(BIN)/python scripts/derive_fields.py
 	$(BIN)/python scripts/unasync.py
 
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.

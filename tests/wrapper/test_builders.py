@@ -3,6 +3,7 @@ body compared with what the official SDK (together==3.1.1) sends for the same da
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,19 @@ import httpx
 import numpy as np
 import orjson
 import pytest
+import together_rl
+import yaml
 from together_rl import InvalidRequestError, Sample, losses
 from together_rl._bodies import build_forward_backward, encode_body
 
 ROOT = Path(__file__).resolve().parents[2]
+_SPEC = yaml.safe_load((ROOT / "spec" / "openapi.yaml").read_text())
+#: LossType value -> its LossConfig params key, read from the spec's LossConfig
+_LOSS_PARAMS_KEYS = {
+    "LOSS_TYPE_" + key.removesuffix("_params").upper(): key
+    for key in _SPEC["components"]["schemas"]["LossConfig"]["properties"]
+    if key.endswith("_params")
+}
 
 
 @pytest.mark.parametrize(
@@ -42,6 +52,29 @@ def test_loss_bounds_name_the_field(make: Any, field: str) -> None:
         make()
     assert caught.value.field == field
     assert field in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "builder", [*losses.Loss.__subclasses__(), together_rl.AdamParams, together_rl.SamplingParams]
+)
+def test_builder_fields_are_the_specs_keyword_only(builder: type) -> None:
+    """Each builder has exactly the fields of its spec object (read here from the spec itself),
+    and takes them by keyword only: the spec's field order means nothing."""
+    name = builder.__name__ if builder.__module__ == "together_rl._bodies" else None
+    loss_key = None if name else _LOSS_PARAMS_KEYS.get(builder.wire_type)
+    schema = _SPEC["components"]["schemas"]
+    if name:
+        expected = set(schema[name]["properties"])
+    elif loss_key is None:  # a loss without a params object
+        expected = set()
+    else:
+        ref = schema["LossConfig"]["properties"][loss_key]["$ref"].rsplit("/", 1)[1]
+        expected = set(schema[ref].get("properties", {}))
+    assert {f.name for f in dataclasses.fields(builder)} == expected
+    assert all(f.kw_only for f in dataclasses.fields(builder))
+    if expected:
+        with pytest.raises(TypeError):
+            builder(1.0)
 
 
 def test_loss_wire_shapes() -> None:

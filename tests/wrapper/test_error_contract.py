@@ -74,6 +74,36 @@ def test_options_that_do_not_fit_the_request_are_refused_before_sending() -> Non
     assert sent == []
 
 
+@pytest.mark.parametrize(
+    ("call", "field", "schema"),
+    [
+        (lambda c: c.sessions.create("mr-1", display_nam="x"), "display_nam", "SessionCreate"),
+        (lambda c: c.sessions.update("s-1", metadta={}), "metadta", "SessionUpdate"),
+        (lambda c: c.session("s-1").update(name="x"), "name", "SessionUpdate"),
+        (
+            lambda c: c.model_resources.create("m", lora_enable=True),
+            "lora_enable",
+            "ModelResourcesCreate",
+        ),
+        (
+            lambda c: c.model_resources.estimate_cost("m", gpus=2),
+            "gpus",
+            "ModelResourcesCreate",
+        ),
+    ],
+)
+def test_an_option_the_spec_does_not_have_is_refused_naming_it(
+    call: Callable[[Client], object], field: str, schema: str
+) -> None:
+    """The generated models would drop an unknown key silently: the wrapper names it."""
+    client, sent = client_answering(lambda _: httpx.Response(500))
+    with pytest.raises(InvalidRequestError) as caught:
+        call(client)
+    assert caught.value.field == field
+    assert f"is not a field of {schema} (" in str(caught.value)
+    assert sent == []
+
+
 def test_a_session_that_does_not_start_in_time_is_not_ready() -> None:
     starting = {
         "id": "s-1",

@@ -174,6 +174,7 @@ def test_optim_step_sends_only_set_fields_and_parses_the_step(api: Api, server: 
         ({"grad_clip_norm": "1"}, "adam_params.grad_clip_norm"),
         ({"adam_params": {"lr": 1.0}}, "adam_params.lr"),
         ({"adam_params": AdamParams(), "beta1": 0.9}, "adam_params"),
+        ({"learnin_rate": 1e-4}, "adam_params.learnin_rate"),  # not a field of AdamParams
     ],
 )
 def test_optim_step_bounds_are_checked_before_sending(
@@ -249,6 +250,7 @@ def test_sample_single_prompt_and_defaults(api: Api, server: FakeServer) -> None
         (([1],), {"temperature": -1.0}, "sampling_params.temperature"),
         (([1],), {"topk_prompt_logprobs": 21}, "topk_prompt_logprobs"),
         (([1],), {"stop": "13"}, "sampling_params.stop"),
+        (([1],), {"max_token": 3}, "sampling_params.max_token"),  # not a SamplingParams field
         (([[1], []],), {}, "model_inputs[1]"),
         (([[1], [1.5]],), {}, "model_inputs[1]"),
         (([],), {}, "model_inputs"),

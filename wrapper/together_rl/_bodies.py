@@ -15,7 +15,7 @@ import numpy as np
 import orjson
 from together_rl_client import models
 
-from . import _schema
+from . import _fields, _schema
 from ._errors import InvalidRequestError
 from ._samples import Sample, as_int_vector, normalize_samples
 from ._schema import invalid
@@ -38,16 +38,9 @@ ParamsT = TypeVar("ParamsT", "AdamParams", "SamplingParams")
 
 
 @dataclass(frozen=True)
-class AdamParams:
+class AdamParams(_fields.AdamParamsFields):
     """AdamW hyper-parameters of an optimizer step; only set fields are sent, unset ones take
     the server defaults (stated in the spec's ``AdamParams``; ``grad_clip_norm=0``: no clipping)."""
-
-    learning_rate: float | None = None
-    beta1: float | None = None
-    beta2: float | None = None
-    eps: float | None = None
-    weight_decay: float | None = None
-    grad_clip_norm: float | None = None
 
     def __post_init__(self) -> None:
         _schema.check_fields(self, "adam_params", models.AdamParams)
@@ -58,16 +51,9 @@ class AdamParams:
 
 
 @dataclass(frozen=True)
-class SamplingParams:
+class SamplingParams(_fields.SamplingParamsFields):
     """Sampling parameters; unset fields take the server defaults. ``stop`` holds stop strings
     (the emulator reads each as a decimal token id; ints are sent as their decimal string)."""
-
-    max_tokens: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    seed: int | None = None
-    stop: Sequence[str | int] | None = None
 
     def __post_init__(self) -> None:
         _schema.check_fields(self, "sampling_params", models.SamplingParams, skip="stop")
@@ -89,11 +75,13 @@ class SamplingParams:
 
 
 def params_from(
-    cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, **given: Any
+    cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, given: Mapping[str, Any]
 ) -> ParamsT | None:
-    """A ``cls`` from ``value`` (one, or a dict of its fields), or from the keyword fields that
-    are set; refused when both are given."""
+    """A ``cls`` from ``value`` (one, or a dict of its fields), or from ``given``, the keyword
+    arguments of its fields that are set; refused when both are given."""
     label = "adam_params" if cls is AdamParams else "sampling_params"
+    names = [f.name for f in fields(cls)]
+    _schema.known_keys(label, given, names, cls.__name__)
     set_given = {key: field for key, field in given.items() if field is not None}
     if value is None:
         return cls(**set_given) if set_given else None
@@ -104,7 +92,7 @@ def params_from(
         return value
     if not isinstance(value, Mapping):
         raise invalid(label, f"must be a {cls.__name__} or a dict, got {type(value).__name__}")
-    _schema.known_keys(label, value, (f.name for f in fields(cls)), cls.__name__)
+    _schema.known_keys(label, value, names, cls.__name__)
     return cls(**dict(value))
 
 

@@ -18,7 +18,7 @@ from together_rl_client.types import Endpoint
 
 from . import _errors
 from ._retry import RetryPolicy, RetryState
-from ._schema import invalid
+from ._schema import invalid, known_keys, schema_of
 
 __all__ = [
     "API_PREFIX",
@@ -89,6 +89,7 @@ def endpoint_request(
     if isinstance(body, Mapping):
         model: Any = endpoint.body_model
         assert model is not None, f"{endpoint.path} takes no request body"
+        known_keys("", body, schema_of(model)["properties"], model.__name__)
         try:  # the generated request model checks the caller's values before anything is sent
             body = orjson.dumps(model.from_dict(set_values(body)).to_dict())
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

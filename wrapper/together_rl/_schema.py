@@ -117,11 +117,13 @@ def set_fields(obj: Any) -> dict[str, Any]:
 
 
 def known_keys(label: str, value: Mapping[str, Any], names: Iterable[str], what: str) -> None:
-    """Refuse the first key of ``value`` that is not one of ``names`` (the fields of ``what``)."""
+    """Refuse the first key of ``value`` that is not one of ``names`` (the fields of ``what``);
+    ``label`` is the wire field of ``value`` (empty for a request body)."""
     allowed = sorted(names)
     for key in value:
         if key not in allowed:
-            raise invalid(f"{label}.{key}", f"is not a field of {what} ({', '.join(allowed)})")
+            field = f"{label}.{key}" if label else str(key)
+            raise invalid(field, f"is not a field of {what} ({', '.join(allowed)})")
 
 
 def all_of_type(values: Iterable[Any], kind: type | tuple[type, ...]) -> bool:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar, Unpack
 
 import httpx
 from together_rl_client import models
@@ -20,7 +20,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _downloads, _http, _payloads, _polling, _responses, _results
+from . import _bodies, _downloads, _fields, _http, _payloads, _polling, _responses, _results
 from ._bodies import AdamParams, SamplingParams
 from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec
@@ -178,7 +178,7 @@ class ModelResourcesAPI:
         *,
         wait: bool = True,
         timeout: float | None = 3600.0,
-        **options: Any,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> ModelResourcesInfo:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
@@ -193,7 +193,11 @@ class ModelResourcesAPI:
         return self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
 
     def open(
-        self, base_model: str, *, timeout: float | None = 3600.0, **options: Any
+        self,
+        base_model: str,
+        *,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> ModelResources:
         """Create model resources, wait until READY, and return a handle that stops them
         (``force``: their sessions too) when its ``with`` block exits, exceptions
@@ -230,7 +234,9 @@ class ModelResourcesAPI:
         endpoint = rl.extend_model_resources_expiry.ENDPOINT
         return self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
 
-    def estimate_cost(self, base_model: str, **options: Any) -> models.ModelResourcesCostEstimate:
+    def estimate_cost(
+        self, base_model: str, **options: Unpack[_fields.ModelResourcesCreateKeywords]
+    ) -> models.ModelResourcesCostEstimate:
         """The hourly price of resources created with the same arguments (nothing is created)."""
         body = {"base_model": base_model, **options}
         return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
@@ -289,23 +295,14 @@ class SessionsAPI:
         self,
         model_resources_id: str,
         *,
-        display_name: str | None = None,
-        lora_config: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        resume_from_checkpoint_id: str | None = None,
-        load_optimizer: bool | None = None,
         wait: bool = True,
         timeout: float | None = 3600.0,
+        **options: Unpack[_fields.SessionCreateKeywords],
     ) -> Session:
-        """Start a session and, with ``wait``, poll until it is RUNNING."""
-        body = {
-            "model_resources_id": model_resources_id,
-            "display_name": display_name,
-            "lora_config": lora_config,
-            "metadata": metadata,
-            "resume_from_checkpoint_id": resume_from_checkpoint_id,
-            "load_optimizer": load_optimizer,
-        }
+        """Start a session (``options``: the other ``SessionCreate`` fields: ``display_name``,
+        ``lora_config``, ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is
+        RUNNING."""
+        body = {"model_resources_id": model_resources_id, **options}
         info = self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
             info = self._client._wait_ready(info, timeout)
@@ -332,16 +329,11 @@ class SessionsAPI:
         return self._client._call(rl.stop_training_session.ENDPOINT, None, session_id)
 
     def update(
-        self,
-        session_id: str,
-        *,
-        display_name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        self, session_id: str, **fields: Unpack[_fields.SessionUpdateKeywords]
     ) -> SessionInfo:
         """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
         unchanged, ``""`` clears it."""
-        body = {"display_name": display_name, "metadata": metadata}
-        return self._client._call(rl.update_training_session.ENDPOINT, body, session_id)
+        return self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
 
     def _info(self, session_id: str) -> SessionInfo:
         return self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
@@ -368,13 +360,9 @@ class Session:
         self.info = self._client.sessions.stop(self.id)
         return self.info
 
-    def update(
-        self, *, display_name: str | None = None, metadata: Mapping[str, Any] | None = None
-    ) -> SessionInfo:
+    def update(self, **fields: Unpack[_fields.SessionUpdateKeywords]) -> SessionInfo:
         """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
-        self.info = self._client.sessions.update(
-            self.id, display_name=display_name, metadata=metadata
-        )
+        self.info = self._client.sessions.update(self.id, **fields)
         return self.info
 
     def save_checkpoint(
@@ -443,29 +431,16 @@ class Session:
         self,
         adam_params: AdamParams | Mapping[str, Any] | None = None,
         *,
-        learning_rate: float | None = None,
-        beta1: float | None = None,
-        beta2: float | None = None,
-        eps: float | None = None,
-        weight_decay: float | None = None,
-        grad_clip_norm: float | None = None,
         muon_params: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
+        **fields: Unpack[_fields.AdamParamsKeywords],
     ) -> OperationFuture[OptimStepResult]:
         """Submit an AdamW step on the gradients accumulated since the last step. Pass an
-        :class:`AdamParams` or the fields as keywords (not both); unset fields take the server
+        :class:`AdamParams` or its fields (``learning_rate``, ``beta1``, ...) as keywords, not
+        both; unset fields take the server
         defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
         only after :meth:`sync_weights`."""
-        params = _bodies.params_from(
-            AdamParams,
-            adam_params,
-            learning_rate=learning_rate,
-            beta1=beta1,
-            beta2=beta2,
-            eps=eps,
-            weight_decay=weight_decay,
-            grad_clip_norm=grad_clip_norm,
-        )
+        params = _bodies.params_from(AdamParams, adam_params, fields)
         return self._submit(
             _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
         )
@@ -475,31 +450,18 @@ class Session:
         model_inputs: Sequence[Any] | Any,
         *,
         num_samples: int = 1,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        seed: int | None = None,
-        stop: Sequence[str | int] | None = None,
         sampling_params: SamplingParams | Mapping[str, Any] | None = None,
         prompt_logprobs: bool = False,
         topk_prompt_logprobs: int = 0,
         idempotency_key: str | None = None,
+        **fields: Unpack[_fields.SamplingParamsKeywords],
     ) -> OperationFuture[SampleResult]:
         """Submit a sampling request: ``num_samples`` completions of each prompt (a token list
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
-        weights-sync. ``result()[i].sequences[j]`` has ``tokens``, ``logprobs`` (numpy) and
-        ``stop_reason``."""
-        params = _bodies.params_from(
-            SamplingParams,
-            sampling_params,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            top_k=top_k,
-            seed=seed,
-            stop=stop,
-        )
+        weights-sync. The :class:`SamplingParams` fields (``max_tokens``, ``temperature``, ...) go
+        as keywords or as ``sampling_params``, not both. ``result()[i].sequences[j]`` has
+        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``."""
+        params = _bodies.params_from(SamplingParams, sampling_params, fields)
         body = _bodies.build_sample(
             model_inputs,
             num_samples=num_samples,

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from together_rl_client import models
 
+from . import _fields
 from ._schema import check_enum, check_fields, invalid, known_keys, schema_of, set_fields
 
 __all__ = [
@@ -31,26 +32,26 @@ _PARAMS_KEY_OF = {p["class"]: key for key, p in _CONFIG["properties"].items() if
 
 @dataclass(frozen=True)
 class Loss:
-    """Base class of the loss builders: ``wire_type`` is the ``LossType``, ``params_model`` the
-    generated params class (its key in ``LossConfig`` and its bounds come from the spec)."""
+    """Base class of the loss builders: ``wire_type`` is the ``LossType``; a builder's fields and
+    ``spec_model`` (the generated params class: its key in ``LossConfig`` and its bounds come from
+    the spec) are its ``_fields`` base's, derived from the spec."""
 
     wire_type: ClassVar[str]
-    params_model: ClassVar[type | None] = None
+    spec_model: ClassVar[type | None] = None
     params_key: ClassVar[str | None] = None
     required_inputs: ClassVar[frozenset[str]] = frozenset()
 
-    def __init_subclass__(
-        cls, loss_type: models.LossType | None = None, params: type | None = None, **kwargs: Any
-    ) -> None:
+    def __init_subclass__(cls, loss_type: models.LossType | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if loss_type is not None:  # a subclass of a builder keeps its loss
-            cls.wire_type, cls.params_model = loss_type.value, params
-            cls.params_key = None if params is None else _PARAMS_KEY_OF[params.__name__]
+            cls.wire_type = loss_type.value
+            model = cls.spec_model
+            cls.params_key = None if model is None else _PARAMS_KEY_OF[model.__name__]
             cls.required_inputs = frozenset(_CONFIG["x-required-inputs"][cls.wire_type])
 
     def __post_init__(self) -> None:
-        if self.params_model is not None:
-            check_fields(self, f"loss.{self.params_key}", self.params_model)
+        if self.spec_model is not None:
+            check_fields(self, f"loss.{self.params_key}", self.spec_model)
 
     def params(self) -> dict[str, Any]:
         """The params object's fields that are set."""
@@ -68,29 +69,26 @@ class Loss:
         the spec requires when a parameter is positive (GRPO's ``beta``)."""
         required = self.required_inputs
         for name, value in self.params().items():
-            if self.params_model is not None and isinstance(value, int | float) and value > 0:
-                prop = schema_of(self.params_model)["properties"][name]
+            if self.spec_model is not None and isinstance(value, int | float) and value > 0:
+                prop = schema_of(self.spec_model)["properties"][name]
                 required |= frozenset(prop.get("x-requires-inputs-when-positive", ()))
         return required
 
 
+# The builders: each field is keyword-only and None (the server default) unless set.
+
+
 @dataclass(frozen=True)
 class CrossEntropy(
-    Loss, loss_type=models.LossType.LOSS_TYPE_CROSS_ENTROPY, params=models.CrossEntropyLossParams
+    _fields.CrossEntropyLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_CROSS_ENTROPY
 ):
     """Supervised cross-entropy; needs ``target_tokens`` and ``weights``."""
 
 
 @dataclass(frozen=True)
-class GRPO(Loss, loss_type=models.LossType.LOSS_TYPE_GRPO, params=models.GRPOLossParams):
+class GRPO(_fields.GRPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_GRPO):
     """GRPO. Clip thresholds are absolute ratio bounds (low <= 1 <= high); ``beta`` > 0 makes
     ``reference_logprobs`` required."""
-
-    clip_low_threshold: float | None = None
-    clip_high_threshold: float | None = None
-    beta: float | None = None
-    agg_type: str | None = None
-    ratio_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,19 +97,13 @@ class ImportanceSampling(Loss, loss_type=models.LossType.LOSS_TYPE_IMPORTANCE_SA
 
 
 @dataclass(frozen=True)
-class PPO(Loss, loss_type=models.LossType.LOSS_TYPE_PPO, params=models.PPOLossParams):
+class PPO(_fields.PPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_PPO):
     """PPO clipped surrogate; absolute ratio bounds (low <= 1 <= high)."""
-
-    clip_low_threshold: float | None = None
-    clip_high_threshold: float | None = None
 
 
 @dataclass(frozen=True)
-class CISPO(Loss, loss_type=models.LossType.LOSS_TYPE_CISPO, params=models.CISPOLossParams):
+class CISPO(_fields.CISPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_CISPO):
     """CISPO: clipped, detached importance weight (both bounds >= 0, low <= high)."""
-
-    clip_low_threshold: float | None = None
-    clip_high_threshold: float | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -122,18 +114,13 @@ class CISPO(Loss, loss_type=models.LossType.LOSS_TYPE_CISPO, params=models.CISPO
 
 
 @dataclass(frozen=True)
-class DRO(Loss, loss_type=models.LossType.LOSS_TYPE_DRO, params=models.DROLossParams):
+class DRO(_fields.DROLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_DRO):
     """DRO; ``beta`` is required (the spec gives it no default)."""
-
-    beta: float | None = None
 
 
 @dataclass(frozen=True)
-class DPPO(Loss, loss_type=models.LossType.LOSS_TYPE_DPPO, params=models.DPPOLossParams):
+class DPPO(_fields.DPPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_DPPO):
     """DPPO; probability-change limits (unset ones take the server default)."""
-
-    delta_low: float | None = None
-    delta_high: float | None = None
 
 
 _BUILDERS = {cls.wire_type: cls for cls in Loss.__subclasses__()}  # the builders above

@@ -1,0 +1,132 @@
+"""Derive the wrapper's field lists from the spec (``wrapper/together_rl/_fields.py``): for each
+parameter object the wrapper builds, a frozen dataclass of its fields, and for each request body
+whose optional fields are keyword arguments, a ``TypedDict`` of them. The fields are spec facts:
+a field added to the spec reaches the builders and the signatures by ``make generate``, without
+a hand edit. Never edit the derived file.
+
+    python scripts/derive_fields.py           # rewrite the derived file
+    python scripts/derive_fields.py --check   # exit 1 (with a diff) when it is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec" / "openapi.yaml"
+TARGET = ROOT / "wrapper" / "together_rl" / "_fields.py"
+
+#: the parameter objects the wrapper builds as frozen dataclasses (``losses``, ``AdamParams``...)
+DATACLASSES = (
+    "AdamParams",
+    "SamplingParams",
+    "CrossEntropyLossParams",
+    "GRPOLossParams",
+    "PPOLossParams",
+    "CISPOLossParams",
+    "DROLossParams",
+    "DPPOLossParams",
+)
+#: the bodies whose optional fields the wrapper's methods take as keyword arguments
+KEYWORDS = (
+    "AdamParams",
+    "SamplingParams",
+    "SessionCreate",
+    "SessionUpdate",
+    "ModelResourcesCreate",
+)
+_SCALARS = {"number": "float", "integer": "int", "boolean": "bool", "string": "str"}
+
+HEADER = '''\
+# Derived from spec/openapi.yaml by scripts/derive_fields.py (make generate, make derive): edit
+# the spec, not this.
+"""The fields of the spec's parameter objects and request bodies, as the wrapper takes them:
+``<Schema>Fields`` are frozen dataclasses (every field optional, keyword-only, ``None`` for
+unset), ``<Schema>Keywords`` the optional fields of a body as keyword arguments. A ``$ref`` to an
+enum is a ``str`` (short names are expanded), to an int64 an ``int``, to an object a mapping."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypedDict
+
+from together_rl_client import models
+'''
+
+
+def python_type(prop: dict[str, Any], schemas: dict[str, Any]) -> str:
+    """The annotation (without ``| None``) of a property as the wrapper takes it."""
+    if "$ref" in prop:
+        target = schemas[prop["$ref"].rsplit("/", 1)[1]]
+        if "enum" in target:
+            return "str"
+        if any(branch.get("type") == "integer" for branch in target.get("oneOf", ())):
+            return "int"  # Int64Value: an integer, or its decimal string on the wire
+        return python_type(target, schemas)
+    if prop.get("type") == "array":
+        return f"Sequence[{python_type(prop['items'], schemas)}]"
+    if prop.get("type") == "object":
+        return "Mapping[str, Any]"
+    return _SCALARS[prop["type"]]
+
+
+def derive(spec: dict[str, Any]) -> str:
+    schemas = spec["components"]["schemas"]
+    blocks = []
+    for name in DATACLASSES:
+        lines = [
+            "@dataclass(frozen=True, kw_only=True)",
+            f"class {name}Fields:",
+            f'    """The fields of the spec\'s ``{name}``."""',
+            "",
+            f"    spec_model: ClassVar[type | None] = models.{name}",
+        ]
+        for field, prop in schemas[name].get("properties", {}).items():
+            lines.append(f"    {field}: {python_type(prop, schemas)} | None = None")
+        blocks.append("\n".join(lines))
+    for name in KEYWORDS:
+        schema = schemas[name]
+        lines = [
+            f"class {name}Keywords(TypedDict, total=False):",
+            f'    """The optional fields of the spec\'s ``{name}``, as keyword arguments."""',
+            "",
+        ]
+        for field, prop in schema.get("properties", {}).items():
+            if field not in schema.get("required", ()):
+                lines.append(f"    {field}: {python_type(prop, schemas)} | None")
+        blocks.append("\n".join(lines))
+    names = [f"{name}Fields" for name in DATACLASSES] + [f"{name}Keywords" for name in KEYWORDS]
+    listing = "".join(f'    "{name}",\n' for name in sorted(names))
+    return HEADER + f"\n__all__ = [\n{listing}]\n\n\n" + "\n\n\n".join(blocks) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only check the file is fresh")
+    args = parser.parse_args(argv)
+    fresh = derive(yaml.safe_load(SPEC.read_text(encoding="utf-8")))
+    current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+    if fresh == current:
+        return 0
+    if args.check:
+        where = str(TARGET.relative_to(ROOT))
+        diff = difflib.unified_diff(
+            current.splitlines(keepends=True), fresh.splitlines(keepends=True), where, "derived"
+        )
+        sys.stdout.writelines(diff)
+        print(f"\nstale: {where}; run `make derive`", file=sys.stderr)
+        return 1
+    TARGET.write_text(fresh, encoding="utf-8")
+    print(f"derived {TARGET.relative_to(ROOT)} from {SPEC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
