@@ -132,9 +132,11 @@ MUTATIONS = [
         "fresh-key-on-transport-retry",
         "a POST retried after a transport error gets a fresh Idempotency-Key (sync client)",
         W + "_sync_http.py",
-        "                delay = _http.delay_after_transport_error(state, exc, spec.operation)\n"
+        "                    raise _http.transport_error(exc, spec.operation, "
+        "state.retries + 1) from exc\n"
         "            self.sleep(delay)\n",
-        "                delay = _http.delay_after_transport_error(state, exc, spec.operation)\n"
+        "                    raise _http.transport_error(exc, spec.operation, "
+        "state.retries + 1) from exc\n"
         "                spec = __import__('dataclasses').replace(spec, headers={\n"
         "                    **dict(spec.headers or {}),\n"
         "                    'Idempotency-Key': __import__('uuid').uuid4().hex})\n"

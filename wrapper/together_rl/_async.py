@@ -316,7 +316,8 @@ class AsyncSessionsAPI:
 
     async def get(self, session_id: str) -> AsyncSession:
         """A handle on the session, with its state as it is now."""
-        return AsyncSession(self._client, session_id, await self._info(session_id))
+        info = await self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
+        return AsyncSession(self._client, session_id, info)
 
     async def list(
         self,
@@ -341,9 +342,6 @@ class AsyncSessionsAPI:
         unchanged, ``""`` clears it."""
         return await self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
 
-    async def _info(self, session_id: str) -> SessionInfo:
-        return await self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
-
 
 class AsyncSession:
     """A training session: submit operations (forward-backward, optimizer steps, sampling,
@@ -360,7 +358,7 @@ class AsyncSession:
 
     async def refresh(self) -> SessionInfo:
         """Fetch its state again (``info``)."""
-        self.info = await self._client.sessions._info(self.id)
+        self.info = await self._client._call(rl.get_training_session.ENDPOINT, None, self.id)
         return self.info
 
     async def stop(self) -> SessionInfo:
@@ -380,13 +378,9 @@ class AsyncSession:
         weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
         weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
         retry, so a retried save makes one checkpoint."""
-        kinds = {
-            "training": _results.TRAINING_CHECKPOINT,
-            "inference": _results.INFERENCE_CHECKPOINT,
-        }
-        if kind not in kinds:
+        if kind not in ("training", "inference"):
             raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
-        return await self._submit(kinds[kind], None, idempotency_key)
+        return await self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
 
     async def __aenter__(self) -> AsyncSession:
         return self
@@ -557,18 +551,6 @@ class AsyncSession:
         await client._http.send(_payloads.upload_request(upload.upload_url, content))
         return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
 
-    async def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> OperationState:
-        spec = _http.endpoint_request(kind.poll, None, self.id, operation_id)
-        return _responses.interpret_operation(await self._client._json(spec), kind)
-
-    async def _download_output(self, state: OperationState) -> dict[str, Any]:
-        assert state.offloaded is not None and state.payload_id is not None
-        client = self._client
-        endpoint = rl.create_payload_download_url.ENDPOINT
-        url = (await client._call(endpoint, b"", self.id, state.payload_id)).download_url
-        downloaded = await client._json(_payloads.download_request(url))
-        return _payloads.merge_offloaded(state.offloaded, downloaded)
-
 
 class AsyncCheckpointsAPI:
     """``client.checkpoints``: list, get and download checkpoints."""
@@ -691,16 +673,25 @@ class AsyncOperationFuture(Generic[R]):
             return result
 
     async def _fetch(self) -> None:
-        http = self.session._client._http
-        sent_at = http.clock()
-        self._state = await self.session._get_operation(self.operation_id, self.kind)
+        """GET the operation once."""
+        client = self.session._client
+        sent_at = client._http.clock()
+        spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
+        self._state = _responses.interpret_operation(await client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
         if self._state.server_done:
             self.session._planner.finished(self._poll)
 
     async def _download(self) -> None:
-        state = self._state
-        output = await self.session._download_output(state)
+        """Download the output the server offloaded, and merge it into the inline one."""
+        state, client = self._state, self.session._client
+        assert state.offloaded is not None
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        payload_id = str(state.offloaded["payload_id"])
+        url = (await client._call(endpoint, b"", self.session.id, payload_id)).download_url
+        output = _payloads.merge_offloaded(
+            state.offloaded, await client._json(_payloads.download_request(url))
+        )
         self._state = _responses.complete_operation(
             self.kind, state.operation_id, state.status, output
         )

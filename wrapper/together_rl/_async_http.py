@@ -1,5 +1,6 @@
 """The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry
-loop (the decisions come from :class:`RetryState` through :mod:`._http`; only the I/O is here)."""
+loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
+:mod:`._http`)."""
 
 # unasync: async only
 # scripts/unasync.py derives _sync_http.py from this file (make derive): edit here, not there.
@@ -37,7 +38,15 @@ class AsyncHTTP:
         self.sleep = sleep
         self.clock = clock
         self.client = httpx.AsyncClient(
-            transport=transport, **_http.client_options(api_key, root, policy)
+            transport=transport,
+            base_url=root,
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "Accept": "application/json",
+                "User-Agent": _http.USER_AGENT,
+            },
+            timeout=httpx.Timeout(policy.request_timeout, connect=policy.connect_timeout),
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
         )
 
     async def send(self, spec: RequestSpec) -> httpx.Response:
@@ -62,8 +71,7 @@ class AsyncHTTP:
         state = RetryState(self.policy, clock=self.clock)
         while True:
             try:
-                request = _http.build_request(self.client, spec, state)
-                response = await self.client.send(request, stream=True)
+                response = await self.client.send(self._request(spec, state), stream=True)
                 try:
                     if response.is_success and sink is not None:
                         await sink(response)
@@ -73,10 +81,29 @@ class AsyncHTTP:
                     await response.aclose()
                 if response.is_success:
                     return response
-                delay = _http.delay_after_status(state, response, spec.operation)
+                delay = state.after_status(response.status_code, response.headers)
+                if delay is None:  # not retried, or the retries are spent
+                    raise _http.status_error(response, spec.operation)
             except httpx.TransportError as exc:
-                delay = _http.delay_after_transport_error(state, exc, spec.operation)
+                delay = state.after_transport_error()
+                if delay is None:
+                    raise _http.transport_error(exc, spec.operation, state.retries + 1) from exc
             await self.sleep(delay)
+
+    def _request(self, spec: RequestSpec, state: RetryState) -> httpx.Request:
+        """The attempt's request: its read timeout bounded by the call's deadline."""
+        timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
+        request = self.client.build_request(
+            spec.method,
+            spec.url,
+            params=spec.params,
+            headers=spec.headers,
+            content=spec.content,
+            timeout=timeout,
+        )
+        if not spec.authenticated:
+            del request.headers["Authorization"]
+        return request
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -1,7 +1,7 @@
 """HTTP without I/O: every request built one way, from an endpoint's generated ``ENDPOINT`` (its
-``request_parts`` seam, its path and its request body model); configuration; what the retry loops
-of :mod:`._async_http` and :mod:`._sync_http` decide after each attempt (through
-:class:`RetryState`); typed errors from error bodies, and the JSON of a 2xx body."""
+``request_parts`` seam, its path and its request body model); configuration; the typed errors of
+a failed call (from an error body whatever its shape, or from a transport error), and the JSON of
+a 2xx body."""
 
 from __future__ import annotations
 
@@ -17,24 +17,21 @@ import orjson
 from together_rl_client.types import Endpoint
 
 from . import _errors
-from ._retry import RetryPolicy, RetryState
 from ._schema import invalid, known_keys, schema_of
 
 __all__ = [
     "API_PREFIX",
     "DEFAULT_BASE_URL",
+    "USER_AGENT",
     "VERSION",
     "RequestSpec",
-    "build_request",
-    "client_options",
-    "delay_after_status",
-    "delay_after_transport_error",
     "endpoint_request",
     "new_idempotency_key",
     "parse_json",
     "resolve_config",
     "set_values",
     "status_error",
+    "transport_error",
 ]
 
 P = ParamSpec("P")
@@ -152,60 +149,12 @@ def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusE
     )
 
 
-def _transport_error(exc: httpx.TransportError, operation: str, attempts: int) -> Exception:
+def transport_error(exc: httpx.TransportError, operation: str, attempts: int) -> Exception:
+    """The typed error of a transport error that is not retried again."""
     text = f"{operation}: {type(exc).__name__}: {exc} (after {attempts} attempt(s))"
     if isinstance(exc, httpx.TimeoutException):
         return _errors.APITimeoutError(text, operation=operation)
     return _errors.APIConnectionError(text, operation=operation)
-
-
-def client_options(api_key: str, root: str, policy: RetryPolicy) -> dict[str, Any]:
-    """The options of the pooled httpx client, sync or async."""
-    return {
-        "base_url": root,
-        "headers": {
-            "Authorization": f"Bearer {api_key}",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-        },
-        "timeout": httpx.Timeout(policy.request_timeout, connect=policy.connect_timeout),
-        "limits": httpx.Limits(max_connections=64, max_keepalive_connections=32),
-    }
-
-
-def build_request(
-    client: httpx.Client | httpx.AsyncClient, spec: RequestSpec, state: RetryState
-) -> httpx.Request:
-    request = client.build_request(
-        spec.method,
-        spec.url,
-        params=spec.params,
-        headers=spec.headers,
-        content=spec.content,
-        timeout=httpx.Timeout(state.attempt_timeout(), connect=state.policy.connect_timeout),
-    )
-    if not spec.authenticated:
-        del request.headers["Authorization"]
-    return request
-
-
-def delay_after_status(state: RetryState, response: httpx.Response, operation: str) -> float:
-    """The wait before retrying a non-2xx answer; raises the typed error when the status is
-    not retried or the retries are spent."""
-    delay = state.after_status(response.status_code, response.headers)
-    if delay is None:
-        raise status_error(response, operation)
-    return delay
-
-
-def delay_after_transport_error(
-    state: RetryState, exc: httpx.TransportError, operation: str
-) -> float:
-    """The wait before the next attempt; raises the typed error when the retries are spent."""
-    delay = state.after_transport_error()
-    if delay is None:
-        raise _transport_error(exc, operation, state.retries + 1) from exc
-    return delay
 
 
 def parse_json(response: httpx.Response, operation: str) -> Any:

@@ -76,11 +76,6 @@ class OperationState:
         output still to download): polling stops here."""
         return self.terminal or self.offloaded is not None
 
-    @property
-    def payload_id(self) -> str | None:
-        """The id of the offloaded output to download, if any."""
-        return None if self.offloaded is None else str(self.offloaded["payload_id"])
-
 
 def complete_operation(
     kind: OperationKind[Any], operation_id: str, status: str, output: Mapping[str, Any]

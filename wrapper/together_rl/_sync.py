@@ -310,7 +310,8 @@ class SessionsAPI:
 
     def get(self, session_id: str) -> Session:
         """A handle on the session, with its state as it is now."""
-        return Session(self._client, session_id, self._info(session_id))
+        info = self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
+        return Session(self._client, session_id, info)
 
     def list(
         self,
@@ -335,9 +336,6 @@ class SessionsAPI:
         unchanged, ``""`` clears it."""
         return self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
 
-    def _info(self, session_id: str) -> SessionInfo:
-        return self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
-
 
 class Session:
     """A training session: submit operations (forward-backward, optimizer steps, sampling,
@@ -352,7 +350,7 @@ class Session:
 
     def refresh(self) -> SessionInfo:
         """Fetch its state again (``info``)."""
-        self.info = self._client.sessions._info(self.id)
+        self.info = self._client._call(rl.get_training_session.ENDPOINT, None, self.id)
         return self.info
 
     def stop(self) -> SessionInfo:
@@ -372,13 +370,9 @@ class Session:
         weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
         weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
         retry, so a retried save makes one checkpoint."""
-        kinds = {
-            "training": _results.TRAINING_CHECKPOINT,
-            "inference": _results.INFERENCE_CHECKPOINT,
-        }
-        if kind not in kinds:
+        if kind not in ("training", "inference"):
             raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
-        return self._submit(kinds[kind], None, idempotency_key)
+        return self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
 
     def __enter__(self) -> Session:
         return self
@@ -547,18 +541,6 @@ class Session:
         client._http.send(_payloads.upload_request(upload.upload_url, content))
         return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
 
-    def _get_operation(self, operation_id: str, kind: OperationKind[Any]) -> OperationState:
-        spec = _http.endpoint_request(kind.poll, None, self.id, operation_id)
-        return _responses.interpret_operation(self._client._json(spec), kind)
-
-    def _download_output(self, state: OperationState) -> dict[str, Any]:
-        assert state.offloaded is not None and state.payload_id is not None
-        client = self._client
-        endpoint = rl.create_payload_download_url.ENDPOINT
-        url = (client._call(endpoint, b"", self.id, state.payload_id)).download_url
-        downloaded = client._json(_payloads.download_request(url))
-        return _payloads.merge_offloaded(state.offloaded, downloaded)
-
 
 class CheckpointsAPI:
     """``client.checkpoints``: list, get and download checkpoints."""
@@ -681,16 +663,25 @@ class OperationFuture(Generic[R]):
             return result
 
     def _fetch(self) -> None:
-        http = self.session._client._http
-        sent_at = http.clock()
-        self._state = self.session._get_operation(self.operation_id, self.kind)
+        """GET the operation once."""
+        client = self.session._client
+        sent_at = client._http.clock()
+        spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
+        self._state = _responses.interpret_operation(client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
         if self._state.server_done:
             self.session._planner.finished(self._poll)
 
     def _download(self) -> None:
-        state = self._state
-        output = self.session._download_output(state)
+        """Download the output the server offloaded, and merge it into the inline one."""
+        state, client = self._state, self.session._client
+        assert state.offloaded is not None
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        payload_id = str(state.offloaded["payload_id"])
+        url = (client._call(endpoint, b"", self.session.id, payload_id)).download_url
+        output = _payloads.merge_offloaded(
+            state.offloaded, client._json(_payloads.download_request(url))
+        )
         self._state = _responses.complete_operation(
             self.kind, state.operation_id, state.status, output
         )
