@@ -32,6 +32,7 @@ SUBSTITUTIONS: list[tuple[str, str]] = [
     (r"\bhttpx\.AsyncClient\b", "httpx.Client"),
     (r"\bAsync([A-Z]\w*)", r"\1"),
     (r"\basyncio\.Lock\b", "threading.Lock"),
+    (r"(?m)^import asyncio$", "import asyncio\nimport threading"),  # ruff drops what is unused
     (r"\basyncio\.sleep\b", "time.sleep"),
     (r"\bAwaitable\[([^\[\]]*)\]", r"\1"),
     (r"\basync def\b", "def"),

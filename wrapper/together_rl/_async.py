@@ -10,7 +10,6 @@ is here."""
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from enum import Enum
@@ -95,7 +94,6 @@ class AsyncClient:
         # What one session learns of operation durations, the client's next sessions start from.
         self._poll_history = PollHistory()
         self._planners: dict[str, PollPlanner] = {}
-        self._planners_lock = threading.Lock()
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
         self.checkpoints = AsyncCheckpointsAPI(self)
@@ -141,18 +139,15 @@ class AsyncClient:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
     def _planner(self, session_id: str) -> PollPlanner:
-        with self._planners_lock:
-            if session_id not in self._planners:
-                self._planners[session_id] = PollPlanner(self.poll_policy, self._poll_history)
-            return self._planners[session_id]
+        """The session's planner: one per session id (``setdefault`` is atomic)."""
+        planner = PollPlanner(self.poll_policy, self._poll_history)
+        return self._planners.setdefault(session_id, planner)
 
-    async def _wait_ready(self, info: InfoT, timeout: float | None) -> InfoT:
-        """Poll ``info``'s session or model resources until ready (:func:`readiness`)."""
-        session = isinstance(info, SessionInfo)
-        what = f"{'session' if session else 'model resources'} {info.id}"
-        get: Endpoint[..., Any] = (
-            rl.get_training_session if session else rl.get_model_resources
-        ).ENDPOINT
+    async def _wait_ready(
+        self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None
+    ) -> InfoT:
+        """Poll ``info``'s session or model resources (``get``) until ready (:func:`readiness`)."""
+        what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         clock, attempt = self._http.clock, 0
         deadline = None if timeout is None else clock() + timeout
         while not _responses.readiness(info):
@@ -190,7 +185,7 @@ class AsyncModelResourcesAPI:
         info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
         if not wait:
             return info
-        return await self._client._wait_ready(info, timeout)
+        return await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
@@ -311,7 +306,7 @@ class AsyncSessionsAPI:
         body = {"model_resources_id": model_resources_id, **options}
         info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
-            info = await self._client._wait_ready(info, timeout)
+            info = await self._client._wait_ready(info, rl.get_training_session.ENDPOINT, timeout)
         return AsyncSession(self._client, info.id, info)
 
     async def get(self, session_id: str) -> AsyncSession:

@@ -113,11 +113,9 @@ def resolve_config(api_key: str | None, base_url: str | None) -> tuple[str, str]
     key = api_key if api_key is not None else os.environ.get("TOGETHER_API_KEY")
     if not key:
         raise _errors.TogetherRLError("no API key: pass api_key= or set TOGETHER_API_KEY")
-    root = base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL
-    root = root.rstrip("/")
-    if root.endswith(API_PREFIX):  # tolerated, although TOGETHER_BASE_URL is documented without it
-        root = root[: -len(API_PREFIX)]
-    return key, root + API_PREFIX
+    root = (base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    # a root ending in /v1 is tolerated, although TOGETHER_BASE_URL is documented without it
+    return key, root.removesuffix(API_PREFIX) + API_PREFIX
 
 
 def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusError:

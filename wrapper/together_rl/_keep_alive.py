@@ -23,23 +23,21 @@ class KeepAlive:
         self._stop = threading.Event()
         # waits ``every`` seconds; True once the block has ended (tests replace it)
         self._wait: Callable[[float], bool] = self._stop.wait
-        self._thread: threading.Thread | None = None
+        self._thread = threading.Thread(
+            target=self._run, name="together-rl-keep-alive", daemon=True
+        )
         self.extensions = 0
         self.errors: list[BaseException] = []
 
     def __enter__(self) -> KeepAlive:
         self._extend()
         self.extensions += 1
-        self._thread = threading.Thread(
-            target=self._run, name="together-rl-keep-alive", daemon=True
-        )
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._thread.join()
 
     def _run(self) -> None:
         while not self._wait(self._every):
@@ -56,7 +54,7 @@ class AsyncKeepAlive:
     def __init__(self, extend: Callable[[], Awaitable[object]], every: float) -> None:
         self._extend = extend
         self._every = every
-        self._task: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None]  # started on entry
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests replace it
         self.extensions = 0
         self.errors: list[BaseException] = []
@@ -68,10 +66,9 @@ class AsyncKeepAlive:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
 
     async def _run(self) -> None:
         while True:
