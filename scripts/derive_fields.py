@@ -110,21 +110,26 @@ def derive(spec: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only check the file is fresh")
+    parser.add_argument("--spec", type=Path, default=SPEC, help="the spec (default: %(default)s)")
+    parser.add_argument("--output", type=Path, default=TARGET, help="default: %(default)s")
     args = parser.parse_args(argv)
-    fresh = derive(yaml.safe_load(SPEC.read_text(encoding="utf-8")))
-    current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+    fresh = derive(yaml.safe_load(args.spec.read_text(encoding="utf-8")))
+    target: Path = args.output
+    current = target.read_text(encoding="utf-8") if target.exists() else ""
     if fresh == current:
         return 0
     if args.check:
-        where = str(TARGET.relative_to(ROOT))
         diff = difflib.unified_diff(
-            current.splitlines(keepends=True), fresh.splitlines(keepends=True), where, "derived"
+            current.splitlines(keepends=True),
+            fresh.splitlines(keepends=True),
+            str(target),
+            "derived",
         )
         sys.stdout.writelines(diff)
-        print(f"\nstale: {where}; run `make derive`", file=sys.stderr)
+        print(f"\nstale: {target}; run `make derive`", file=sys.stderr)
         return 1
-    TARGET.write_text(fresh, encoding="utf-8")
-    print(f"derived {TARGET.relative_to(ROOT)} from {SPEC.relative_to(ROOT)}")
+    target.write_text(fresh, encoding="utf-8")
+    print(f"derived {target} from {args.spec}")
     return 0
 
 

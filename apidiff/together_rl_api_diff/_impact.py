@@ -73,7 +73,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a new loss type (a value added to `LossType`)",
         "emulator: its formula, gradient and metrics in `_losses.py` (its required inputs come "
-        "from the spec's `x-required-inputs`). Wrapper: its builder in `losses.py`. Contract "
+        "from the spec's `x-required-inputs`). Wrapper: its builder in `losses.py` (its fields "
+        "come from its params object, once named in `scripts/derive_fields.py`). Contract "
         "suite: its reference in `_loss_reference.py` and a case in `test_loss_math.py`. Docs: "
         "its definition in `docs/losses.md`. Spec examples: a valid body in `spec/examples/valid/`",
         True,
@@ -125,7 +126,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a new optional field the emulator may ignore",
-        "nothing else: the generated models; the emulator's schema validation",
+        "nothing else: the generated models and the wrapper's builders and keyword arguments "
+        "(`make generate` derives `_fields.py`); the emulator's schema validation",
         False,
         _kinds("property-added-optional"),
     ),
