@@ -5,9 +5,12 @@
 ``OTHER_DIR`` holds an older ``together_rl`` package (for instance ``git worktree add /tmp/old
 REV`` and pass ``/tmp/old/wrapper``). Each round runs one subprocess per code version in turn
 (so both see the same load), each timing the builders on the same seeded payloads: a 64 x 2048
-GRPO forward-backward built and encoded from ``Sample`` objects and from wire dicts of lists, and
-a 64-prompt sample body. Prints the medians per version and their ratio (this / other) as JSON;
-no table is written (docs/benchmarks.md quotes a run with its command and load).
+GRPO forward-backward built and encoded from ``Sample`` objects and from wire dicts of lists,
+a 64-prompt sample body, and 1,000 times a GRPO, an ``AdamParams`` and a ``SamplingParams`` built
+from keywords (each checks its fields against the spec), and 100 times a small forward-backward
+submitted and collected over an ``httpx.MockTransport`` (the wrapper's own cost of a POST and a
+GET: building, retry loop, reading). Prints the medians per version and their ratio (this /
+other) as JSON; no table is written (docs/benchmarks.md quotes a run with its command and load).
 """
 
 from __future__ import annotations
@@ -23,17 +26,14 @@ from pathlib import Path
 __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("fb_from_samples", "fb_from_wire_lists", "sample_body")
+CASES = ("fb_from_samples", "fb_from_wire_lists", "sample_body", "params_x1000", "operation_x100")
 #: run inside each version's interpreter: only names both versions have
 TIMING = """
 import json, time
 import numpy as np, orjson
-from together_rl import Sample, losses
-from together_rl._bodies import build_forward_backward, build_sample
-try:
-    from together_rl._bodies import encode_body
-except ImportError:  # wrappers before _wire merged into _bodies
-    from together_rl._wire import encode_body
+import httpx
+from together_rl import AdamParams, Client, Sample, SamplingParams, losses
+from together_rl._bodies import build_forward_backward, build_sample, encode_body
 
 rng = np.random.default_rng(0)
 samples = [
@@ -44,10 +44,26 @@ samples = [
 wire = [orjson.loads(orjson.dumps(s.to_wire(), option=orjson.OPT_SERIALIZE_NUMPY)) for s in samples]
 prompts = [rng.integers(0, 150_000, 256).tolist() for _ in range(64)]
 loss = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)
+running = {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_RUNNING"}
+done = {**running, "status": "TRAINING_OPERATION_STATUS_COMPLETED",
+        "output": {"loss": 0.5, "metrics": {}, "loss_fn_outputs": []}}
+transport = httpx.MockTransport(
+    lambda request: httpx.Response(200, json=running if request.method == "POST" else done))
+session = Client(api_key="k", base_url="http://mock", transport=transport).session("s-1")
+small = [Sample.from_completion([1, 2, 3], [4, 5], logprobs=[-0.1, -0.2], advantages=0.5)]
 cases = {
     "fb_from_samples": lambda: encode_body(build_forward_backward(samples, loss)),
     "fb_from_wire_lists": lambda: encode_body(build_forward_backward(wire, loss)),
     "sample_body": lambda: encode_body(build_sample(prompts, num_samples=4)),
+    "params_x1000": lambda: [
+        (losses.GRPO(clip_low_threshold=0.8, beta=0.0, agg_type="token_mean"),
+         AdamParams(learning_rate=1e-4, grad_clip_norm=1.0),
+         SamplingParams(max_tokens=64, temperature=1.0, seed=7))
+        for _ in range(1000)
+    ],
+    "operation_x100": lambda: [
+        session.forward_backward(small, loss).result() for _ in range(100)
+    ],
 }
 out = {}
 for name, case in cases.items():

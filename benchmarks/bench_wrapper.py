@@ -33,11 +33,7 @@ import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, PollPolicy, Sample, losses
-
-try:
-    from together_rl._bodies import encode_body
-except ImportError:  # a wrapper from before _wire was merged into _bodies (--side-by-side)
-    from together_rl._wire import encode_body  # type: ignore[no-redef]
+from together_rl._bodies import encode_body
 from together_rl._responses import interpret_operation
 
 from benchmarks._emulator_process import emulator_process
