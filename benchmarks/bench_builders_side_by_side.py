@@ -49,7 +49,8 @@ done = {**running, "status": "TRAINING_OPERATION_STATUS_COMPLETED",
         "output": {"loss": 0.5, "metrics": {}, "loss_fn_outputs": []}}
 transport = httpx.MockTransport(
     lambda request: httpx.Response(200, json=running if request.method == "POST" else done))
-session = Client(api_key="k", base_url="http://mock", transport=transport).session("s-1")
+client = Client(api_key="k", base_url="http://mock", transport=transport, sleep=lambda s: None)
+session = client.session("s-1")  # no sleeping: the wrapper's own cost only
 small = [Sample.from_completion([1, 2, 3], [4, 5], logprobs=[-0.1, -0.2], advantages=0.5)]
 cases = {
     "fb_from_samples": lambda: encode_body(build_forward_backward(samples, loss)),

@@ -74,6 +74,8 @@ def python_type(prop: dict[str, Any], schemas: dict[str, Any]) -> str:
         return f"Sequence[{python_type(prop['items'], schemas)}]"
     if prop.get("type") == "object":
         return "Mapping[str, Any]"
+    if prop.get("type") not in _SCALARS:
+        raise ValueError(f"no Python type for the schema {prop!r}: teach python_type() its type")
     return _SCALARS[prop["type"]]
 
 

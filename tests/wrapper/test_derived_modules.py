@@ -57,6 +57,9 @@ def test_field_derivation_follows_the_spec() -> None:
     create = text.split("class SessionCreateKeywords(", 1)[1].split("\n\n\n", 1)[0]
     assert "    tags: Sequence[str] | None" in create
     assert "model_resources_id" not in create  # required: a positional parameter
+    schemas["SamplingParams"]["properties"]["logit_bias"] = {"oneOf": [{"type": "string"}]}
+    with pytest.raises(ValueError, match="no Python type for the schema"):
+        derive_fields.derive(spec)
 
 
 def test_derivation_turns_async_code_into_sync_code() -> None:
