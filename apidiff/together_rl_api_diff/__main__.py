@@ -28,7 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("old", nargs="?", help="the old document")
     parser.add_argument("new", nargs="?", default=DEFAULT_SPEC_PATH, help="the new document")
-    parser.add_argument("--paths", metavar="PREFIX", help="only operations whose path starts so")
+    parser.add_argument(
+        "--paths",
+        metavar="PREFIX",
+        help="only operations whose URL path (server URL path + path) contains PREFIX",
+    )
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", dest="output_format")
     parser.add_argument(
         "--fail-on",

@@ -1,4 +1,7 @@
-"""The comparison of two documents: operations by method and path, then everything in them.
+"""The comparison of two documents: operations by method and URL path, then everything in them.
+
+An operation's URL path is its server URL's path joined with its path, so a document that
+moves `/v1` from the server URL into its paths describes the same operations.
 
 Parameters, bodies, responses and security per operation; schemas by `SchemaComparison`. A
 change found from several operations (a shared schema's) is reported once, with all of them.
@@ -10,6 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
 from ._comparing_schemas import SchemaComparison
@@ -38,6 +42,13 @@ class _Operation:
         return f"{self.method.upper()} {self.path}"
 
 
+def _server_path(servers: Any) -> str:
+    """The path of the first server URL, without its trailing slash (`""` for none)."""
+    first = servers[0] if isinstance(servers, list) and servers else None
+    url = first.get("url") if isinstance(first, dict) else None
+    return urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
+
+
 class _Side:
     """One document with its resolver and schema views."""
 
@@ -51,17 +62,23 @@ class _Side:
         return self.resolver.follow(node)[0]
 
     def operations(self, prefix: str | None) -> dict[tuple[str, str], _Operation]:
+        """(method, URL path with unnamed parameters) -> operation, for URL paths that contain
+        `prefix` (`/rl/` finds `/rl/...` under a `/v1` server URL and `/v1/rl/...` alike)."""
         found: dict[tuple[str, str], _Operation] = {}
         for path, raw_item in (self.document.root.get("paths") or {}).items():
-            if prefix and not str(path).startswith(prefix):
-                continue
             item = self.follow(raw_item)
             if not isinstance(item, dict):
                 continue
             for method in _METHODS:
                 operation = item.get(method)
                 if isinstance(operation, dict):
-                    key = (method, _PATH_PARAMETER.sub("{}", str(path)))
+                    servers = operation.get("servers") or item.get("servers")
+                    url_path = _server_path(servers or self.document.root.get("servers")) + str(
+                        path
+                    )
+                    if prefix and prefix not in url_path:
+                        continue
+                    key = (method, _PATH_PARAMETER.sub("{}", url_path))
                     pointer = pointer_join("#/paths", str(path), method)
                     found[key] = _Operation(method, str(path), pointer, operation, item)
         return found
