@@ -23,6 +23,7 @@ from ._http import (
 )
 from ._kinds import KINDS, kind_named
 from ._paging import PageRequest
+from ._rollouts import estimate_rollouts
 from ._state import state_of
 from ._validation import validate_parameter
 
@@ -91,6 +92,12 @@ async def stop_model_resources(request: Request) -> Response:
     stopped = st.service.model_resources.stop(owner, resources_id, force is True)
     st.worker.wake()
     return json_response(stopped)
+
+
+async def estimate_rollouts_handler(request: Request) -> Response:
+    st = state_of(request)
+    st.authenticate(request)
+    return json_response(estimate_rollouts(parse_json(await read_body(request, st.max_body_bytes))))
 
 
 async def get_supported_models(request: Request) -> Response:
@@ -241,6 +248,7 @@ HANDLERS: dict[str, Handler] = {
     "extendModelResourcesExpiry": extend_model_resources_expiry,
     "stopModelResources": stop_model_resources,
     "getSupportedModels": get_supported_models,
+    "estimateRollouts": estimate_rollouts_handler,
     "startTrainingSession": start_training_session,
     "listTrainingSessions": list_training_sessions,
     "getTrainingSession": get_training_session,

@@ -6,8 +6,9 @@ change. Nothing here raises anything else for anything a client can send: absurd
 too large for a double or an int64, NaN/Infinity from a lenient JSON decoder all become 400s.
 
 Schema validation uses `jsonschema_rs` (Draft 2020-12) over the installed spec's `components`; the
-validators are compiled once per schema. The rules a schema cannot express, per operation kind,
-are in `_requests.py`.
+validators are compiled once per schema. The one cross-field rule of a schema's own properties,
+`x-at-least` (a property at least the one it names), is checked here with the schema; the rules
+a schema cannot express, per operation kind, are in `_requests.py`.
 """
 
 from __future__ import annotations
@@ -76,9 +77,21 @@ def validate_schema(schema_name: str, body: object) -> None:
     if schema.get("type") == "object" and not isinstance(body, dict):
         # Said at once: jsonschema_rs would first copy a (possibly huge) non-object body.
         raise invalid(None, f"the request body must be a JSON object, got {json_type(body)}")
-    violation = _first_violation(validator, body)
+    violation = _first_violation(validator, body) or _at_least_violation(schema, body)
     if violation is not None:
         raise invalid(violation.param, violation.reason, emulator_rule=violation.emulator_rule)
+
+
+def _at_least_violation(schema: dict[str, Any], body: object) -> _Violation | None:
+    """The first property of `body` below the one `schema`'s `x-at-least` names (both
+    present; their types already checked against the schema)."""
+    if not isinstance(body, dict):
+        return None
+    for name, other in schema.get("x-at-least", {}).items():
+        if name in body and other in body and body[name] < body[other]:
+            reason = f"{body[name]} is less than {other} ({body[other]}); it must be at least that"
+            return _Violation(name, reason, emulator_rule(schema, "x-at-least"))
+    return None
 
 
 # The keywords a one-string `x-source` applies to (COMMON.md's shared format), besides every

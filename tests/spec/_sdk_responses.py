@@ -230,6 +230,14 @@ RESPONSES: dict[str, dict[str, Any]] = {
     "downloadCheckpoint": CHECKPOINT_DOWNLOAD,
     "createPayloadUploadUrl": {"payload_id": UPLOAD_PAYLOAD_ID, "upload_url": UPLOAD_URL},
     "createPayloadDownloadUrl": {"download_url": DOWNLOAD_URL},
+    "estimateRollouts": {
+        "rollout_seconds": 40.5,
+        "generator_gpu_hours": 0.01125,
+        "billed_gpu_hours": 0.0225,
+        "price_per_gpu_hour": 4.0,
+        "price": 0.09,
+        "currency": "USD",
+    },
 }
 # Other answers the tests switch to; checked against the spec like RESPONSES.
 ALTERNATIVE_RESPONSES: list[tuple[str, dict[str, Any]]] = [

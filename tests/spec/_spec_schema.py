@@ -39,6 +39,7 @@ EXAMPLE_SCHEMAS: Mapping[str, str] = {
     "session_create": "SessionCreate",
     "session_update": "SessionUpdate",
     "model_resources_extend_expiry": "ModelResourcesExtendExpiry",
+    "rollouts_estimate": "RolloutEstimateRequest",
 }
 # ... and to the operation it is the body of (for sending it to a server).
 EXAMPLE_OPERATIONS: Mapping[str, str] = {
@@ -51,6 +52,7 @@ EXAMPLE_OPERATIONS: Mapping[str, str] = {
     "session_create": "startTrainingSession",
     "session_update": "updateTrainingSession",
     "model_resources_extend_expiry": "extendModelResourcesExpiry",
+    "rollouts_estimate": "estimateRollouts",
 }
 
 SPEC_URI = "urn:together-rl:openapi"

@@ -75,6 +75,8 @@ from .policy_state import PolicyState
 from .policy_version_segment import PolicyVersionSegment
 from .ppo_loss_params import PPOLossParams
 from .prompt_top_logprobs import PromptTopLogprobs
+from .rollout_estimate import RolloutEstimate
+from .rollout_estimate_request import RolloutEstimateRequest
 from .sample import Sample
 from .sample_body import SampleBody
 from .sample_operation import SampleOperation
@@ -184,6 +186,8 @@ __all__ = (
     "PolicyState",
     "PolicyVersionSegment",
     "PromptTopLogprobs",
+    "RolloutEstimate",
+    "RolloutEstimateRequest",
     "Sample",
     "SampleBody",
     "SampleOperation",
