@@ -40,6 +40,7 @@ KEYWORDS = (
     "SessionCreate",
     "SessionUpdate",
     "ModelResourcesCreate",
+    "RolloutEstimateRequest",
 )
 _SCALARS = {"number": "float", "integer": "int", "boolean": "bool", "string": "str"}
 

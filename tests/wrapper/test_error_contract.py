@@ -90,6 +90,20 @@ def test_options_that_do_not_fit_the_request_are_refused_before_sending() -> Non
             "gpus",
             "ModelResourcesCreate",
         ),
+        (
+            lambda c: c.rollouts.estimate(
+                "m",
+                episodes=1,
+                concurrency=1,
+                prompt_tokens=1,
+                turns=1,
+                generated_tokens_per_turn=1,
+                added_tokens_per_turn=1,
+                replicas=2,
+            ),
+            "replicas",
+            "RolloutEstimateRequest",
+        ),
     ],
 )
 def test_an_option_the_spec_does_not_have_is_refused_naming_it(

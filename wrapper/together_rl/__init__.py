@@ -11,10 +11,11 @@ session.sync_weights().result()                             # .weights_version
 session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
 
 Names: ``Session`` and ``ModelResources`` are handles (``.info``: their last known state, a
-``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources`` and
-``client.checkpoints`` are a ``SessionsAPI``, ``ModelResourcesAPI`` and ``CheckpointsAPI``; the
-``Async`` names are their asyncio twins. Every type a method returns is exported here: the public
-names of each module below are its ``__all__`` (the layout of ``asyncio/__init__.py``).
+``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources``,
+``client.checkpoints`` and ``client.rollouts`` are a ``SessionsAPI``, ``ModelResourcesAPI``,
+``CheckpointsAPI`` and ``RolloutsAPI``; the ``Async`` names are their asyncio twins. Every type
+a method returns is exported here: the public names of each module below are its ``__all__``
+(the layout of ``asyncio/__init__.py``).
 """
 
 from together_rl_client.models import (
@@ -23,6 +24,7 @@ from together_rl_client.models import (
     CheckpointsListResponse,
     ModelResourcesCostEstimate,
     ModelResourcesListResponse,
+    RolloutEstimate,
     SessionsListResponse,
     SupportedModels,
 )
@@ -51,6 +53,7 @@ __all__ = [
     "ModelResourcesListResponse",
     "PollPolicy",
     "RetryPolicy",
+    "RolloutEstimate",
     "Sample",
     "SamplingParams",
     "SessionInfo",

@@ -50,6 +50,7 @@ __all__ = [
     "AsyncModelResources",
     "AsyncModelResourcesAPI",
     "AsyncOperationFuture",
+    "AsyncRolloutsAPI",
     "AsyncSession",
     "AsyncSessionsAPI",
 ]
@@ -97,6 +98,7 @@ class AsyncClient:
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
         self.checkpoints = AsyncCheckpointsAPI(self)
+        self.rollouts = AsyncRolloutsAPI(self)
 
     def session(self, session_id: str) -> AsyncSession:
         """A handle on an existing session (no request is sent)."""
@@ -239,6 +241,41 @@ class AsyncModelResourcesAPI:
         """The hourly price of resources created with the same arguments (nothing is created)."""
         body = {"base_model": base_model, **options}
         return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
+
+
+class AsyncRolloutsAPI:
+    """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def estimate(
+        self,
+        base_model: str,
+        *,
+        episodes: int,
+        concurrency: int,
+        prompt_tokens: int,
+        turns: int,
+        generated_tokens_per_turn: int,
+        added_tokens_per_turn: int,
+        **options: Unpack[_fields.RolloutEstimateRequestKeywords],
+    ) -> models.RolloutEstimate:
+        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
+        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
+        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
+        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        body = {
+            "base_model": base_model,
+            "episodes": episodes,
+            "concurrency": concurrency,
+            "prompt_tokens": prompt_tokens,
+            "turns": turns,
+            "generated_tokens_per_turn": generated_tokens_per_turn,
+            "added_tokens_per_turn": added_tokens_per_turn,
+            **options,
+        }
+        return await self._client._call(rl.estimate_rollouts.ENDPOINT, body)
 
 
 class AsyncModelResources:

@@ -23,6 +23,7 @@ __all__ = [
     "GRPOLossParamsFields",
     "ModelResourcesCreateKeywords",
     "PPOLossParamsFields",
+    "RolloutEstimateRequestKeywords",
     "SamplingParamsFields",
     "SamplingParamsKeywords",
     "SessionCreateKeywords",
@@ -157,3 +158,14 @@ class ModelResourcesCreateKeywords(TypedDict, total=False):
     inactive_timeout: int | None
     lora_enabled: bool | None
     optimizer_config: Mapping[str, Any] | None
+
+
+class RolloutEstimateRequestKeywords(TypedDict, total=False):
+    """The optional fields of the spec's ``RolloutEstimateRequest``, as keyword arguments."""
+
+    distinct_prompts_per_replica: int | None
+    episodes_per_prompt: int | None
+    gpu_type: str | None
+    lora_enabled: bool | None
+    num_generator_replicas: int | None
+    sampling_only: bool | None

@@ -47,6 +47,7 @@ __all__ = [
     "ModelResources",
     "ModelResourcesAPI",
     "OperationFuture",
+    "RolloutsAPI",
     "Session",
     "SessionsAPI",
 ]
@@ -94,6 +95,7 @@ class Client:
         self.sessions = SessionsAPI(self)
         self.model_resources = ModelResourcesAPI(self)
         self.checkpoints = CheckpointsAPI(self)
+        self.rollouts = RolloutsAPI(self)
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session (no request is sent)."""
@@ -234,6 +236,41 @@ class ModelResourcesAPI:
         """The hourly price of resources created with the same arguments (nothing is created)."""
         body = {"base_model": base_model, **options}
         return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
+
+
+class RolloutsAPI:
+    """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def estimate(
+        self,
+        base_model: str,
+        *,
+        episodes: int,
+        concurrency: int,
+        prompt_tokens: int,
+        turns: int,
+        generated_tokens_per_turn: int,
+        added_tokens_per_turn: int,
+        **options: Unpack[_fields.RolloutEstimateRequestKeywords],
+    ) -> models.RolloutEstimate:
+        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
+        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
+        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
+        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        body = {
+            "base_model": base_model,
+            "episodes": episodes,
+            "concurrency": concurrency,
+            "prompt_tokens": prompt_tokens,
+            "turns": turns,
+            "generated_tokens_per_turn": generated_tokens_per_turn,
+            "added_tokens_per_turn": added_tokens_per_turn,
+            **options,
+        }
+        return self._client._call(rl.estimate_rollouts.ENDPOINT, body)
 
 
 class ModelResources:
