@@ -34,6 +34,7 @@ __all__ = [
     "COMPLETED",
     "CUSTOM_FORWARD_BACKWARD",
     "ESTIMATE_COST",
+    "ESTIMATE_ROLLOUTS",
     "FAILED",
     "FORWARD_BACKWARD",
     "GUARDED_KINDS",
@@ -64,8 +65,9 @@ CUSTOM_FORWARD_BACKWARD = operation_kind("custom-forward-backward")
 TRAINING_CHECKPOINT = operation_kind("training-checkpoint")
 INFERENCE_CHECKPOINT = operation_kind("inference-checkpoint")
 OPERATION_KINDS = tuple(SPEC_OPERATION_KINDS)
-#: The one POST that creates, changes and bills nothing.
+#: The POSTs that create, change and bill nothing.
 ESTIMATE_COST = operation_id("estimateModelResourcesCost")
+ESTIMATE_ROLLOUTS = operation_id("estimateRollouts")
 #: The operations of the large-payload protocol (they store data).
 PAYLOAD_OPERATIONS = frozenset(
     map(operation_id, ("createPayloadUploadUrl", "createPayloadDownloadUrl"))
@@ -300,7 +302,7 @@ class TargetClient:
         if method.upper() in ("GET", "HEAD", "OPTIONS") or self.target.may_mutate:
             return
         route = find_route(method, path)
-        if route is not None and route.operation_id == ESTIMATE_COST:
+        if route is not None and route.operation_id in (ESTIMATE_COST, ESTIMATE_ROLLOUTS):
             return
         if route is None or _KIND_OF_SUBMIT.get(route.operation_id) != FORWARD_BACKWARD:
             raise SafetyViolation(f"{method} {path}: {_why_guarded(method, route)}")

@@ -39,6 +39,7 @@ SCENARIO_MODULES = (
     "test_loss_math.py",
     "test_checkpoints.py",
     "test_model_resources.py",
+    "test_rollouts.py",
 )
 
 

@@ -5,7 +5,8 @@
   schema-valid but break a rule the schema cannot express;
 - the ids the plan pins (:mod:`contract_tests._schemathesis_plan`) as parameters per operation;
 - a rate limit against any target but the embedded emulator;
-- the case hooks of :mod:`contract_tests._schemathesis_hooks`.
+- the case hooks of :mod:`contract_tests._schemathesis_hooks`;
+- the suite's own check of cross-field rules (:mod:`contract_tests._schemathesis_checks`).
 
 What each setting means for a run is in docs/ports.md ("Run the contract suite against your
 server").
@@ -18,6 +19,7 @@ from typing import Any
 
 import schemathesis
 
+from contract_tests import _schemathesis_checks  # noqa: F401  (registers its check)
 from contract_tests._provision import Provisioned
 from contract_tests._schemathesis_hooks import CaseHooks
 from contract_tests._schemathesis_plan import operation_plan, pinned_parameters

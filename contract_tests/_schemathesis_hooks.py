@@ -3,7 +3,8 @@
 - a fresh ``Idempotency-Key`` per case, replacing only valid-looking keys so that negative cases
   stay negative (``map_headers``, and ``before_call`` for coverage-phase cases that skip it:
   they would reuse a key with another body, a 422 that is no bug);
-- the provisioned base model and model resources in create bodies, so that cases reach the logic;
+- the provisioned base model and model resources in create bodies and rollout estimates, so
+  that cases reach the logic;
 - against a non-emulator target: forward-backward only ``forward_only``, sample sizes capped;
 - no generated ``payload_id`` (it can only name nothing: the payload protocol has its own tests).
 
@@ -22,6 +23,8 @@ from typing import Any
 from schemathesis.hooks import GLOBAL_HOOK_DISPATCHER
 
 from contract_tests._provision import Provisioned
+from contract_tests._spec import schema
+from contract_tests._spec_check import installed_judge
 from contract_tests._target import EMULATOR_BASE_MODEL, Target
 
 __all__ = ["EXTERNAL_SAMPLE_CAPS", "VALID_IDEMPOTENCY_KEY", "CaseHooks", "fresh_idempotency_key"]
@@ -84,7 +87,9 @@ class CaseHooks:
             return body
         provisioned, target = self.provisioned, self.target
         operation_id = _operation_id(ctx)
-        if operation_id == "createModelResources" and _non_empty_str(body.get("base_model")):
+        model = body.get("base_model")
+        creates = operation_id == "createModelResources" and _non_empty_str(model)
+        if creates or (operation_id == "estimateRollouts" and _valid_base_model(model)):
             body["base_model"] = self.base_model
         elif operation_id == "startTrainingSession" and provisioned.model_resources_id:
             if _non_empty_str(body.get("model_resources_id")):
@@ -117,6 +122,14 @@ def _cap_sample(body: dict[str, Any]) -> None:
             cap = EXTERNAL_SAMPLE_CAPS[name]
             if isinstance(value, int) and not isinstance(value, bool) and cap < value:
                 container[name] = cap
+
+
+def _valid_base_model(value: object) -> bool:
+    """Whether a rollout estimate's ``base_model`` is valid for the spec (replacing a valid one
+    with the provisioned model keeps a negative case negative)."""
+    judge = installed_judge()
+    prop = schema("RolloutEstimateRequest")["properties"]["base_model"]
+    return isinstance(value, str) and not judge.value_problems(prop, value)
 
 
 def _non_empty_str(value: object) -> bool:

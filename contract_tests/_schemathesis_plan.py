@@ -27,7 +27,9 @@ __all__ = [
 
 READ_ONLY_METHODS = frozenset({"GET"})
 #: Operations that may be fuzzed against a non-emulator target without --allow-mutations.
-SAFE_OPERATION_IDS = frozenset({"forwardBackward", "estimateModelResourcesCost"})
+SAFE_OPERATION_IDS = frozenset(
+    {"forwardBackward", "estimateModelResourcesCost", "estimateRollouts"}
+)
 
 
 def pinned_parameters(provisioned: Provisioned) -> dict[str, dict[str, str | None]]:

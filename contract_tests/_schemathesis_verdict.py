@@ -40,6 +40,7 @@ _JUDGED_ON = {
     "missing_required_header": "request",
     "response_schema_conformance": "response",
     "status_code_conformance": "response",
+    "cross_field_rules": "request",
 }
 _INVALID_COMPONENT = re.compile(r"Invalid component: (.*?)(?:\s+-\s|$)", re.M)
 _QUERY_NAMES = re.compile(r"`([^`]+)`")

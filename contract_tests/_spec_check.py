@@ -121,7 +121,7 @@ class SpecJudge:
             fast = self._fast[frozen] = jsonschema_rs.validator_for(self._root(schema))
         try:
             if fast.is_valid(instance):
-                return []
+                return self.at_least_problems(schema, instance)
         except (ValueError, TypeError, OverflowError, RecursionError):
             pass
         validator = jsonschema.Draft202012Validator(self._root(schema))
@@ -134,6 +134,23 @@ class SpecJudge:
         except RecursionError:
             problems.append(Problem(None, "is nested too deeply"))
         return problems or [Problem(None, "does not match the API schema")]
+
+    def at_least_problems(self, schema: dict[str, Any], instance: object) -> list[Problem]:
+        """The breaches of the object schema's ``x-at-least`` (property -> the property it is at
+        least, when both are present) by a schema-valid ``instance``."""
+        node = self.resolve(schema)
+        rules = node.get("x-at-least") or {}
+        if not isinstance(instance, dict) or not isinstance(rules, dict):
+            return []
+        problems = []
+        for name, other in rules.items():
+            value, bound = instance.get(name), instance.get(other)
+            numbers = all(isinstance(v, int | float) for v in (value, bound))
+            if numbers and value < bound:  # type: ignore[operator]
+                rule = Rule("x-at-least", self.pointer(node), source_of(node, "x-at-least"))
+                reason = f"{value} is less than {other} ({bound})"
+                problems.append(Problem(name, reason, (rule,)))
+        return problems
 
     def _root(self, schema: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -38,6 +38,7 @@ OPERATIONS = {
     "session_create": "POST /rl/training-sessions",
     "session_update": "PATCH /rl/training-sessions/{session_id}",
     "model_resources_extend_expiry": "POST /rl/model-resources/{model_resources_id}/extend-expiry",
+    "rollouts_estimate": "POST /rl/rollouts/estimate",
     **{
         prefix: f"POST /rl/training-sessions/{{session_id}}/operations/{kind}"
         for prefix, kind in KIND_PREFIXES.items()
@@ -118,6 +119,9 @@ def test_invalid_example_is_400_naming_the_field(
         own_session_id = request.getfixturevalue("own_session_id")
         response = client.submit_operation(own_session_id, KIND_PREFIXES[kind], body)
         _check_error(response, example, findings)
+        return
+    if kind == "rollouts_estimate":  # creates nothing: any target, no session
+        _check_error(client.post("/v1/rl/rollouts/estimate", json=body), example, findings)
         return
     session_id = request.getfixturevalue("session_id")
     if kind == "forward_backward":

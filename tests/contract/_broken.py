@@ -44,7 +44,9 @@ KINDS = (
     "wrong_loss",
     "500_on_malformed_json",
     "sample_logprobs_drift",
+    "ignore_cross_field_rule",
 )
+ROLLOUT_ESTIMATE = "/v1/rl/rollouts/estimate"
 
 
 class BrokenVariant:
@@ -76,6 +78,8 @@ class BrokenVariant:
                     send, 500, {"error": {"message": "internal", "type": "server_error"}}
                 )
                 return
+        if self.kind == "ignore_cross_field_rule" and path == ROLLOUT_ESTIMATE:
+            body = _lift_added_tokens(body)
         rewrite = (
             self.kind in ("drop_status", "wrong_loss") and FB_OPERATION.match(path) is not None
         ) or (self.kind == "sample_logprobs_drift" and SAMPLE_OPERATION.match(path) is not None)
@@ -100,6 +104,20 @@ class BrokenVariant:
                 for sequence in result.get("sequences") or []:
                     sequence["logprobs"] = [lp - LOGPROB_DRIFT for lp in sequence["logprobs"]]
         return document
+
+
+def _lift_added_tokens(body: bytes) -> bytes:
+    """A rollout estimate body whose `added_tokens_per_turn` is below its generated tokens gets
+    them raised to that: the server then accepts what the spec says it must refuse."""
+    try:
+        document = json.loads(body)
+        added, generated = document["added_tokens_per_turn"], document["generated_tokens_per_turn"]
+        if isinstance(added, int) and isinstance(generated, int) and added < generated:
+            document["added_tokens_per_turn"] = generated
+            return json.dumps(document).encode()
+    except (ValueError, TypeError, KeyError):
+        pass
+    return body
 
 
 def _replay(body: bytes) -> Receive:

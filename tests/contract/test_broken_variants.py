@@ -45,6 +45,16 @@ VARIANTS = {
                      pytest_args=("-k", "logprobs_equal_forward")),
         ("scenario", "test_sample_logprobs_equal_forward_logprobs"),
     ),
+    "ignore_cross_field_rule": (
+        SuiteOptions(operation_ids=("estimateRollouts",), phases=("examples", "fuzzing"),
+                     max_examples=20, scenario_modules=NO_SCENARIOS),
+        ("schemathesis", "cross_field_rules"),
+    ),
+    "ignore_cross_field_rule_scenario": (
+        SuiteOptions(schemathesis=False, scenario_modules=("test_rollouts.py",),
+                     pytest_args=("-k", "cross_field")),
+        ("scenario", "test_a_body_below_its_cross_field_bound_is_refused_naming_the_field"),
+    ),
 }  # fmt: skip
 
 
@@ -57,7 +67,8 @@ def _failed(suite: SuiteResult, part: str, check: str) -> list[str]:
 @pytest.mark.parametrize("kind", sorted(VARIANTS))
 def test_broken_variant_is_caught(kind: str, serve_emulator) -> None:  # type: ignore[no-untyped-def]
     options, (part, check) = VARIANTS[kind]
-    with serve_emulator(partial(BrokenVariant, kind=kind)) as target:
+    broken = kind.removesuffix("_scenario")
+    with serve_emulator(partial(BrokenVariant, kind=broken)) as target:
         suite = run_suite(target, SuiteOptions(**{**options.__dict__, "progress": False}))
     assert _failed(suite, part, check), (
         f"{kind} was not caught by {part}/{check}; failures: "
@@ -66,7 +77,14 @@ def test_broken_variant_is_caught(kind: str, serve_emulator) -> None:  # type: i
 
 
 @pytest.mark.parametrize(
-    "kind", ["replay_creates_new", "500_on_malformed_json", "sample_logprobs_drift"]
+    "kind",
+    [
+        "replay_creates_new",
+        "500_on_malformed_json",
+        "sample_logprobs_drift",
+        "ignore_cross_field_rule",
+        "ignore_cross_field_rule_scenario",
+    ],
 )
 def test_same_checks_pass_on_the_real_emulator(kind: str, serve_emulator) -> None:  # type: ignore[no-untyped-def]
     """Control: the checks above fail because of the break, not on their own."""

@@ -10,6 +10,7 @@ SPEC_OPERATIONS = {
     "POST /rl/model-resources",
     "GET /rl/model-resources/{model_resources_id}",
     "GET /rl/supported-models",
+    "POST /rl/rollouts/estimate",
     "POST /rl/training-sessions",
     "GET /rl/training-sessions",
     "GET /rl/training-sessions/{session_id}",

@@ -43,6 +43,16 @@ def test_guard_refuses_training_forward_backward() -> None:
             client.submit_forward_backward("other", PROBE_BODY)
 
 
+@pytest.mark.parametrize(
+    "path", ["/v1/rl/model-resources/estimate-cost", "/v1/rl/rollouts/estimate"]
+)
+def test_the_estimates_pass_the_guard(path: str) -> None:
+    """They create, change and bill nothing: sent even to a read-only target."""
+    with TargetClient(EXTERNAL, retries=0) as client, pytest.raises(Exception) as raised:
+        client.request("POST", path, json={})
+    assert not isinstance(raised.value, SafetyViolation)
+
+
 def test_allow_mutations_lifts_the_guard() -> None:
     allowed = Target(base_url="http://127.0.0.1:9", api_key="k", allow_mutations=True)
     with TargetClient(allowed, retries=0) as client, pytest.raises(Exception) as raised:
@@ -64,6 +74,7 @@ def test_fuzzer_plan_on_a_read_only_target_has_a_row_for_every_operation() -> No
         "getForwardBackwardOperation",
         "listModelResources",
         "estimateModelResourcesCost",
+        "estimateRollouts",
         "listCheckpoints",
     }
     for operation_id in (
