@@ -377,7 +377,8 @@ What counts as a rule: the constraint keywords of every schema (`minimum`, `maxi
 `minItems`, `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`, `required`, `enum`,
 `const`, `additionalProperties: false`), `default`, `x-server-default` and every other `x-`
 keyword of a schema (`x-input-dtypes`, `x-exclusive-inputs`, `x-tensor-length`,
-`x-required-inputs`, `x-requires-inputs-when-positive`), in request and response schemas alike;
+`x-required-inputs`, `x-requires-inputs-when-positive`, `x-at-least`), in request and response
+schemas alike;
 `required: true` on a query or header parameter, a response header and a request body (a path
 parameter is required by OpenAPI itself); and each entry of an `x-rules` list (a rule stated in
 prose: a status code, a cap, an ordering, a retention), which sits on its operation, or on the

@@ -26,6 +26,7 @@ RULE_KEYWORDS = (
     "x-tensor-length",
     "x-required-inputs",
     "x-requires-inputs-when-positive",
+    "x-at-least",
 )
 _MISSING: Any = object()
 _NUMERIC = frozenset({"integer", "number"})
