@@ -85,7 +85,10 @@ OPTIMIZER_BYTES_PER_PARAMETER = 12 + 12 + 4 + 2
 TRAINING_CHECKPOINT_BYTES_PER_PARAMETER = 12
 SECONDS_PER_HOUR = 3600.0
 
-_FLOPS_PER_TOKEN = {"forward-backward": 6, "custom-forward-backward": 6}
+# Per token of the trainer's input: forward and backward (6N), or forward only (2N: "forward",
+# a forward-backward sent `forward_only`).
+_FLOPS_PER_TOKEN = {"forward-backward": 6, "custom-forward-backward": 6, "forward": 2}
+_OTHER_KINDS = ("sample", "optim-step", "weights-sync", TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT)
 
 
 def trainer_gpus(lora_enabled: bool) -> int:
@@ -123,7 +126,8 @@ def operation_seconds(
     output_tokens: int = 0,
     sequences: int = 0,
 ) -> float:
-    """How long one operation of `kind` (a name of `_kinds.KINDS`) runs on `base_model`.
+    """How long one operation of `kind` (a name of `_kinds.KINDS`, or `forward` for a
+    forward-backward sent `forward_only`) runs on `base_model`.
 
     `input_tokens`: tokens the trainer or generator reads (model input, prompts); `output_tokens`:
     tokens generated; `sequences`: samples generated together. Monotone in each. An unknown model
@@ -144,7 +148,8 @@ def operation_seconds(
     elif kind == INFERENCE_CHECKPOINT:
         work = BF16_BYTES * parameters / STORAGE_BYTES_PER_S
     else:
-        raise ValueError(f"unknown operation kind {kind!r}")
+        known = ", ".join((*_FLOPS_PER_TOKEN, *_OTHER_KINDS))
+        raise ValueError(f"unknown operation kind {kind!r}; the GPU model knows {known}")
     return OPERATION_OVERHEAD_S + work
 
 
@@ -159,9 +164,10 @@ class RolloutWorkload:
     turns: int  # T
     generated_tokens_per_turn: int  # O
     added_tokens_per_turn: int  # K (>= O: the earlier turn's O tokens + environment tokens)
-    num_generator_replicas: int = 1
-    lora_enabled: bool = True
-    sampling_only: bool = False
+    # Absent from a request: the spec's `x-server-default` (`_rollouts.py` fills them in).
+    num_generator_replicas: int
+    lora_enabled: bool
+    sampling_only: bool
     episodes_per_prompt: int | None = None
     distinct_prompts_per_replica: int | None = None  # Q
 

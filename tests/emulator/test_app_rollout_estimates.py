@@ -14,7 +14,7 @@ from _emulator_bodies import assert_schema
 from emulator_harness import emulator_test_client
 from together_rl_emulator import create_app
 from together_rl_emulator._gpu_model import RolloutWorkload, estimate_rollout
-from together_rl_emulator._spec import spec_bytes
+from together_rl_emulator._spec import spec_bytes, spec_defaults
 
 ESTIMATE = "/v1/rl/rollouts/estimate"
 BODY: dict[str, Any] = {
@@ -28,6 +28,7 @@ BODY: dict[str, Any] = {
 }
 _SPEC = yaml.safe_load(spec_bytes())
 REQUEST = _SPEC["components"]["schemas"]["RolloutEstimateRequest"]
+DEFAULTS = spec_defaults("RolloutEstimateRequest")
 
 
 def _beyond(prop: dict[str, Any]) -> list[tuple[str, object]]:
@@ -116,11 +117,13 @@ def test_the_answer_is_the_gpu_model_s_estimate(emulator_client: httpx.Client) -
     r = _estimate(emulator_client, gpu_type="B200-SXM", **change)
     assert r.status_code == 200, r.text
     assert_schema(r.json(), "RolloutEstimate")
-    expected = estimate_rollout(RolloutWorkload(**BODY, **change))  # type: ignore[arg-type]
+    expected = estimate_rollout(RolloutWorkload(**{**DEFAULTS, **BODY, **change}))
     assert r.json() == pytest.approx(dataclasses.asdict(expected))
     # Absent optional fields take the spec's x-server-default: LoRA, one replica, a trainer.
     defaults = _estimate(emulator_client).json()
-    assert defaults == pytest.approx(dataclasses.asdict(estimate_rollout(RolloutWorkload(**BODY))))
+    assert DEFAULTS == {"lora_enabled": True, "num_generator_replicas": 1, "sampling_only": False}
+    expected = estimate_rollout(RolloutWorkload(**{**DEFAULTS, **BODY}))
+    assert defaults == pytest.approx(dataclasses.asdict(expected))
     assert defaults["billed_gpu_hours"] == pytest.approx(2 * defaults["generator_gpu_hours"])
     assert _estimate(emulator_client).json() == defaults  # deterministic
 

@@ -29,6 +29,9 @@ WORKLOAD = RolloutWorkload(
     turns=3,
     generated_tokens_per_turn=256,
     added_tokens_per_turn=384,
+    num_generator_replicas=1,
+    lora_enabled=True,
+    sampling_only=False,
 )
 
 
@@ -49,6 +52,13 @@ def test_every_operation_kind_has_a_time(kind: str) -> None:
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_tiny_model_takes_milliseconds_or_less(kind: str) -> None:
     assert operation_seconds(TINY_MODEL, kind, **WORK) < 0.01
+
+
+def test_a_forward_only_pass_is_a_third_of_forward_and_backward() -> None:
+    fb = operation_seconds(REAL_MODEL, "forward-backward", input_tokens=32_768)
+    forward = operation_seconds(REAL_MODEL, "forward", input_tokens=32_768)
+    work = (fb - OPERATION_OVERHEAD_S) / (forward - OPERATION_OVERHEAD_S)
+    assert work == pytest.approx(3.0)
 
 
 def test_an_unknown_kind_or_model_is_named() -> None:
