@@ -130,8 +130,9 @@ def operation_seconds(
     forward-backward sent `forward_only`) runs on `base_model`.
 
     `input_tokens`: tokens the trainer or generator reads (model input, prompts); `output_tokens`:
-    tokens generated; `sequences`: samples generated together. Monotone in each. An unknown model
-    or kind is a ValueError naming it."""
+    tokens generated, over all samples; `sequences`: the samples generated together (0 counts as
+    1). More tokens never take less time; the same tokens over more samples (shorter ones, decoded
+    together) never take more. An unknown model or kind is a ValueError naming it."""
     parameters = _parameters(base_model)
     if kind in _FLOPS_PER_TOKEN:
         work = _compute_s(_FLOPS_PER_TOKEN[kind] * parameters * input_tokens)

@@ -85,6 +85,15 @@ def test_more_work_never_takes_less_time(kind: str, field: str) -> None:
     assert times == sorted(times)
 
 
+def test_the_same_tokens_over_more_samples_never_take_longer() -> None:
+    times = [
+        operation_seconds(REAL_MODEL, "sample", output_tokens=1_024, sequences=n)
+        for n in (0, 1, 4, 16, 1_024)
+    ]
+    assert times == sorted(times, reverse=True)
+    assert times[0] == times[1]  # 0 samples counts as 1
+
+
 def test_the_work_that_an_operation_does_is_what_it_costs() -> None:
     fb = [operation_seconds(REAL_MODEL, "forward-backward", input_tokens=n) for n in (10**3, 10**4)]
     assert fb[1] > 5 * fb[0]
