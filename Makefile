@@ -91,27 +91,27 @@ test: lint
 ## Exit code: 0 passed, 1 the target does not conform, 2 it could not be checked (make reports "Error N").
 ## Not echoed, and the key goes by the environment: no printed line and no process list shows it.
 conformance: $(STAMP)
-	@$(if $(API_KEY),TOGETHER_API_KEY='$(API_KEY)') $(BIN)/python -m contract_tests \
+	@$(if $(API_KEY),TOGETHER_API_KEY='$(API_KEY)') $(BIN)/python -m together_rl_contract_tests \
 	    $(if $(BASE_URL),--base-url $(BASE_URL)) $(CONFORMANCE_ARGS)
 
 ## Check live traffic: forward to UPSTREAM (root, no /v1), validate every exchange against the spec,
 ## RECORD=run.jsonl writes a cassette; Ctrl-C writes reports/proxy.md (see docs/proxy.md).
 proxy: $(STAMP)
 	$(if $(UPSTREAM),,$(error give the server root: make proxy UPSTREAM=https://api.together.ai))
-	$(BIN)/python -m contract_tests proxy --upstream $(UPSTREAM) $(if $(RECORD),--record $(RECORD)) $(if $(PORT),--port $(PORT))
+	$(BIN)/python -m together_rl_contract_tests proxy --upstream $(UPSTREAM) $(if $(RECORD),--record $(RECORD)) $(if $(PORT),--port $(PORT))
 
 ## Serve a recorded run back offline: make replay CASSETTE=run.jsonl [PORT=8767].
 replay: $(STAMP)
 	$(if $(CASSETTE),,$(error give the cassette: make replay CASSETTE=run.jsonl))
-	$(BIN)/python -m contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
+	$(BIN)/python -m together_rl_contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
 
 ## Rewrite docs/provenance.md: every rule of spec/openapi.yaml with its x-source (make test checks it fresh).
 provenance: $(STAMP)
 	$(BIN)/python scripts/provenance_table.py
 
-## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
+## Regenerate the shared request/response vectors for ports (contract_tests/together_rl_contract_tests/vectors, seed 0).
 vectors: $(STAMP)
-	$(BIN)/python -m contract_tests.vectors
+	$(BIN)/python -m together_rl_contract_tests.vectors
 
 ## The client kit against a driver (default: the wrapper's): make client-kit [DRIVER="node my_driver.js"]
 ## [CLIENT_KIT_ARGS="--format junit --output reports/client-kit.xml"]. See docs/ports.md.

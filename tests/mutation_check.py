@@ -201,7 +201,7 @@ MUTATIONS = [
         "return float(max(1, B * tok.n.max()))  # FIXED_HORIZON",
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
-        then_run=("-m", "contract_tests.vectors"),
+        then_run=("-m", "together_rl_contract_tests.vectors"),
     ),
     Mutation(
         "ppo-clip-high-both-bounds",
@@ -211,7 +211,7 @@ MUTATIONS = [
         'float(p["clip_high_threshold"]),\n        float(p["clip_high_threshold"]),',
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
-        then_run=("-m", "contract_tests.vectors"),
+        then_run=("-m", "together_rl_contract_tests.vectors"),
     ),
     Mutation(
         "fast-decode-nested-lists",
@@ -288,7 +288,7 @@ def run_mutation(copy: Path, mutation: Mutation) -> bool:
         print(f"  ! {mutation.name}: the tests fail without the bug: {summary}")
         return False
     target.write_text(original.replace(mutation.old, mutation.new))
-    vectors = copy / "contract_tests" / "vectors"
+    vectors = copy / "contract_tests" / "together_rl_contract_tests" / "vectors"
     saved_vectors = {p: p.read_bytes() for p in vectors.glob("*.json")}
     try:
         if mutation.then_run:

@@ -130,8 +130,9 @@ def test_wheel_installs_offline_and_runs_outside_the_repository(tmp_path: Path) 
         [
             python,
             "-c",
-            "import together_rl_client_kit, contract_tests, together_rl; "
-            "print(together_rl_client_kit.__file__, contract_tests.__file__, together_rl.__file__)",
+            "import together_rl_client_kit, together_rl_contract_tests, together_rl; "
+            "print(together_rl_client_kit.__file__, together_rl_contract_tests.__file__, "
+            "together_rl.__file__)",
         ],
         outside,
         60,
