@@ -138,8 +138,8 @@ reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
-	$(BIN)/ruff format --check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

@@ -70,7 +70,7 @@ MUTATIONS = [
     Mutation(
         "float32-mask",
         "a float32 mask is refused (only int64 allowed: the spec's x-input-dtypes edited)",
-        E + "openapi.yaml",  # the copy of the spec the emulator reads (a file in the copy)
+        "spec/together_rl_spec/openapi.yaml",  # the spec the emulator reads (a file in the copy)
         "        mask: [int64, float32]\n",
         "        mask: [int64]\n",
         (VALIDATION + "test_weights_and_mask_take_either_dtype",),
@@ -251,7 +251,11 @@ def _copy_repo(into: Path) -> Path:
 
 def _env(copy: Path, **extra: str) -> dict[str, str]:
     """Imports resolve to the copy: its package folders come before the editable install."""
-    roots = [copy / "emulator", copy / "wrapper", copy / "generated", copy]
+    roots = [
+        *(copy / folder for folder in ("emulator", "wrapper", "generated", "spec")),
+        *(copy / folder for folder in ("contract_tests", "client_kit")),
+        copy,
+    ]
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in roots)
     env.update(extra)

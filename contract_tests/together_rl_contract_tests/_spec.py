@@ -1,8 +1,8 @@
 """The one reader of the spec for the contract suite and the proxy: schema facts, routes, sources.
 
-The spec is read as package data (``contract_tests/together_rl_contract_tests/openapi.yaml``, in the
-repository a link to ``spec/openapi.yaml``), never through a path of the checkout, so an installed
-suite finds it too. Code names a value it gives a meaning to by the suffix the spec spells it with
+The spec's bytes are the installed tree's one copy (``together_rl_spec.spec_bytes``), never a
+path of the checkout, so an installed suite finds it too; the parsing and every judgement are the
+suite's own. Code names a value it gives a meaning to by the suffix the spec spells it with
 (``enum_value("OperationStatus", "COMPLETED")``) and an operation kind by its path segment
 (``operation_kind("optim-step")``), so a value or kind the spec drops fails at import instead of
 drifting. The proto zero values (``*_UNSPECIFIED``) are never a client's choice.
@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
+from together_rl_spec import SPEC_FILE, spec_bytes
 
 __all__ = [
     "LOSS_TYPES",
@@ -56,11 +57,9 @@ _PACKAGE_FILES = importlib.resources.files("together_rl_contract_tests")
 def spec() -> dict[str, Any]:
     """The parsed spec (shared: callers must not mutate it)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loaded = yaml.load((_PACKAGE_FILES / "openapi.yaml").read_bytes(), Loader=loader)
+    loaded = yaml.load(spec_bytes(), Loader=loader)
     if not isinstance(loaded, dict):
-        raise RuntimeError(
-            "contract_tests/together_rl_contract_tests/openapi.yaml is not a YAML mapping"
-        )
+        raise RuntimeError(f"the installed {SPEC_FILE} is not a YAML mapping")
     return loaded
 
 

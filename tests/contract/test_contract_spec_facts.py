@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import together_rl_spec
 import yaml
 from together_rl_contract_tests import _loss_reference as ref
 from together_rl_contract_tests._spec import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
@@ -51,14 +52,16 @@ print(json.dumps({
 
 
 def _copy_with_spec(tmp_path: Path, edited: dict[str, Any]) -> Path:
-    """A copy of the contract suite holding the edited spec as its package data."""
+    """A copy of the contract suite beside a copy of the spec package holding the edited spec."""
     shutil.copytree(
         REPO_ROOT / "contract_tests" / "together_rl_contract_tests",
         tmp_path / "together_rl_contract_tests",
-        ignore=shutil.ignore_patterns("__pycache__", "vectors", "openapi.yaml"),
+        ignore=shutil.ignore_patterns("__pycache__", "vectors"),
     )
+    (tmp_path / "together_rl_spec").mkdir()
+    shutil.copy(together_rl_spec.__file__, tmp_path / "together_rl_spec" / "__init__.py")
     spec_text = yaml.safe_dump(edited, sort_keys=False)
-    (tmp_path / "together_rl_contract_tests" / "openapi.yaml").write_text(
+    (tmp_path / "together_rl_spec" / together_rl_spec.SPEC_FILE).write_text(
         spec_text, encoding="utf-8"
     )
     return tmp_path

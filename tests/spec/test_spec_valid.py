@@ -174,10 +174,10 @@ def test_link_response_pointers_exist(where: str, source: Operation, link: dict[
             )
 
 
-def test_the_emulator_ships_the_spec_unchanged() -> None:
-    """The emulator installs `emulator/together_rl_emulator/openapi.yaml`: in the repository a
-    link to the spec, so that editing the spec is the only step (a wheel holds a copy)."""
-    shipped = SPEC_PATH.parents[1] / "emulator" / "together_rl_emulator" / "openapi.yaml"
-    fix = "ln -sf ../../spec/openapi.yaml emulator/together_rl_emulator/openapi.yaml"
+def test_the_spec_package_ships_the_spec_unchanged() -> None:
+    """`together_rl_spec` installs `spec/together_rl_spec/openapi.yaml`: in the repository a link
+    to the spec, so that editing the spec is the only step (a wheel holds the one copy)."""
+    shipped = SPEC_PATH.parent / "together_rl_spec" / "openapi.yaml"
+    fix = "ln -sf ../openapi.yaml spec/together_rl_spec/openapi.yaml"
     assert shipped.is_symlink(), fix
     assert shipped.resolve() == SPEC_PATH.resolve(), fix
