@@ -29,8 +29,10 @@ CLIENT_KIT_ARGS ?=
 # Wheels of every pinned dependency (and the build backend), for the offline wheel test.
 WHEELHOUSE := $(VENV)/wheelhouse
 TS_PORT := client_kit/ports/typescript
+# make dist: where the sdist and the wheel go.
+DIST ?= dist
 
-.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv \
+.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv dist \
 	api-diff api-changelog sdk-drift client-kit client-kit-sdk-report
 
 all: test
@@ -42,7 +44,7 @@ $(STAMP): pyproject.toml requirements.lock $(TS_PORT)/package-lock.json
 	$(foreach r,$(SDK_RELEASES),$(BIN)/python -m pip download --quiet --no-deps --dest $(VENV)/sdk-releases '$(r)' &&) true
 	# tests/packaging/test_wheel.py installs the wheel into a fresh venv with no network from these.
 	$(BIN)/python -m pip wheel --quiet -c requirements.lock --wheel-dir $(WHEELHOUSE) \
-	    '.[emulator,conformance,client-kit]' 'setuptools>=69'
+	    '.[emulator,conformance,client-kit]' setuptools
 	rm -f $(WHEELHOUSE)/together_rl_toolkit-*.whl
 	# The TypeScript port of tests/client_kit (skipped there, visibly, without npm; fails under CI).
 	if command -v npm >/dev/null; then cd $(TS_PORT) && npm ci --no-audit --no-fund --loglevel=error; \
@@ -136,6 +138,16 @@ bench: $(STAMP)
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
 reliability: $(STAMP)
 	$(BIN)/python -m reliability
+
+## The sdist and the wheel in $(DIST)/ (PEP 517, pinned setuptools, no isolation, no network),
+## reproducible: SOURCE_DATE_EPOCH is the commit's time (or given), so a commit gives the same
+## wheel bytes. Then their metadata is checked (scripts/check_dist.py). See README.md.
+dist: $(STAMP)
+	rm -rf $(DIST)
+	epoch="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}"; \
+	    test -n "$$epoch" || { echo "make dist: no git commit here: give SOURCE_DATE_EPOCH" >&2; exit 2; }; \
+	    SOURCE_DATE_EPOCH="$$epoch" $(BIN)/python -m build --no-isolation --outdir $(DIST) .
+	$(BIN)/python scripts/check_dist.py $(DIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
