@@ -29,8 +29,10 @@ CLIENT_KIT_ARGS ?=
 # Wheels of every pinned dependency (and the build backend), for the offline wheel test.
 WHEELHOUSE := $(VENV)/wheelhouse
 TS_PORT := client_kit/ports/typescript
+# make dist: where the sdist and the wheel go.
+DIST ?= dist
 
-.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv \
+.PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv dist \
 	api-diff api-changelog sdk-drift client-kit client-kit-sdk-report
 
 all: test
@@ -42,7 +44,7 @@ $(STAMP): pyproject.toml requirements.lock $(TS_PORT)/package-lock.json
 	$(foreach r,$(SDK_RELEASES),$(BIN)/python -m pip download --quiet --no-deps --dest $(VENV)/sdk-releases '$(r)' &&) true
 	# tests/packaging/test_wheel.py installs the wheel into a fresh venv with no network from these.
 	$(BIN)/python -m pip wheel --quiet -c requirements.lock --wheel-dir $(WHEELHOUSE) \
-	    '.[emulator,conformance,client-kit]' 'setuptools>=69'
+	    '.[emulator,conformance,client-kit]' setuptools
 	rm -f $(WHEELHOUSE)/together_rl_toolkit-*.whl
 	# The TypeScript port of tests/client_kit (skipped there, visibly, without npm; fails under CI).
 	if command -v npm >/dev/null; then cd $(TS_PORT) && npm ci --no-audit --no-fund --loglevel=error; \
@@ -91,27 +93,27 @@ test: lint
 ## Exit code: 0 passed, 1 the target does not conform, 2 it could not be checked (make reports "Error N").
 ## Not echoed, and the key goes by the environment: no printed line and no process list shows it.
 conformance: $(STAMP)
-	@$(if $(API_KEY),TOGETHER_API_KEY='$(API_KEY)') $(BIN)/python -m contract_tests \
+	@$(if $(API_KEY),TOGETHER_API_KEY='$(API_KEY)') $(BIN)/python -m together_rl_contract_tests \
 	    $(if $(BASE_URL),--base-url $(BASE_URL)) $(CONFORMANCE_ARGS)
 
 ## Check live traffic: forward to UPSTREAM (root, no /v1), validate every exchange against the spec,
 ## RECORD=run.jsonl writes a cassette; Ctrl-C writes reports/proxy.md (see docs/proxy.md).
 proxy: $(STAMP)
 	$(if $(UPSTREAM),,$(error give the server root: make proxy UPSTREAM=https://api.together.ai))
-	$(BIN)/python -m contract_tests proxy --upstream $(UPSTREAM) $(if $(RECORD),--record $(RECORD)) $(if $(PORT),--port $(PORT))
+	$(BIN)/python -m together_rl_contract_tests proxy --upstream $(UPSTREAM) $(if $(RECORD),--record $(RECORD)) $(if $(PORT),--port $(PORT))
 
 ## Serve a recorded run back offline: make replay CASSETTE=run.jsonl [PORT=8767].
 replay: $(STAMP)
 	$(if $(CASSETTE),,$(error give the cassette: make replay CASSETTE=run.jsonl))
-	$(BIN)/python -m contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
+	$(BIN)/python -m together_rl_contract_tests replay $(CASSETTE) $(if $(PORT),--port $(PORT))
 
 ## Rewrite docs/provenance.md: every rule of spec/openapi.yaml with its x-source (make test checks it fresh).
 provenance: $(STAMP)
 	$(BIN)/python scripts/provenance_table.py
 
-## Regenerate the shared request/response vectors for ports (contract_tests/vectors, seed 0).
+## Regenerate the shared request/response vectors for ports (contract_tests/together_rl_contract_tests/vectors, seed 0).
 vectors: $(STAMP)
-	$(BIN)/python -m contract_tests.vectors
+	$(BIN)/python -m together_rl_contract_tests.vectors
 
 ## The client kit against a driver (default: the wrapper's): make client-kit [DRIVER="node my_driver.js"]
 ## [CLIENT_KIT_ARGS="--format junit --output reports/client-kit.xml"]. See docs/ports.md.
@@ -137,9 +139,19 @@ bench: $(STAMP)
 reliability: $(STAMP)
 	$(BIN)/python -m reliability
 
+## The sdist and the wheel in $(DIST)/ (PEP 517, pinned setuptools, no isolation, no network),
+## reproducible: SOURCE_DATE_EPOCH is the commit's time (or given), so a commit gives the same
+## wheel bytes. Then their metadata is checked (scripts/check_dist.py). See README.md.
+dist: $(STAMP)
+	rm -rf $(DIST)
+	epoch="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}"; \
+	    test -n "$$epoch" || { echo "make dist: no git commit here: give SOURCE_DATE_EPOCH" >&2; exit 2; }; \
+	    SOURCE_DATE_EPOCH="$$epoch" $(BIN)/python -m build --no-isolation --outdir $(DIST) .
+	$(BIN)/python scripts/check_dist.py $(DIST)
+
 lint: $(STAMP)
-	$(BIN)/ruff check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
-	$(BIN)/ruff format --check wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

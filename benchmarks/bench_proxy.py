@@ -1,4 +1,4 @@
-"""Proxy benchmark: the latency ``python -m contract_tests proxy`` adds to a request.
+"""Proxy benchmark: the latency ``python -m together_rl_contract_tests proxy`` adds to a request.
 
     .venv/bin/python -m benchmarks.bench_proxy [--quick] [--no-write]
 
@@ -36,16 +36,16 @@ from typing import Any
 
 import httpx
 import orjson
+from together_rl_contract_tests._emulator_process import EmulatorProcess
+from together_rl_contract_tests.proxy._cassette import CassetteWriter
+from together_rl_contract_tests.proxy._exchange import Exchange
+from together_rl_contract_tests.proxy._exchange_checks import check_exchange
+from together_rl_contract_tests.proxy._forwarding import ValidatingProxy
+from together_rl_contract_tests.proxy._traffic_checks import TrafficChecks
+from together_rl_contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 from benchmarks.bench_emulator import MODEL, grpo_body
-from contract_tests._emulator_process import EmulatorProcess
-from contract_tests.proxy._cassette import CassetteWriter
-from contract_tests.proxy._exchange import Exchange
-from contract_tests.proxy._exchange_checks import check_exchange
-from contract_tests.proxy._forwarding import ValidatingProxy
-from contract_tests.proxy._traffic_checks import TrafficChecks
-from contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["checked_facts", "main"]
 
@@ -84,7 +84,7 @@ class ProxyRun:
 @contextlib.contextmanager
 def proxy_process(upstream: str, record: Path | None, reports: Path) -> Iterator[ProxyRun]:
     arguments = ["--port", "0", "--reports", "REPORTS"] + (["--record", "FILE"] if record else [])
-    command = [sys.executable, "-m", "contract_tests", "proxy", "--upstream", upstream,
+    command = [sys.executable, "-m", "together_rl_contract_tests", "proxy", "--upstream", upstream,
                "--port", "0", "--reports", str(reports)]  # fmt: skip
     if record is not None:
         command += ["--record", str(record)]
@@ -266,7 +266,7 @@ def facts(bench: Bench, sent: dict[str, dict[str, Any]], repeats: dict[str, int]
         "pause_s": PAUSE_S,
         "requests": sent,
         "proxy": {
-            "command": "python -m contract_tests proxy --upstream EMULATOR",
+            "command": "python -m together_rl_contract_tests proxy --upstream EMULATOR",
             "arguments": {name: p.arguments for name, p in bench.proxies.items()},
         },
         "entry": {
@@ -324,8 +324,8 @@ def table(result: dict[str, Any], found: dict[str, Any], quick: bool) -> Table:
         "x tokens, seed 0, bench_emulator's body), re-sent with one `Idempotency-Key` so the "
         "emulator answers the recorded operation (no math while the clock runs). The emulator "
         "(`python -m together_rl_emulator`) and two proxies in front of it (`python -m "
-        "contract_tests proxy`, one with `--record`) as subprocesses on 127.0.0.1; one httpx "
-        "client per path, keep-alive.",
+        "together_rl_contract_tests proxy`, one with `--record`) as subprocesses on 127.0.0.1; "
+        "one httpx client per path, keep-alive.",
         columns=[
             "request",
             "direct",
@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     run = RunInfo(".venv/bin/python -m benchmarks.bench_proxy" + (" --quick" if args.quick else ""))
     result, found = measure(args.quick)
-    heading = "## Validating proxy (`python -m contract_tests proxy`)"
+    heading = "## Validating proxy (`python -m together_rl_contract_tests proxy`)"
     section = heading + "\n\n" + table(result, found, args.quick).render(run.finish())
     return publish("proxy", section, args.no_write)
 

@@ -147,9 +147,8 @@ def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
 
 
 def _access(a: argparse.Namespace) -> tuple[bool, list[str]]:
+    from together_rl_contract_tests._emulator_process import EmulatorProcess
     from together_rl_emulator import create_app
-
-    from contract_tests._emulator_process import EmulatorProcess
 
     from .access import (
         INTRUDER_KEY,

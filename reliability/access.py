@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from together_rl_contract_tests._http import wait_until_terminal
+from together_rl_contract_tests._provision import KIND_PROBE_BODIES, PROBE_BODY
 from together_rl_emulator._spec import load_spec
-
-from contract_tests._http import wait_until_terminal
-from contract_tests._provision import KIND_PROBE_BODIES, PROBE_BODY
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

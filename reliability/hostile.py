@@ -32,9 +32,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from together_rl_contract_tests._http import wait_until_terminal
 from together_rl_emulator import EmulatorApp
-
-from contract_tests._http import wait_until_terminal
 
 HOSTILE_KEY = "hostile-key"
 MAX_BODY_MB = 0.25  # the hostile app's body limit (262,144 bytes)

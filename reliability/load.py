@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 import httpx
 import orjson
 import together_rl
-
-from contract_tests._emulator_process import EmulatorProcess
-from contract_tests._http import TERMINAL_STATUSES
+from together_rl_contract_tests._emulator_process import EmulatorProcess
+from together_rl_contract_tests._http import TERMINAL_STATUSES
 
 from ._workload import TINY_MODEL, submission
 

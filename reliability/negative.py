@@ -13,11 +13,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from contract_tests._emulator_process import emulator_subprocess
-from contract_tests._provision import provision
-from contract_tests._results import FAILED, PASSED
-from contract_tests._schemathesis_config import load_schema
-from contract_tests._schemathesis_run import run_schemathesis
+from together_rl_contract_tests._emulator_process import emulator_subprocess
+from together_rl_contract_tests._provision import provision
+from together_rl_contract_tests._results import FAILED, PASSED
+from together_rl_contract_tests._schemathesis_config import load_schema
+from together_rl_contract_tests._schemathesis_run import run_schemathesis
 
 PHASES = ("examples", "coverage", "fuzzing")
 

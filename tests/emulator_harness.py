@@ -14,9 +14,13 @@ with warnings.catch_warnings():  # starlette 1.10 suggests httpx2; we stay on ht
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from together_rl_contract_tests._http import (
+    COMPLETED,
+    FAILED,
+    TERMINAL_STATUSES,
+    wait_until_terminal,
+)
 from together_rl_emulator import EmulatorApp, ThreadServer, serve_in_thread
-
-from contract_tests._http import COMPLETED, FAILED, TERMINAL_STATUSES, wait_until_terminal
 
 __all__ = [
     "COMPLETED",

@@ -70,7 +70,7 @@ MUTATIONS = [
     Mutation(
         "float32-mask",
         "a float32 mask is refused (only int64 allowed: the spec's x-input-dtypes edited)",
-        E + "openapi.yaml",  # the copy of the spec the emulator reads (a file in the copy)
+        "spec/together_rl_spec/openapi.yaml",  # the spec the emulator reads (a file in the copy)
         "        mask: [int64, float32]\n",
         "        mask: [int64]\n",
         (VALIDATION + "test_weights_and_mask_take_either_dtype",),
@@ -201,7 +201,7 @@ MUTATIONS = [
         "return float(max(1, B * tok.n.max()))  # FIXED_HORIZON",
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
-        then_run=("-m", "contract_tests.vectors"),
+        then_run=("-m", "together_rl_contract_tests.vectors"),
     ),
     Mutation(
         "ppo-clip-high-both-bounds",
@@ -211,7 +211,7 @@ MUTATIONS = [
         'float(p["clip_high_threshold"]),\n        float(p["clip_high_threshold"]),',
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
         still_passing=("tests/contract/test_vectors_fresh.py::test_vectors_are_fresh",),
-        then_run=("-m", "contract_tests.vectors"),
+        then_run=("-m", "together_rl_contract_tests.vectors"),
     ),
     Mutation(
         "fast-decode-nested-lists",
@@ -251,7 +251,11 @@ def _copy_repo(into: Path) -> Path:
 
 def _env(copy: Path, **extra: str) -> dict[str, str]:
     """Imports resolve to the copy: its package folders come before the editable install."""
-    roots = [copy / "emulator", copy / "wrapper", copy / "generated", copy]
+    roots = [
+        *(copy / folder for folder in ("emulator", "wrapper", "generated", "spec")),
+        *(copy / folder for folder in ("contract_tests", "client_kit")),
+        copy,
+    ]
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in roots)
     env.update(extra)
@@ -288,7 +292,7 @@ def run_mutation(copy: Path, mutation: Mutation) -> bool:
         print(f"  ! {mutation.name}: the tests fail without the bug: {summary}")
         return False
     target.write_text(original.replace(mutation.old, mutation.new))
-    vectors = copy / "contract_tests" / "vectors"
+    vectors = copy / "contract_tests" / "together_rl_contract_tests" / "vectors"
     saved_vectors = {p: p.read_bytes() for p in vectors.glob("*.json")}
     try:
         if mutation.then_run:

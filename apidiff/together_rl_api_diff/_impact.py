@@ -83,8 +83,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a new GRPO aggregation or ratio type",
         "its definition in `docs/losses.md`, `emulator/together_rl_emulator/_losses.py` and "
-        "`contract_tests/_loss_reference.py` (the contract suite fails with a `KeyError` until it "
-        "has one)",
+        "`contract_tests/together_rl_contract_tests/_loss_reference.py` (the contract suite "
+        "fails with a `KeyError` until it has one)",
         True,
         _enum_of("AggregationType", "RatioType"),
     ),
@@ -92,7 +92,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "a status or error code that must mean something new (a value added to a `*Status` or "
         "`*ErrorCode` enum)",
         "where the code names it: the emulator's `_spec.py` users, the wrapper's `_responses.py`, "
-        "`contract_tests/_http.py`",
+        "`contract_tests/together_rl_contract_tests/_http.py`",
         True,
         _enum_of("Status", "ErrorCode"),
     ),
@@ -135,7 +135,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "any other change (a field, type, requirement or operation moved)",
         "the emulator validates from the spec (`_validation.py`, `_requests.py`) and serves what "
         "`_service.py` builds; the contract suite judges from the spec "
-        "(`contract_tests/_spec.py`); look at the tests that name the field",
+        "(`contract_tests/together_rl_contract_tests/_spec.py`); look at the tests that name the "
+        "field",
         True,
         lambda change: True,
     ),

@@ -19,7 +19,8 @@ from ._report import (
 )
 from ._rules import RULES
 from ._runner import KitOptions, run_kit
-from ._scenarios import FEATURES, Scenario, ScenarioError, builtin_scenario_files, load_scenarios
+from ._scenarios import ScenarioError, builtin_scenario_files, load_scenarios
+from ._types import FEATURES, Scenario
 
 __all__ = [
     "FEATURES",

@@ -13,7 +13,8 @@ from pathlib import Path
 from ._publish import publish
 from ._report import apply_expected_failures, read_expected_failures, render
 from ._runner import KitOptions, run_kit
-from ._scenarios import FEATURES, ScenarioError, load_scenarios
+from ._scenarios import ScenarioError, load_scenarios
+from ._types import FEATURES
 
 __all__ = ["main"]
 

@@ -2,7 +2,8 @@
 attempt a client makes (times on the server's clock, method, path, headers, body digest,
 Idempotency-Key) and plays the scenario's faults on the real socket: a 429/5xx, a connection
 dropped before or after the emulator committed the request, an answer cut short, a slow answer,
-an operation kept PENDING or given an unknown status, an operation FAILED with a given code.
+an operation kept PENDING or given an unknown status, an operation FAILED with a given code
+(the fault actions of `_faults.FAULT_ACTIONS`).
 
 Raw asyncio rather than an ASGI middleware, because dropping a connection or truncating a body
 needs the socket itself. Everything else is forwarded unchanged (the Host header included, so
@@ -26,9 +27,10 @@ import httpx
 import orjson
 
 from . import _spec
-from ._scenarios import Fault
+from ._faults import FAULT_ACTIONS
+from ._types import Attempt, Fault
 
-__all__ = ["Attempt", "Referee", "unknown_operation_status"]
+__all__ = ["Referee"]
 
 _HOP_BY_HOP = {
     "connection",
@@ -44,54 +46,6 @@ _HOP_BY_HOP = {
 _MAX_HEAD = 64 * 1024
 _KEEP_JSON = 256 * 1024
 _KEEP_BODY = 64 * 1024 * 1024
-
-
-def unknown_operation_status() -> str:
-    """A status value of the spec's OperationStatus family that the spec does not list."""
-    values = _spec.enum_values("OperationStatus")
-    prefix = _spec.enum_value("OperationStatus", "PENDING")[: -len("PENDING")]
-    candidate = prefix + "SUSPENDED_FOR_MAINTENANCE"
-    assert candidate not in values
-    return candidate
-
-
-@dataclass
-class Attempt:
-    """One HTTP request as the referee saw it, and what it answered."""
-
-    index: int
-    call: int | None
-    method: str
-    path: str
-    query: str
-    operation_id: str | None
-    path_params: dict[str, str]
-    headers: dict[str, str]
-    body_size: int
-    body_digest: str
-    arrived: float
-    arrived_wall: float
-    body: bytes | None = None
-    answered: float | None = None
-    status: int | None = None
-    fault: str | None = None
-    retry_after_wait: float | None = None
-    upstream_json: Any = None
-    answered_json: Any = None
-
-    @property
-    def key(self) -> str | None:
-        return self.headers.get("idempotency-key")
-
-    def describe(self, start: float) -> str:
-        """One line for a report: when, what, what the referee did."""
-        answer = "no answer" if self.status is None else str(self.status)
-        fault = f" [{self.fault}]" if self.fault else ""
-        key = f" key={self.key}" if self.key else ""
-        return (
-            f"#{self.index} +{self.arrived - start:.3f}s {self.method} {self.path}"
-            f" ({self.body_size} B){key} -> {answer}{fault}"
-        )
 
 
 @dataclass
@@ -289,50 +243,16 @@ class Referee:
         call_started: float,
         writer: asyncio.StreamWriter,
     ) -> bool:
-        forward = fault is None or fault.action != "status" or fault.commit
-        if fault is not None and fault.action == "drop" and not fault.commit:
-            forward = False
+        action = None if fault is None else FAULT_ACTIONS[fault.action]
         status, headers, payload = 502, [("content-type", "application/json")], b""
-        if forward:
+        if fault is None or action is None or action.forwards(fault):
             status, headers, payload = await self._forward(attempt, body, target)
             attempt.upstream_json = _small_json(payload, headers)
-        if fault is None:
+        if fault is None or action is None:
             return await self._write(attempt, writer, status, headers, payload)
-        attempt.fault = _fault_name(fault)
-        if fault.action == "drop":
-            attempt.answered = time.monotonic()
-            return False
-        if fault.action == "truncate":
-            await self._write(attempt, writer, status, headers, payload, cut=len(payload) // 2)
-            return False
-        if fault.action == "delay":
-            await asyncio.sleep(fault.delay_ms / 1000)
-            return await self._write(attempt, writer, status, headers, payload)
-        if fault.action == "status":
-            assert fault.status is not None
-            return await self._write_status(attempt, writer, fault)
-        document = attempt.upstream_json
-        if status == 200 and isinstance(document, dict) and "status" in document:
-            rewritten = dict(document)
-            if fault.action == "fail":
-                rewritten["status"] = _spec.enum_value("OperationStatus", "FAILED")
-                rewritten.pop("output", None)
-                rewritten["error"] = {
-                    "code": fault.error_code,
-                    "message": f"the client kit failed this operation with {fault.error_code}",
-                }
-            elif fault.for_ms == 0 or time.monotonic() < call_started + fault.for_ms / 1000:
-                rewritten["status"] = (
-                    unknown_operation_status()
-                    if fault.poll_status == "unknown"
-                    else _spec.enum_value("OperationStatus", str(fault.poll_status))
-                )
-                rewritten.pop("output", None)
-                rewritten.pop("error", None)
-            else:
-                attempt.fault = None
-            payload = orjson.dumps(rewritten)
-        return await self._write(attempt, writer, status, headers, payload)
+        attempt.fault = action.describe(fault)
+        exchange = _Exchange(self, attempt, writer, status, headers, payload, call_started)
+        return await action.play(exchange, fault)
 
     async def _forward(
         self, attempt: Attempt, body: bytes, target: str
@@ -399,6 +319,36 @@ class Referee:
         return cut is None
 
 
+@dataclass
+class _Exchange:
+    """One attempt being answered: what a fault action plays on (`_faults.Exchange`)."""
+
+    referee: Referee
+    attempt: Attempt
+    writer: asyncio.StreamWriter
+    status: int
+    headers: list[tuple[str, str]]
+    payload: bytes
+    call_started: float
+
+    @property
+    def document(self) -> Any:
+        return self.attempt.upstream_json
+
+    async def respond(self, payload: bytes | None = None, *, cut: int | None = None) -> bool:
+        sent = self.payload if payload is None else payload
+        return await self.referee._write(
+            self.attempt, self.writer, self.status, self.headers, sent, cut=cut
+        )
+
+    async def respond_status(self, fault: Fault) -> bool:
+        return await self.referee._write_status(self.attempt, self.writer, fault)
+
+    def drop(self) -> bool:
+        self.attempt.answered = time.monotonic()
+        return False
+
+
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     if "chunked" in headers.get("transfer-encoding", "").lower():
         parts: list[bytes] = []
@@ -429,19 +379,3 @@ def _error_body(message: str) -> bytes:
     return orjson.dumps(
         {"error": {"message": message, "type": "client_kit_fault", "param": None, "code": None}}
     )
-
-
-def _fault_name(fault: Fault) -> str:
-    if fault.action == "status":
-        after = f" retry_after={fault.retry_after}" if fault.retry_after else ""
-        when = "after commit" if fault.commit else "before commit"
-        return f"{fault.status} {when}{after}"
-    if fault.action == "drop":
-        return "connection dropped " + ("after commit" if fault.commit else "before commit")
-    if fault.action == "truncate":
-        return "answer truncated"
-    if fault.action == "delay":
-        return f"answer held {fault.delay_ms} ms"
-    if fault.action == "fail":
-        return f"answered FAILED {fault.error_code}"
-    return f"answered status {fault.poll_status}"

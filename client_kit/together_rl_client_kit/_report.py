@@ -1,5 +1,6 @@
-"""The kit's report: per scenario PASS, FAIL, NOT_SUPPORTED or NOT_RUN, as markdown, JSON (the
-stable interface for CI) or JUnit XML; the exit code; the expected-failures file."""
+"""The kit's report: per scenario PASS, FAIL, NOT_SUPPORTED, NOT_RUN or KIT_ERROR (the kit itself
+failed: its traceback is the message), as markdown, JSON (the stable interface for CI) or JUnit
+XML; the exit code; the expected-failures file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 __all__ = [
+    "KIT_ERROR",
     "VERDICTS",
     "KitReport",
     "ScenarioResult",
@@ -17,7 +19,9 @@ __all__ = [
     "render",
 ]
 
-VERDICTS = ("PASS", "FAIL", "NOT_SUPPORTED", "NOT_RUN")
+#: The kit failed on a scenario (not the driver): the run exits 2, as when the kit cannot run.
+KIT_ERROR = "KIT_ERROR"
+VERDICTS = ("PASS", "FAIL", "NOT_SUPPORTED", "NOT_RUN", KIT_ERROR)
 
 
 @dataclass
@@ -135,7 +139,7 @@ def _as_markdown(report: KitReport) -> str:
         verdict = s.verdict + (" (expected)" if s.expected_failure else "")
         message = s.message.split("\n", 1)[0].replace("|", "\\|")
         lines.append(f"| `{s.id}` | {s.level} | {verdict} | {s.seconds:.2f} | {message} |")
-    details = [s for s in report.scenarios if s.verdict == "FAIL"]
+    details = [s for s in report.scenarios if s.verdict in ("FAIL", KIT_ERROR)]
     if details:
         lines += ["", "## Failures", ""]
         for s in details:
@@ -151,6 +155,7 @@ def _as_junit(report: KitReport) -> str:
         failures=str(
             sum(1 for s in report.scenarios if s.verdict == "FAIL" and not s.expected_failure)
         ),
+        errors=str(sum(1 for s in report.scenarios if s.verdict == KIT_ERROR)),
         skipped=str(sum(1 for s in report.scenarios if s.verdict in ("NOT_SUPPORTED", "NOT_RUN"))),
         time=f"{report.duration_s:.3f}",
     )
@@ -160,6 +165,8 @@ def _as_junit(report: KitReport) -> str:
             ElementTree.SubElement(
                 case, "failure", message=s.message.split("\n", 1)[0]
             ).text = s.message
+        elif s.verdict == KIT_ERROR:
+            ElementTree.SubElement(case, "error", message="the kit failed").text = s.message
         elif s.verdict != "PASS":
             label = "expected failure" if s.expected_failure else s.verdict
             ElementTree.SubElement(case, "skipped", message=f"{label}: {s.message[:300]}")

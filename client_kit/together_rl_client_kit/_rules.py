@@ -1,25 +1,24 @@
 """The rules a client must follow, each judged from the traffic the referee saw (never from what
 the driver says, except the value or error it hands back to its caller).
 
-A check returns None when the rule held, else the evidence, in words.
+A check returns None when the rule held, else the evidence, in words. Besides its rules, every
+scenario is judged on its `expect` (:func:`expect_problem`): a result or an error, its status, its
+error code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from . import _spec
+from ._types import Attempt, CallRecord, Scenario
 
-if TYPE_CHECKING:
-    from ._referee import Attempt
-    from ._scenarios import Call, Scenario
-
-__all__ = ["RULES", "CallRecord", "Rule", "check_rule"]
+__all__ = ["RULES", "Rule", "check_rule", "expect_problem"]
 
 #: Retry-After is honoured when the retry comes no earlier than this before the wait is over
 #: (clock granularity) ...
@@ -33,32 +32,13 @@ MAX_POLL_GAP_S = 3.0
 MAX_POLLS_PER_S = 50.0
 
 
-@dataclass
-class CallRecord:
-    """One logical call: what the kit asked, what the driver answered, what the referee saw,
-    and what the emulator holds afterwards."""
-
-    call: Call
-    request: dict[str, Any]
-    started: float
-    attempts: list[Attempt]
-    answer: dict[str, Any] | None = None
-    expected: Any = None
-    expected_operation_ids: set[str] = field(default_factory=set)
-
-    def on(self, operation_id: str | None) -> list[Attempt]:
-        return [a for a in self.attempts if a.operation_id == operation_id]
-
-    def own(self) -> list[Attempt]:
-        """The attempts of the call's own request (its route)."""
-        return self.on(self.call.op)
-
-    def polls(self) -> list[Attempt]:
-        poll = _spec.poll_route(self.call.op)
-        return self.on(poll.operation_id) if poll else []
+def _polls(record: CallRecord) -> list[Attempt]:
+    """The GETs that polled the operation the call created."""
+    poll = _spec.poll_route(record.call.op)
+    return record.on(poll.operation_id) if poll else []
 
 
-Check = Callable[["Scenario", list[CallRecord]], "str | None"]
+Check = Callable[[Scenario, list[CallRecord]], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -70,25 +50,62 @@ class Rule:
 
 def _answered_ok(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
-        answer = record.answer or {}
-        if answer.get("ok") is not True:
-            return f"call {record.request['id']} was not handed back a result: {_short(answer)}"
-        problem = _compare(record.expected, answer.get("result"))
+        problem = _ok_problem(record, True)
+        if problem:
+            return problem
+        problem = _compare(record.expected, (record.answer or {}).get("result"))
         if problem:
             return f"call {record.request['id']} handed back the wrong result: {problem}"
     return None
 
 
-def _error_status(scenario: Scenario, records: list[CallRecord]) -> str | None:
-    for record in records:
-        answer = record.answer or {}
-        status = (answer.get("error") or {}).get("status")
-        if answer.get("ok") is not False or status != scenario.expect.status:
-            return (
-                f"call {record.request['id']} should fail with status {scenario.expect.status}, "
-                f"answered {_short(answer)}"
-            )
+def _ok_problem(record: CallRecord, ok: bool) -> str | None:
+    answer = record.answer or {}
+    if answer.get("ok") is ok:
+        return None
+    wanted = "a result" if ok else "an error"
+    return f"call {record.request['id']} should be handed back {wanted}, answered {_short(answer)}"
+
+
+def _status_problem(record: CallRecord, status: int) -> str | None:
+    answer = record.answer or {}
+    if answer.get("ok") is False and (answer.get("error") or {}).get("status") == status:
+        return None
+    return (
+        f"call {record.request['id']} should fail with status {status}, answered {_short(answer)}"
+    )
+
+
+def _code_problem(record: CallRecord, code: str) -> str | None:
+    answer = record.answer or {}
+    message = str((answer.get("error") or {}).get("message", ""))
+    if answer.get("ok") is not False:
+        return f"the FAILED operation ({code}) was handed back as a success: {_short(answer)}"
+    if code.split("_ERROR_CODE_")[-1] not in message:
+        return f"the error handed back does not name {code}: {message[:200]!r}"
     return None
+
+
+def expect_problem(scenario: Scenario, records: list[CallRecord]) -> str | None:
+    """Every field of the scenario's `expect`, for every call: a result or an error (`ok`), the
+    error's HTTP `status` and the operation `error_code` it names, when given."""
+    expect = scenario.expect
+    for record in records:
+        problem = (
+            _ok_problem(record, expect.ok)
+            or (_status_problem(record, expect.status) if expect.status is not None else None)
+            or (_code_problem(record, expect.error_code) if expect.error_code else None)
+        )
+        if problem:
+            return problem
+    return None
+
+
+def _error_status(scenario: Scenario, records: list[CallRecord]) -> str | None:
+    status = scenario.expect.status
+    if status is None:
+        return "the scenario expects no status: a broken scenario"
+    return next(filter(None, (_status_problem(record, status) for record in records)), None)
 
 
 def _no_retry(scenario: Scenario, records: list[CallRecord]) -> str | None:
@@ -195,7 +212,7 @@ def _single_attempt(scenario: Scenario, records: list[CallRecord]) -> str | None
 
 def _poll_unknown(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
-        polls = record.polls()
+        polls = _polls(record)
         odd = [i for i, a in enumerate(polls) if a.fault]
         if not odd:
             return "the operation was never polled, so its unknown status was never seen"
@@ -207,7 +224,7 @@ def _poll_unknown(scenario: Scenario, records: list[CallRecord]) -> str | None:
 
 def _poll_pending(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
-        polls = record.polls()
+        polls = _polls(record)
         held = [a for a in polls if a.fault]
         if not held:
             return "the operation was never polled while it was pending"
@@ -218,7 +235,7 @@ def _poll_pending(scenario: Scenario, records: list[CallRecord]) -> str | None:
 
 def _poll_rate(scenario: Scenario, records: list[CallRecord]) -> str | None:
     for record in records:
-        polls = record.polls()
+        polls = _polls(record)
         for before, after in pairwise(polls):
             if after.arrived - before.arrived > MAX_POLL_GAP_S:
                 return f"{after.arrived - before.arrived:.1f} s between two polls"
@@ -232,7 +249,7 @@ def _poll_rate(scenario: Scenario, records: list[CallRecord]) -> str | None:
 def _stop_at_terminal(scenario: Scenario, records: list[CallRecord]) -> str | None:
     terminal = {_spec.enum_value("OperationStatus", s) for s in ("COMPLETED", "FAILED")}
     for record in records:
-        polls = record.polls()
+        polls = _polls(record)
         for index, attempt in enumerate(polls):
             status = (
                 attempt.answered_json.get("status")
@@ -254,16 +271,10 @@ def _stop_at_terminal(scenario: Scenario, records: list[CallRecord]) -> str | No
 
 
 def _failed_reported(scenario: Scenario, records: list[CallRecord]) -> str | None:
-    code = scenario.expect.error_code or ""
-    suffix = code.split("_ERROR_CODE_")[-1]
-    for record in records:
-        answer = record.answer or {}
-        message = str((answer.get("error") or {}).get("message", ""))
-        if answer.get("ok") is not False:
-            return f"the FAILED operation ({code}) was handed back as a success: {_short(answer)}"
-        if suffix not in message:
-            return f"the error handed back does not name {code}: {message[:200]!r}"
-    return None
+    code = scenario.expect.error_code
+    if not code:
+        return "the scenario expects no error code: a broken scenario"
+    return next(filter(None, (_code_problem(record, code) for record in records)), None)
 
 
 def _upload(scenario: Scenario, records: list[CallRecord]) -> str | None:

@@ -1,102 +1,27 @@
-"""Scenarios are data: YAML or JSON files validated by `scenario.schema.json`, loaded here into
-typed scenarios (enum expansions applied, request bodies built from the spec's examples)."""
+"""Scenarios are data: YAML or JSON files validated by `scenario.schema.json` (its fault `action`
+enum filled from the referee's registry, `_faults.FAULT_ACTIONS`), loaded here into the typed
+scenarios of `_types` (enum expansions applied, request bodies built from the spec's examples)."""
 
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from . import _spec
+from ._faults import FAULT_ACTIONS
 from ._rules import RULES
+from ._types import FEATURES, Call, Expect, Fault, Scenario
 
-__all__ = [
-    "FEATURES",
-    "Call",
-    "Expect",
-    "Fault",
-    "Scenario",
-    "ScenarioError",
-    "builtin_scenario_files",
-    "load_scenarios",
-]
-
-#: What a driver may declare in `supports` besides the operationIds it can perform.
-FEATURES: dict[str, str] = {
-    "idempotency-key": (
-        "sends one Idempotency-Key per logical operation call, the same on its retries"
-    ),
-    "caller-idempotency-key": "uses the caller's own idempotency_key when one is given",
-    "retries": (
-        "retries dropped connections, truncated answers, 429 and 5xx; never 400/401/403/404/422"
-    ),
-    "retry-after": "waits the Retry-After seconds of a 429/503 before retrying",
-    "retry-after-http-date": "waits until the HTTP date of a Retry-After",
-    "retry-after-ms": "waits the retry-after-ms milliseconds",
-    "polling": "polls an operation until COMPLETED or FAILED, through any other status",
-    "upload": "sends bodies over the spec's threshold through upload-url and a presigned PUT",
-    "download": "completes an offloaded result through download-url and a presigned GET",
-}
+__all__ = ["ScenarioError", "builtin_scenario_files", "load_scenarios"]
 
 
 class ScenarioError(ValueError):
     """A scenario file the schema or the spec refuses; the message names the file and place."""
-
-
-@dataclass(frozen=True)
-class Fault:
-    """What the referee does to the call's requests (``target: call``) or to the GETs that poll
-    its operation (``target: poll``)."""
-
-    target: str
-    action: str
-    count: int = 1
-    status: int | None = None
-    commit: bool = False
-    retry_after: str | None = None
-    delay_ms: int = 0
-    poll_status: str | None = None
-    for_ms: int = 0
-    error_code: str | None = None
-
-
-@dataclass(frozen=True)
-class Call:
-    """One logical call the driver is asked to perform."""
-
-    op: str
-    body: dict[str, Any] | None = None
-    caller_key: bool = False
-
-
-@dataclass(frozen=True)
-class Expect:
-    ok: bool
-    status: int | None = None
-    error_code: str | None = None
-
-
-@dataclass(frozen=True)
-class Scenario:
-    id: str
-    level: str
-    title: str
-    requires: tuple[str, ...]
-    rules: tuple[str, ...]
-    calls: tuple[Call, ...]
-    expect: Expect
-    faults: tuple[Fault, ...] = field(default=())
-    source: str = ""
-
-    def features(self) -> set[str]:
-        """The driver features this scenario needs: its `requires` and the ops of its calls."""
-        return set(self.requires) | {call.op for call in self.calls}
 
 
 def builtin_scenario_files() -> list[Path]:
@@ -106,13 +31,17 @@ def builtin_scenario_files() -> list[Path]:
 
 
 def _schema() -> dict[str, Any]:
+    """`scenario.schema.json`, with the referee's fault actions as the enum of `action`."""
     text = (resources.files("together_rl_client_kit") / "scenario.schema.json").read_text()
     loaded: dict[str, Any] = json.loads(text)
+    loaded["$defs"]["fault"]["properties"]["action"]["enum"] = list(FAULT_ACTIONS)
     return loaded
 
 
 def load_scenarios(paths: list[Path] | None = None) -> list[Scenario]:
     """Every scenario of ``paths`` (default: the built-in files), validated; ids are unique."""
+    import jsonschema  # here, not at the top: a driver importing the package never loads it
+
     validator = jsonschema.Draft202012Validator(_schema())
     scenarios: list[Scenario] = []
     for path in paths if paths is not None else builtin_scenario_files():

@@ -1,8 +1,7 @@
 """The facts of `spec/openapi.yaml` the kit acts on, read from the spec (never typed again).
 
-The kit ships its own copy of the spec (`openapi.yaml` beside this module: a link to the
-repository's spec in a checkout, a file in the wheel), so it judges clients without importing
-the emulator.
+The document's bytes are the installed tree's one copy (`together_rl_spec.spec_bytes`); the
+kit reads and judges with its own code, without importing the emulator.
 """
 
 from __future__ import annotations
@@ -10,14 +9,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import yaml
+from together_rl_spec import spec_bytes
 
 __all__ = [
-    "SPEC_PATH",
     "Route",
     "api_prefix",
     "enum_value",
@@ -29,7 +27,6 @@ __all__ = [
     "upload_threshold_bytes",
 ]
 
-SPEC_PATH = Path(__file__).resolve().parent / "openapi.yaml"
 _METHODS = ("get", "post", "put", "patch", "delete")
 _UPLOAD_OPERATION = "createPayloadUploadUrl"
 # The upload threshold is stated in the upload-url operation's description (the official SDK's
@@ -54,7 +51,7 @@ class Route:
 @functools.cache
 def spec() -> dict[str, Any]:
     """The parsed spec."""
-    loaded: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = yaml.safe_load(spec_bytes())
     return loaded
 
 

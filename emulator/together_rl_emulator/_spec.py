@@ -2,8 +2,8 @@
 `GET /openapi.yaml`), its parsed form, and every fact the emulator acts on.
 
 The emulator never reads `spec/` from the working directory: what it serves and validates with is
-the copy shipped inside `together_rl_emulator`. Enum values, defaults, bounds, the loss-input
-rules JSON Schema cannot state (the spec's `x-` keywords) and where each rule comes from
+the installed tree's one copy (`together_rl_spec.spec_bytes`). Enum values, defaults, bounds, the
+loss-input rules JSON Schema cannot state (the spec's `x-` keywords) and where each rule comes from
 (`x-source`) are read here once, at import; nothing else in the package types them again. Code
 names the values it gives a meaning to by their suffix (`enum_value("OperationStatus",
 "PENDING")`), so a value the spec drops fails at import instead of drifting. The proto zero
@@ -13,12 +13,12 @@ values (`*_UNSPECIFIED`) are never accepted as a choice.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from together_rl_spec import SPEC_FILE, spec_bytes
 
 __all__ = [
     "ADAM_BOUNDS",
@@ -65,8 +65,6 @@ __all__ = [
     "spec_defaults",
 ]
 
-_PACKAGE = "together_rl_emulator"
-_SPEC_FILE = "openapi.yaml"
 _UNSPECIFIED = "_UNSPECIFIED"
 #: The spec's keyword for a default the server applies but a client must not send for the user.
 SERVER_DEFAULT = "x-server-default"
@@ -74,18 +72,12 @@ SERVER_DEFAULT = "x-server-default"
 
 # ------------------------------------------------------------------ reading the file
 @functools.cache
-def spec_bytes() -> bytes:
-    """The installed `openapi.yaml`, byte for byte (read once)."""
-    return (importlib.resources.files(_PACKAGE) / _SPEC_FILE).read_bytes()
-
-
-@functools.cache
 def load_spec() -> dict[str, Any]:
     """The parsed spec (parsed once). Shared: callers must not mutate it."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     spec = yaml.load(spec_bytes(), Loader=loader)  # a safe loader either way
     if not isinstance(spec, dict):
-        raise RuntimeError(f"{_SPEC_FILE} of {_PACKAGE} is not a YAML mapping")
+        raise RuntimeError(f"the installed {SPEC_FILE} is not a YAML mapping")
     return spec
 
 

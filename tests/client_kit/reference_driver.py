@@ -5,7 +5,8 @@ that break it one rule at a time (the kit's mutants) or make it misbehave as a p
 
 Mutations (each breaks one rule): fresh-key-per-retry, caller-key-replaced,
 retry-client-errors, ignore-retry-after, stop-on-unknown-status, no-upload.
-Misbehaviours, at the N-th request: crash, hang, non-json, wrong-id; `silent` never declares.
+Misbehaviours, at the N-th request: crash, hang, non-json, wrong-id; `silent` never declares;
+`give-up-polling` (every call) polls an operation once, then hands back an error whatever it saw.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ _DEADLINE_S = 60.0
 
 
 class ReferenceClient:
-    def __init__(self, mutation: str | None) -> None:
+    def __init__(self, mutation: str | None, give_up_polling: bool = False) -> None:
         self.mutation = mutation
+        self.give_up_polling = give_up_polling
         self.root = os.environ["TOGETHER_BASE_URL"].rstrip("/")
         self.http = httpx.Client(
             headers={"authorization": f"Bearer {os.environ['TOGETHER_API_KEY']}"},
@@ -133,7 +135,10 @@ class ReferenceClient:
         body = self._maybe_upload(params, request.get("body") or {})
         operation = self.send("POST", url, body=body, key=key)
         deadline = time.monotonic() + _DEADLINE_S
+        polled = 0
         while True:
+            if self.give_up_polling and polled == 1:
+                raise DriverCallError(None, "gave up waiting for the operation after one GET")
             status = operation.get("status")
             if status == self.completed:
                 return self._complete(params, operation.get("output") or {})
@@ -150,6 +155,7 @@ class ReferenceClient:
             operation = self.send(
                 "GET", self.root + poll.path({**params, "operation_id": operation["id"]})
             )
+            polled += 1
 
     def _maybe_upload(self, params: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         encoded = json.dumps(body, separators=(",", ":")).encode()
@@ -174,19 +180,22 @@ class ReferenceClient:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mutation", choices=sorted(MUTATIONS))
-    parser.add_argument("--misbehave", choices=["crash", "hang", "non-json", "wrong-id", "silent"])
+    parser.add_argument(
+        "--misbehave",
+        choices=["crash", "hang", "non-json", "wrong-id", "silent", "give-up-polling"],
+    )
     parser.add_argument("--at", type=int, default=1)
     args = parser.parse_args()
     if args.misbehave == "silent":
         print("starting up, but never declaring", file=sys.stderr, flush=True)
         time.sleep(3600)
-    client = ReferenceClient(args.mutation)
+    client = ReferenceClient(args.mutation, give_up_polling=args.misbehave == "give-up-polling")
     seen = 0
 
     def perform(request: dict[str, Any]) -> Any:
         nonlocal seen
         seen += 1
-        if args.misbehave and seen == args.at:
+        if args.misbehave not in (None, "give-up-polling") and seen == args.at:
             print(
                 f"reference driver: misbehaving ({args.misbehave}) at request {seen}",
                 file=sys.stderr,

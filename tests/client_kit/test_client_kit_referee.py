@@ -10,7 +10,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 import pytest
 from together_rl_client_kit._referee import Referee
-from together_rl_client_kit._scenarios import Fault
+from together_rl_client_kit._types import Fault
 from together_rl_emulator import serve_emulator
 
 KEY = "referee-test-key"

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from contract_tests.proxy._forwarding import read_body
+from together_rl_contract_tests.proxy._forwarding import read_body
 
 __all__ = [
     "FB_OPERATION",

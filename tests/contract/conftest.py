@@ -7,9 +7,8 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
+from together_rl_contract_tests import Target
 from together_rl_emulator import serve_in_thread
-
-from contract_tests import Target
 
 KEYS = ["contract-key-1", "contract-key-2"]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-
-from contract_tests import SuiteOptions, SuiteResult, run_suite
-from contract_tests._results import FAILED
+from together_rl_contract_tests import SuiteOptions, SuiteResult, run_suite
+from together_rl_contract_tests._results import FAILED
 
 from ._broken import BrokenVariant
 

@@ -1,6 +1,6 @@
-"""The contract suite reads its schema facts from the spec (`contract_tests/_spec.py`): an
-edited copy of the spec is followed with no other edit, and the few defaults the spec states only
-in prose are the ones its prose states."""
+"""The contract suite reads its schema facts from the spec
+(`contract_tests/together_rl_contract_tests/_spec.py`): an edited copy of the spec is followed with
+no other edit, and the few defaults the spec states only in prose are the ones its prose states."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import together_rl_spec
 import yaml
-
-from contract_tests import _loss_reference as ref
-from contract_tests._spec import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
+from together_rl_contract_tests import _loss_reference as ref
+from together_rl_contract_tests._spec import OPERATION_KINDS, PARAMS_KEYS, params_defaults, spec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def _facts_of(root: Path) -> dict[str, Any]:
     """What the contract suite under ``root`` derives from ``root/spec/openapi.yaml``."""
     script = """
 import json
-from contract_tests import _http, _loss_reference, _spec
+from together_rl_contract_tests import _http, _loss_reference, _spec
 print(json.dumps({
     "kinds": _spec.OPERATION_KINDS,
     "operation_kinds": list(_http.OPERATION_KINDS),
@@ -52,14 +52,18 @@ print(json.dumps({
 
 
 def _copy_with_spec(tmp_path: Path, edited: dict[str, Any]) -> Path:
-    """A copy of the contract suite holding the edited spec as its package data."""
+    """A copy of the contract suite beside a copy of the spec package holding the edited spec."""
     shutil.copytree(
-        REPO_ROOT / "contract_tests",
-        tmp_path / "contract_tests",
-        ignore=shutil.ignore_patterns("__pycache__", "vectors", "openapi.yaml"),
+        REPO_ROOT / "contract_tests" / "together_rl_contract_tests",
+        tmp_path / "together_rl_contract_tests",
+        ignore=shutil.ignore_patterns("__pycache__", "vectors"),
     )
+    (tmp_path / "together_rl_spec").mkdir()
+    shutil.copy(together_rl_spec.__file__, tmp_path / "together_rl_spec" / "__init__.py")
     spec_text = yaml.safe_dump(edited, sort_keys=False)
-    (tmp_path / "contract_tests" / "openapi.yaml").write_text(spec_text, encoding="utf-8")
+    (tmp_path / "together_rl_spec" / together_rl_spec.SPEC_FILE).write_text(
+        spec_text, encoding="utf-8"
+    )
     return tmp_path
 
 

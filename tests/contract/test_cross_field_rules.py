@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from contract_tests._spec import spec
-from contract_tests._spec_check import SpecJudge, installed_judge
+from together_rl_contract_tests._spec import spec
+from together_rl_contract_tests._spec_check import SpecJudge, installed_judge
 
 BODY: dict[str, Any] = {
     "base_model": "Qwen/Qwen3-8B",

@@ -14,17 +14,16 @@ from typing import Any
 
 import httpx
 import orjson
+from together_rl_contract_tests import SuiteOptions, Target, _pytest_plugin, run_suite
+from together_rl_contract_tests._http import StatusRuleBreach, expect_status_rule
+from together_rl_contract_tests._pytest_plugin import ResultCollector
+from together_rl_contract_tests._results import DIFFERENCE, FAILED, CheckResult
+from together_rl_contract_tests._schemathesis_verdict import failure_verdict
+from together_rl_contract_tests._spec import spec
+from together_rl_contract_tests._spec_check import Rule, SpecJudge
+from together_rl_contract_tests.proxy._forwarding import read_body
+from together_rl_contract_tests.proxy._in_thread import RunningProxy, proxy_in_thread
 from together_rl_emulator import create_app, serve_in_thread
-
-from contract_tests import SuiteOptions, Target, _pytest_plugin, run_suite
-from contract_tests._http import StatusRuleBreach, expect_status_rule
-from contract_tests._pytest_plugin import ResultCollector
-from contract_tests._results import DIFFERENCE, FAILED, CheckResult
-from contract_tests._schemathesis_verdict import failure_verdict
-from contract_tests._spec import spec
-from contract_tests._spec_check import Rule, SpecJudge
-from contract_tests.proxy._forwarding import read_body
-from contract_tests.proxy._in_thread import RunningProxy, proxy_in_thread
 
 from ._broken import ASGIApp, Receive, Scope, Send, _replay, _Rewriter
 
@@ -178,7 +177,7 @@ def _scenario_outcome(target: Target, rules: list[Rule], answered: int = 400) ->
     """What the collector makes of a scenario test that expected a 409 from a status rule whose
     entries are ``rules`` and got ``answered``."""
     collector = ResultCollector(target)
-    nodeid = "contract_tests/test_x.py::test_stop_is_409"
+    nodeid = "contract_tests/together_rl_contract_tests/test_x.py::test_stop_is_409"
     response = httpx.Response(answered, text="refused", request=httpx.Request("POST", "http://x/"))
     try:
         expect_status_rule(response, 409, "stopModelResources")

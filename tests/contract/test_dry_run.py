@@ -7,14 +7,13 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-
-from contract_tests import SuiteOptions, run_suite
-from contract_tests._cli import main
-from contract_tests._http import TargetClient
-from contract_tests._plan import planned_provision
-from contract_tests._provision import provision
-from contract_tests._results import SKIPPED
-from contract_tests._runner import plan_scenarios
+from together_rl_contract_tests import SuiteOptions, run_suite
+from together_rl_contract_tests._cli import main
+from together_rl_contract_tests._http import TargetClient
+from together_rl_contract_tests._plan import planned_provision
+from together_rl_contract_tests._provision import provision
+from together_rl_contract_tests._results import SKIPPED
+from together_rl_contract_tests._runner import plan_scenarios
 
 from ._stub_server import KEY, http_server
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from contract_tests import SuiteOptions, run_suite
-from contract_tests._results import FAILED
+from together_rl_contract_tests import SuiteOptions, run_suite
+from together_rl_contract_tests._results import FAILED
 
 KINDS = ("forward-backward", "optim-step", "sample", "weights-sync", "custom-forward-backward")
 SPEC_OPERATIONS = {

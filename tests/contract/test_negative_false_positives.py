@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from contract_tests._results import FAILED, PASSED
-from contract_tests._schemathesis_verdict import failure_verdict
+from together_rl_contract_tests._results import FAILED, PASSED
+from together_rl_contract_tests._schemathesis_verdict import failure_verdict
 
 BASE = "http://127.0.0.1:1/v1/rl/model-resources"
 MESSAGE = (

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import io
 
-from contract_tests._progress import PlainProgress, Progress, RichProgress, make_progress
+from together_rl_contract_tests._progress import (
+    PlainProgress,
+    Progress,
+    RichProgress,
+    make_progress,
+)
 
 KEY = "sk-progress-SECRET-0123456789"
 

@@ -1,7 +1,7 @@
-"""``python -m contract_tests.proxy`` (the proxy package's own entry, as ``together-rl-proxy``)
-and ``python -m contract_tests replay`` (as ``make replay``) as a user runs them: ready line,
-reports at exit (Ctrl-C), a cassette only its owner can read, and no key anywhere in what they
-leave."""
+"""``python -m together_rl_contract_tests.proxy`` (the proxy package's own entry, as
+``together-rl-proxy``) and ``python -m together_rl_contract_tests replay`` (as ``make replay``) as a
+user runs them: ready line, reports at exit (Ctrl-C), a cassette only its owner can read, and no key
+anywhere in what they leave."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
     emulator = serve_emulator(api_keys=[KEY], seed=0)
     auth = {"Authorization": f"Bearer {KEY}"}
     try:
-        with _command("contract_tests.proxy", "--upstream", emulator.base_url,
+        with _command("together_rl_contract_tests.proxy", "--upstream", emulator.base_url,
                       "--record", "run.jsonl", cwd=tmp_path) as (url, process):  # fmt: skip
             recorded = httpx.get(f"{url}/v1/rl/supported-models", headers=auth)
             refused = httpx.get(f"{url}/v1/rl/supported-models")
@@ -72,7 +72,10 @@ def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
     for text in (cassette.read_text(), report, junit, out, err):
         assert KEY not in text
 
-    with _command("contract_tests", "replay", "run.jsonl", cwd=tmp_path) as (url, process):
+    with _command("together_rl_contract_tests", "replay", "run.jsonl", cwd=tmp_path) as (
+        url,
+        process,
+    ):
         replayed = httpx.get(f"{url}/v1/rl/supported-models")  # no key needed
         code, out, _ = _interrupt(process, signal.SIGTERM)
     assert code == 0
@@ -82,7 +85,7 @@ def test_proxy_then_replay_from_the_command_line(tmp_path: Path) -> None:
 
 def test_the_entry_points_dispatch(capsys: pytest.CaptureFixture[str]) -> None:
     """``main`` of the proxy package: ``replay ...`` is the replay, anything else the proxy."""
-    from contract_tests import proxy
+    from together_rl_contract_tests import proxy
 
     for argv, program in ((["replay", "--help"], "together-rl-replay"),
                           (["--help"], "together-rl-proxy"),

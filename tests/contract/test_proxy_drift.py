@@ -15,10 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
+from together_rl_contract_tests.proxy._exchange import Violation
+from together_rl_contract_tests.proxy._in_thread import proxy_in_thread
 from together_rl_emulator import serve_in_thread
-
-from contract_tests.proxy._exchange import Violation
-from contract_tests.proxy._in_thread import proxy_in_thread
 
 from ._broken import ASGIApp, BrokenVariant, Receive, Scope, Send, _Rewriter, _send_json
 

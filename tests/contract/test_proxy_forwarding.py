@@ -10,10 +10,9 @@ from typing import Any
 
 import httpx
 import orjson
+from together_rl_contract_tests._emulator_process import free_port
+from together_rl_contract_tests.proxy._in_thread import proxy_in_thread
 from together_rl_emulator import serve_in_thread
-
-from contract_tests._emulator_process import free_port
-from contract_tests.proxy._in_thread import proxy_in_thread
 
 SECRET = "sk-forwarding-test-abcdef0123456789"
 COMPRESSED = gzip.compress(b'{"data": []}', mtime=0)

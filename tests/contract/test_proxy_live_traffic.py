@@ -17,10 +17,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from together_rl_contract_tests.proxy._in_thread import proxy_in_thread, replay_in_thread
+from together_rl_contract_tests.proxy._report import write_junit, write_markdown
 from together_rl_emulator import ThreadServer, serve_emulator
-
-from contract_tests.proxy._in_thread import proxy_in_thread, replay_in_thread
-from contract_tests.proxy._report import write_junit, write_markdown
 
 together = pytest.importorskip("together")
 from together import Together  # noqa: E402

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import httpx
 import orjson
-
-from contract_tests.proxy._cassette import CassetteWriter, read_cassette
-from contract_tests.proxy._exchange import Exchange
-from contract_tests.proxy._in_thread import replay_in_thread
-from contract_tests.proxy._replay import ReplayServer
+from together_rl_contract_tests.proxy._cassette import CassetteWriter, read_cassette
+from together_rl_contract_tests.proxy._exchange import Exchange
+from together_rl_contract_tests.proxy._in_thread import replay_in_thread
+from together_rl_contract_tests.proxy._replay import ReplayServer
 
 FB = "/v1/rl/training-sessions/sess-1/operations/forward-backward"
 

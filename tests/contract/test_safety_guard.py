@@ -4,11 +4,14 @@ mutates or bills leaves the process, and the fuzzer does not touch those operati
 from __future__ import annotations
 
 import pytest
-
-from contract_tests import Target
-from contract_tests._http import SafetyViolation, TargetClient
-from contract_tests._provision import PROBE_BODY, Provisioned
-from contract_tests._schemathesis_plan import operation_plan, skipped_operations, spec_operations
+from together_rl_contract_tests import Target
+from together_rl_contract_tests._http import SafetyViolation, TargetClient
+from together_rl_contract_tests._provision import PROBE_BODY, Provisioned
+from together_rl_contract_tests._schemathesis_plan import (
+    operation_plan,
+    skipped_operations,
+    spec_operations,
+)
 
 # Nothing listens here: a request that passes the guard fails to connect instead (a different
 # error), so each refusal below is the guard's.

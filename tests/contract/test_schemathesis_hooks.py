@@ -4,8 +4,7 @@ registered for one run only; a valid-looking Idempotency-Key is replaced, a brok
 from __future__ import annotations
 
 from schemathesis.hooks import GLOBAL_HOOK_DISPATCHER
-
-from contract_tests._schemathesis_hooks import CaseHooks, fresh_idempotency_key
+from together_rl_contract_tests._schemathesis_hooks import CaseHooks, fresh_idempotency_key
 
 
 def _before_call_hooks() -> int:

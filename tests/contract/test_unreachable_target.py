@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from together_rl_contract_tests import SuiteOptions, Target, run_suite
+from together_rl_contract_tests._cli import main
+from together_rl_contract_tests._emulator_process import free_port
+from together_rl_contract_tests._preflight import TargetUnavailable, preflight
+from together_rl_contract_tests._results import FAILED, NO_ANSWER
 from together_rl_emulator import serve_in_thread
-
-from contract_tests import SuiteOptions, Target, run_suite
-from contract_tests._cli import main
-from contract_tests._emulator_process import free_port
-from contract_tests._preflight import TargetUnavailable, preflight
-from contract_tests._results import FAILED, NO_ANSWER
 
 from ._stub_server import KEY, http_server
 from .conftest import KEYS
@@ -134,7 +133,7 @@ def test_missing_key_is_not_run(tmp_path: Path) -> None:
 
 def test_command_line_ends_with_one_line_and_exit_code_2(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "contract_tests", "--base-url", "http://127.0.0.1:9",
+        [sys.executable, "-m", "together_rl_contract_tests", "--base-url", "http://127.0.0.1:9",
          "--api-key", "x", "--report-dir", str(tmp_path)],
         capture_output=True, text=True, cwd=REPO, timeout=120,
     )  # fmt: skip

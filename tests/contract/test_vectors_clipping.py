@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from contract_tests import _loss_reference as ref
-from contract_tests._spec import PARAMS_KEYS
+from together_rl_contract_tests import _loss_reference as ref
+from together_rl_contract_tests._spec import PARAMS_KEYS
 
 LOSS_VECTORS = Path(ref.__file__).parent / "vectors" / "losses.json"
 GRPO_SEQUENCE = f"{ref.GRPO} with {ref.SEQUENCE_RATIO}"

@@ -1,7 +1,7 @@
-"""contract_tests/vectors/*.json are what `python -m contract_tests.vectors` generates now (exact
-data equal, floats within the vectors' tolerance), and the loss values they publish to ports agree
-with the independent loss reference (so a wrong emulator loss cannot be recorded into the vectors
-unnoticed)."""
+"""contract_tests/together_rl_contract_tests/vectors/*.json are what `python -m
+together_rl_contract_tests.vectors` generates now (exact data equal, floats within the vectors'
+tolerance), and the loss values they publish to ports agree with the independent loss reference (so
+a wrong emulator loss cannot be recorded into the vectors unnoticed)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from contract_tests import _loss_reference as ref
-from contract_tests.vectors import compare_files, generate_all
+from together_rl_contract_tests import _loss_reference as ref
+from together_rl_contract_tests.vectors import compare_files, generate_all
 
 LOSS_VECTORS = Path(ref.__file__).parent / "vectors" / "losses.json"
 
@@ -22,7 +21,7 @@ def test_vectors_are_fresh() -> None:
     comparisons = compare_files(generate_all())
     stale = {name: c.differences for name, c in comparisons.items() if not c.agree}
     assert not stale, (
-        f"stale vectors {stale}: run `make vectors` (python -m contract_tests.vectors)"
+        f"stale vectors {stale}: run `make vectors` (python -m together_rl_contract_tests.vectors)"
     )
 
 

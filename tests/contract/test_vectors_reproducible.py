@@ -3,9 +3,10 @@
 The generator runs in four subprocesses, with ``OPENBLAS_CORETYPE`` unset (OpenBLAS picks the
 kernel for this CPU) and ``=Haswell``, each with ``OPENBLAS_NUM_THREADS=1`` and ``=2``. Every run's
 files agree with the recorded ones and with every other run's: exact data equal, floats within the
-tolerance of ``contract_tests/vectors/_compare.py``. (The recorded sha256 of the offloaded sample
-body used to differ between the two kernels on these machines: the last bits of its float64
-log-probs moved.) A full generation takes about a second, so the four run side by side.
+tolerance of ``contract_tests/together_rl_contract_tests/vectors/_compare.py``. (The recorded sha256
+of the offloaded sample body used to differ between the two kernels on these machines: the last bits
+of its float64 log-probs moved.) A full generation takes about a second, so the four run side by
+side.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from contract_tests.vectors import VECTORS_DIR, compare_vectors
+from together_rl_contract_tests.vectors import VECTORS_DIR, compare_vectors
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,13 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, o
     runs = {}
     for coretype, threads in SETTINGS:
         directory = root / f"{coretype or 'unset'}-{threads}"
-        command = [sys.executable, "-m", "contract_tests.vectors", "--directory", str(directory)]
+        command = [
+            sys.executable,
+            "-m",
+            "together_rl_contract_tests.vectors",
+            "--directory",
+            str(directory),
+        ]
         runs[_label(coretype, threads), directory] = subprocess.Popen(
             command,
             cwd=REPO,

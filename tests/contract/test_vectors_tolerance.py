@@ -11,8 +11,7 @@ import json
 import math
 
 import pytest
-
-from contract_tests.vectors import (
+from together_rl_contract_tests.vectors import (
     FLOAT_ABSOLUTE_TOLERANCE,
     FLOAT_RELATIVE_TOLERANCE,
     SUMMARY_BYTES_RELATIVE_TOLERANCE,

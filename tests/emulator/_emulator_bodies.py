@@ -140,7 +140,8 @@ def run_op(client: httpx.Client, session_id: str, body: dict[str, Any], key: str
 
 
 def process_client(process: Any, key: str = EMULATOR_KEY) -> httpx.Client:
-    """An authenticated client of an emulator subprocess (`contract_tests` EmulatorProcess)."""
+    """An authenticated client of an emulator subprocess (an `EmulatorProcess` of
+    `together_rl_contract_tests`)."""
     return httpx.Client(
         base_url=process.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=30
     )

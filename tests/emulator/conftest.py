@@ -11,9 +11,8 @@ import httpx
 import pytest
 from ci_policy import import_required
 from emulator_harness import EMULATOR_KEY, LiveEmulator
+from together_rl_contract_tests._emulator_process import EmulatorProcess
 from together_rl_emulator import EmulatorApp, InProcessTransport
-
-from contract_tests._emulator_process import EmulatorProcess
 
 __all__ = ["SDK_VERSION"]
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from _emulator_bodies import fb_body, new_session, process_client, stats
 from _operation_kind_bodies import run_kind, sample_body, submit_kind, wait_kind
-
-from contract_tests._emulator_process import EmulatorProcess
+from together_rl_contract_tests._emulator_process import EmulatorProcess
 
 Start = Callable[..., EmulatorProcess]
 

@@ -19,9 +19,8 @@ from _emulator_bodies import (
     submit,
     wait_operation,
 )
+from together_rl_contract_tests._emulator_process import EmulatorProcess
 from together_rl_emulator._store import DB_FILE, Store
-
-from contract_tests._emulator_process import EmulatorProcess
 
 Start = Callable[..., EmulatorProcess]
 

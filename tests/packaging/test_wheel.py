@@ -1,13 +1,15 @@
 """The distribution works from a wheel, outside this repository, with no network: build the
-wheel from a clean copy of the sources, install it with its `conformance` and `client-kit`
-extras into a fresh virtual environment from the wheelhouse `make venv` fills (`pip install
---no-index`), then, from a directory outside the repository, start `together-rl-emulator`, run
-`together-rl-conformance` against it and `together-rl-client-kit` against the wrapper's driver."""
+wheel with `make dist` in a clean copy of the sources, install it with its `conformance` and
+`client-kit` extras into a fresh virtual environment from the wheelhouse `make venv` fills
+(`pip install --no-index`), check that it installed no top-level package outside `together_rl*`
+and one `openapi.yaml`, then, from a directory outside the repository, start
+`together-rl-emulator`, run `together-rl-conformance` against it and `together-rl-client-kit`
+against the wrapper's driver."""
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -15,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from ci_policy import missing
+from dist_build import REPO, copy_sources, make_dist
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 WHEELHOUSE = REPO / ".venv" / "wheelhouse"
 KEY = "wheel-test-key-0123456789abcdef"
 
@@ -39,31 +41,6 @@ def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
     )
     assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
-
-
-def _copy_sources(target: Path) -> None:
-    if shutil.which("git") is None or not (REPO / ".git").exists():
-        missing("the wheel test copies the sources git knows of: git or the checkout is missing")
-    listed = (
-        subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-            timeout=60,
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for name in filter(None, listed):
-        source, copy = REPO / name, target / name
-        if not source.exists() and not source.is_symlink():
-            continue  # deleted in the work tree
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            copy.symlink_to(os.readlink(source))
-        else:
-            shutil.copy2(source, copy)
 
 
 def _start_emulator(venv: Path, cwd: Path) -> tuple[subprocess.Popen[str], str]:
@@ -90,25 +67,10 @@ def _start_emulator(venv: Path, cwd: Path) -> tuple[subprocess.Popen[str], str]:
 def test_wheel_installs_offline_and_runs_outside_the_repository(tmp_path: Path) -> None:
     if not any(WHEELHOUSE.glob("setuptools-*.whl")):
         missing(f"{WHEELHOUSE} has no wheels: `make venv` downloads them")
-    sources, dist, venv, outside = (tmp_path / n for n in ("src", "dist", "venv", "outside"))
+    venv, outside = tmp_path / "venv", tmp_path / "outside"
     outside.mkdir()
-    _copy_sources(sources)
+    dist = make_dist(copy_sources(tmp_path / "src"))
     pip_offline = ["--no-index", "--find-links", str(WHEELHOUSE)]
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            *pip_offline,
-            "--no-deps",
-            "-w",
-            str(dist),
-            str(sources),
-        ],
-        tmp_path,
-        600,
-    )
     (wheel,) = dist.glob("together_rl_toolkit-*.whl")
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path, 300)
     python = str(venv / "bin" / "python")
@@ -126,12 +88,29 @@ def test_wheel_installs_offline_and_runs_outside_the_repository(tmp_path: Path) 
         900,
     )
 
+    # What the distribution itself installed (its RECORD), not its dependencies.
+    installed = _run(
+        [
+            python,
+            "-c",
+            "import importlib.metadata as m, json; "
+            "print(json.dumps([str(f) for f in m.files('together-rl-toolkit')]))",
+        ],
+        outside,
+        60,
+    )
+    files = [f for f in json.loads(installed.stdout) if not f.startswith("../")]  # scripts
+    tops = {f.split("/", 1)[0] for f in files if "/" in f and ".dist-info/" not in f}
+    assert tops and all(top.startswith("together_rl") for top in tops), sorted(tops)
+    assert [f for f in files if f.endswith("/openapi.yaml")] == ["together_rl_spec/openapi.yaml"]
+
     where = _run(
         [
             python,
             "-c",
-            "import together_rl_client_kit, contract_tests, together_rl; "
-            "print(together_rl_client_kit.__file__, contract_tests.__file__, together_rl.__file__)",
+            "import together_rl_client_kit, together_rl_contract_tests, together_rl; "
+            "print(together_rl_client_kit.__file__, together_rl_contract_tests.__file__, "
+            "together_rl.__file__)",
         ],
         outside,
         60,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from together_rl_contract_tests._emulator_process import EmulatorProcess
 from together_rl_emulator import EmulatorApp
 
-from contract_tests._emulator_process import EmulatorProcess
 from reliability.access import (
     INTRUDER_KEY,
     OWNER_KEY,

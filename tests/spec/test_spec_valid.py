@@ -4,11 +4,14 @@ point at operations and parameters that exist."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
+import together_rl_spec
 from _spec_schema import (
     SPEC_PATH,
     Operation,
@@ -20,6 +23,9 @@ from _spec_schema import (
 )
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
+from together_rl_client_kit import _spec as kit_spec
+from together_rl_contract_tests import _spec as suite_spec
+from together_rl_emulator import _spec as emulator_spec
 
 
 def test_spec_is_valid_openapi_3_1() -> None:
@@ -174,10 +180,24 @@ def test_link_response_pointers_exist(where: str, source: Operation, link: dict[
             )
 
 
-def test_the_emulator_ships_the_spec_unchanged() -> None:
-    """The emulator installs `emulator/together_rl_emulator/openapi.yaml`: in the repository a
-    link to the spec, so that editing the spec is the only step (a wheel holds a copy)."""
-    shipped = SPEC_PATH.parents[1] / "emulator" / "together_rl_emulator" / "openapi.yaml"
-    fix = "ln -sf ../../spec/openapi.yaml emulator/together_rl_emulator/openapi.yaml"
+def test_the_spec_package_ships_the_spec_unchanged() -> None:
+    """`together_rl_spec` installs `spec/together_rl_spec/openapi.yaml`: in the repository a link
+    to the spec, so that editing the spec is the only step (a wheel holds the one copy)."""
+    shipped = SPEC_PATH.parent / "together_rl_spec" / "openapi.yaml"
+    fix = "ln -sf ../openapi.yaml spec/together_rl_spec/openapi.yaml"
     assert shipped.is_symlink(), fix
     assert shipped.resolve() == SPEC_PATH.resolve(), fix
+
+
+def test_every_reader_gets_the_one_installed_copy() -> None:
+    """The emulator, the contract suite and the client kit read the bytes `together_rl_spec`
+    ships (no copy of their own), and `python -m together_rl_spec` writes the same bytes."""
+    shipped = SPEC_PATH.read_bytes()
+    assert together_rl_spec.spec_bytes() == shipped
+    assert emulator_spec.spec_bytes() is together_rl_spec.spec_bytes()
+    for module in (kit_spec, suite_spec, emulator_spec):
+        assert module.spec_bytes is together_rl_spec.spec_bytes, module.__name__
+    written = subprocess.run(
+        [sys.executable, "-m", "together_rl_spec"], capture_output=True, check=True, timeout=60
+    )
+    assert written.stdout == shipped

@@ -1,8 +1,10 @@
 // Writes src/facts.ts: the facts of the spec the port needs at run time and that types cannot
-// carry (the upload threshold, stated in the upload-url operation's description).
+// carry (the upload threshold, stated in the upload-url operation's description). The spec is
+// $TOGETHER_RL_SPEC (as for `npm run types`), or this repository's when it is not set.
 import { readFileSync, writeFileSync } from "node:fs";
 
-const spec = readFileSync(new URL("../../../spec/openapi.yaml", import.meta.url), "utf8");
+const where = process.env.TOGETHER_RL_SPEC ?? new URL("../../../spec/openapi.yaml", import.meta.url);
+const spec = readFileSync(where, "utf8");
 const found = /\(([0-9][0-9,]*) bytes of compact JSON\)/.exec(spec);
 if (!found) throw new Error("the spec no longer states the upload threshold");
 const threshold = Number(found[1].replaceAll(",", ""));

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .._scenarios import FEATURES
+from .._types import FEATURES
 from ._protocol import DriverCallError, serve_driver
 
 __all__ = ["main"]

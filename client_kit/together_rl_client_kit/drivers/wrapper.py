@@ -10,7 +10,7 @@ from typing import Any
 
 from together_rl import APIStatusError, Client, OperationFailedError
 
-from .._scenarios import FEATURES
+from .._types import FEATURES
 from ._protocol import DriverCallError, serve_driver
 
 __all__ = ["main"]

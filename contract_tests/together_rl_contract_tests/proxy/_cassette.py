@@ -1,0 +1,114 @@
+"""Cassettes: a recorded run as JSON lines, one exchange a line, readable by its owner only.
+
+A line is ``{"seq", "request": {method, path, query, headers, body}, "response": {status,
+headers, body}, "duration_ms"}``. Bodies are kept as text (exactly as sent) or, when not UTF-8,
+as ``{"base64": ...}``. Headers are the public ones (``_exchange.SECRET_HEADERS`` never reach a
+cassette); the proxy has already replaced the caller's key wherever it appeared. The signature
+parameters of presigned payload URLs are redacted too.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from together_rl_contract_tests.proxy._exchange import Exchange
+
+__all__ = ["REDACTED", "CassetteWriter", "read_cassette"]
+
+REDACTED = "<redacted>"
+#: Query parameters of presigned URLs that grant access (S3/R2 signatures, the emulator's token).
+_URL_SECRET = re.compile(
+    r"((?:[?&])(?:token|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\"]*",
+    re.IGNORECASE,
+)
+_PAYLOAD_URL_ROUTES = re.compile(r"/payloads/(upload-url|[^/]+/download-url)$")
+
+
+class CassetteWriter:
+    """Appends exchanges to ``path`` (created or truncated with mode 0600), a line each, flushed
+    at once so that a killed proxy leaves a usable cassette."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)  # an existing file keeps its mode on open; not this one
+        self.path = path
+        self._file: IO[bytes] = os.fdopen(fd, "wb")
+        self._lock = threading.Lock()
+
+    def write(self, exchange: Exchange) -> None:
+        response_body = exchange.response_body
+        if _PAYLOAD_URL_ROUTES.search(exchange.path):
+            response_body = _URL_SECRET.sub(rf"\1{REDACTED}", response_body.decode()).encode()
+        line = {
+            "seq": exchange.seq,
+            "request": {
+                "method": exchange.method,
+                "path": exchange.path,
+                "query": exchange.query,
+                "headers": exchange.request_headers,
+                "body": _encode(exchange.request_body),
+            },
+            "response": {
+                "status": exchange.status,
+                "headers": exchange.response_headers,
+                "body": _encode(response_body),
+            },
+            "duration_ms": round((exchange.finished - exchange.started) * 1000, 3),
+        }
+        with self._lock:
+            self._file.write(orjson.dumps(line) + b"\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def read_cassette(path: Path) -> list[Exchange]:
+    exchanges = []
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = orjson.loads(raw)
+                request, response = line["request"], line["response"]
+                exchanges.append(
+                    Exchange(
+                        seq=int(line["seq"]),
+                        method=request["method"],
+                        path=request["path"],
+                        query=request.get("query", ""),
+                        request_headers=[(n, v) for n, v in request["headers"]],
+                        request_body=_decode(request["body"]),
+                        status=int(response["status"]),
+                        response_headers=[(n, v) for n, v in response["headers"]],
+                        response_body=_decode(response["body"]),
+                        started=0.0,
+                        finished=float(line.get("duration_ms", 0.0)) / 1000,
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: not a cassette line ({exc})") from exc
+    return exchanges
+
+
+def _encode(body: bytes) -> Any:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(body).decode()}
+
+
+def _decode(body: Any) -> bytes:
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    return base64.b64decode(body["base64"])
