@@ -107,8 +107,15 @@ def test_the_command_reports_in_the_same_json(capsys: pytest.CaptureFixture[str]
     )
     assert code == 1
     document = json.loads(capsys.readouterr().out)
-    assert len(document["changes"]) == 9
-    assert list(document["changes"][0]) == CHANGE_FIELDS
+    assert document["counts"] == {"behind": 0, "ahead": 4, "differ": 0}
+    assert len(document["explained"]) == 5  # payload_id, as for 3.1.1
+    finding = document["groups"]["ahead"][0]
+    assert list(finding) == [*CHANGE_FIELDS, "group", "x-source", "explained"]
+    assert {f["location"].rsplit("/", 1)[-1] for f in document["groups"]["ahead"]} == {
+        "post",
+        "inactive_timeout",
+        "expires_at",
+    }
 
 
 def test_an_unknown_release_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

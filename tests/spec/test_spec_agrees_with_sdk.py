@@ -4,7 +4,8 @@ For every RL operation: the endpoint (method and path), the request params (name
 types, Literal enums: the TypedDicts of `*_params.py`) and the response models (pydantic fields,
 required, enums) must equal the spec's. This is the same implementation as
 `together-rl-sdk-drift` (`together_rl_api_diff._sdk_drift`), run on the release installed in the
-venv. The allow-list is short and each entry says why; an entry that no longer matches fails.
+venv. The allow-list is the command's own (`SDK_EXPLAINED`, one place): each entry says why, and
+an entry that no longer matches fails.
 """
 
 from __future__ import annotations
@@ -14,21 +15,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ci_policy import import_required
 from together_rl_api_diff import load_document
-from together_rl_api_diff._sdk_drift import allowed, drift_from_surface
+from together_rl_api_diff._sdk_drift import SDK_EXPLAINED, allowed, drift_from_surface, main
 from together_rl_api_diff._sdk_surface import sdk_surface
 
 import_required("together", "3.1.1")
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: property name -> why the SDK's typed surface does not declare it.
-ALLOWED_DRIFT = {
-    "payload_id": "the large-payload protocol: the SDK's hand-written layer "
-    "(together/post_training/_payloads.py) sends `payload_id` through `extra_body` and reads it "
-    "from the raw output; the typed params and models never declare it",
-}
+#: property name -> why the SDK's typed surface does not declare it (the command applies it).
+ALLOWED_DRIFT = SDK_EXPLAINED
 
 
 @functools.cache
@@ -76,3 +74,19 @@ def test_drift_in_the_spec_is_found(tmp_path: Path) -> None:
         if not allowed(c, ALLOWED_DRIFT)
     }
     assert drift == {("enum-value-removed", "SessionStatus"), ("property-became-required", "code")}
+
+
+def test_the_drift_command_a_maintainer_runs_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    """`make sdk-drift SDK=together==3.1.1`: exit 0, nothing breaking, no version advice; the
+    `payload_id` entries listed as explained (the installed release is read, no registry)."""
+    spec = str(REPO / "spec" / "openapi.yaml")
+    assert main(["together==3.1.1", "--spec", spec, "--offline", "--fail-on", "breaking"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (
+        "clean: the spec agrees with together==3.1.1 beyond the explained differences; "
+        "nothing breaking, no version advice"
+    )
+    assert "semver" not in out and "bumped" not in out
+    explained = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert len(explained) == 5 and all(".payload_id: " in line for line in explained)
+    assert main(["together==3.1.1", "--spec", spec, "--offline", "--fail-on", "drift"]) == 0
