@@ -182,7 +182,8 @@ class _OurSources:
         return index
 
     def _walk(self, tokens: list[str]) -> list[dict[str, Any]]:
-        """The nodes on the way to the place, each `$ref` followed (deepest last)."""
+        """The node of each token on the way to the place, each `$ref` followed (deepest last;
+        `{}` for a list)."""
         nodes: list[dict[str, Any]] = []
         node: Any = self.spec
         for token in tokens:
@@ -203,22 +204,26 @@ class _OurSources:
             except (KeyError, IndexError, ValueError):
                 return nodes
             node = _follow(self.spec, node)
-            if isinstance(node, dict):
-                nodes.append(node)
+            nodes.append(node if isinstance(node, dict) else {})
         return nodes
 
-    def source(self, change: Change) -> str | None:
+    def source(self, change: Change, group: Group) -> str | None:
         keyword = next(
             (kw for prefix, kw in _KEYWORD_OF_KIND.items() if change.kind.startswith(prefix)),
             change.detail if change.kind.startswith(("bound-", "rule-", "default-")) else None,
         )
+        if group == "behind" and keyword is None:
+            return None  # something only upstream has: no rule of ours
         tokens = self._tokens(change)
         if change.kind == "property-renamed":
             tokens[-1] = str(change.old)  # the location names the upstream's property
         nodes = self._walk(tokens)
         if len(nodes) < len(tokens):  # the place is not ours
             return None
-        place, parent = nodes[-1], (nodes[-2] if len(nodes) > 1 else {})
+        place = nodes[-1]
+        # the object holding the place: past `properties` for a property
+        above = 3 if len(tokens) > 1 and tokens[-2] == "properties" else 2
+        parent = nodes[-above] if len(nodes) >= above else {}
         if keyword is None and change.kind.startswith("property-"):
             # a property's own rules, else the `required` that lists it
             found = _source_in(place, None)
@@ -227,6 +232,12 @@ class _OurSources:
             return found
         if keyword == "required":
             return _source_in(place, keyword) or _source_in(parent, keyword)
+        if keyword is not None and keyword not in place and tokens[-2:-1] in (["oneOf"], ["anyOf"]):
+            # the variant's index is the upstream's: ours is the member that has the rule
+            holder = nodes[-3] if len(nodes) >= 3 else {}
+            members = [_follow(self.spec, m) for m in holder.get(tokens[-2]) or []]
+            having = [m for m in members if isinstance(m, dict) and keyword in m]
+            place = having[0] if len(having) == 1 else place
         return _source_in(place, keyword)
 
 
@@ -310,15 +321,11 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
         )
     compared = compare_documents(upstream.ours, theirs, paths=scope)
     sources = _OurSources(upstream, theirs)
-    findings = [
-        DriftFinding(
-            change,
-            _group(change),
-            sources.source(change),
-            _explanation(change, dict(upstream.explained)),
-        )
-        for change in _server_defaults_as_defaults(compared.changes)
-    ]
+    findings = []
+    for change in _server_defaults_as_defaults(compared.changes):
+        group = _group(change)
+        explained = _explanation(change, dict(upstream.explained))
+        findings.append(DriftFinding(change, group, sources.source(change, group), explained))
     outside = (
         sum(scope not in url for _, url in operation_index(upstream.theirs)),
         sum(scope not in url for _, url in operation_index(upstream.ours)),

@@ -31,6 +31,8 @@ def _answer(schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": "ok", "content": {"application/json": {"schema": schema}}}
 
 
+THING_SOURCE = "together==3.1.1 together/types/thing.py Thing"
+
 #: Ours: `Sample` inside the body of POST /rl/things, a `Thing` answered; rules with x-source.
 OURS: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -53,7 +55,7 @@ OURS: dict[str, Any] = {
             "ThingCreate": {
                 "type": "object",
                 "required": ["samples"],
-                "x-source": {"required": "together==3.1.1 together/types/thing.py Thing"},
+                "x-source": {"required": THING_SOURCE},
                 "properties": {
                     "samples": {"type": "array", "items": _ref("Sample")},
                     "name": {"type": "string", "maxLength": 64, "x-source": "emulator"},
@@ -149,13 +151,26 @@ def test_each_difference_is_in_its_group_with_our_rules_source(tmp_path: Path) -
     assert _groups(_drift(OURS, theirs, tmp_path)) == {
         "behind": {
             ("property-added-optional", "ThingCreate/properties/theirs_only", None),
-            ("property-became-required", "ThingCreate/properties/name", None),
+            # upstream's `required` list is not ours: ours is the SDK's
+            ("property-became-required", "ThingCreate/properties/name", THING_SOURCE),
         },
         "ahead": {("property-removed", "ThingCreate/properties/ours_only", "emulator")},
         "differ": {
             ("bound-relaxed", "ThingCreate/properties/name", "emulator"),
             ("default-changed", "ThingCreate/properties/rate", "emulator"),
         },
+    }
+
+
+def test_a_required_property_upstream_lacks_shows_the_source_of_our_required(
+    tmp_path: Path,
+) -> None:
+    theirs = _upstream_form(OURS)
+    create = theirs["components"]["schemas"]["RL.CreateThingRequest"]
+    del create["properties"]["samples"]
+    create["required"] = []
+    assert _groups(_drift(OURS, theirs, tmp_path))["ahead"] == {
+        ("property-removed", "ThingCreate/properties/samples", THING_SOURCE)
     }
 
 
