@@ -12,41 +12,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from ._changes import Change, DiffReport
-from ._comparing import compare_documents
 from ._drift_report import DRIFT_FORMATS, drift_of, render_drift
-from ._loading import DEFAULT_SPEC_PATH, Document, DocumentError, load_document
-from ._sdk_surface import SdkSurfaceError, sdk_surface
-from ._upstream import SDK_EXPLAINED, read_upstream, sdk_documents
+from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
+from ._sdk_surface import SdkSurfaceError
+from ._upstream import read_upstream
 
-__all__ = ["SDK_EXPLAINED", "allowed", "drift_from_surface", "drift_report", "main"]
-
-
-def drift_report(
-    requirement: str,
-    *,
-    spec: str = DEFAULT_SPEC_PATH,
-    cache: Path | None = None,
-    offline: bool = False,
-) -> DiffReport:
-    """Every difference between the spec and `together==X`, as api-diff reports it (raises
-    SdkSurfaceError, DocumentError)."""
-    surface = sdk_surface(requirement, cache=cache, offline=offline)
-    return drift_from_surface(surface, load_document(spec))
-
-
-def drift_from_surface(surface: dict[str, Any], spec: Document) -> DiffReport:
-    """The diff from the spec's SDK-stated facts to a release's surface (`sdk_surface`)."""
-    return compare_documents(*sdk_documents(surface, spec))
-
-
-def allowed(change: Change, allow_list: Mapping[str, str] = SDK_EXPLAINED) -> bool:
-    """True when an allow-list key is the property (`/properties/NAME`) the change is about."""
-    return any(change.location.endswith(f"/properties/{key}") for key in allow_list)
+__all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:

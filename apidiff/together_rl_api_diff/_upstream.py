@@ -19,7 +19,7 @@ from typing import Any, Literal
 from ._loading import Document, DocumentError, load_document, parse_text
 from ._sdk_surface import project_spec, sdk_document, sdk_surface
 
-__all__ = ["SDK_EXPLAINED", "Upstream", "read_upstream", "sdk_documents"]
+__all__ = ["SDK_EXPLAINED", "Upstream", "read_upstream", "sdk_upstream"]
 
 #: Property name -> why an SDK release's typed surface does not declare it although the spec
 #: (and the SDK on the wire) has it. The one allow-list of the SDK drift: the command applies
@@ -72,13 +72,13 @@ def _adopt_untyped(spec: Document, sdk: Document, surface: dict[str, Any]) -> No
                 components.setdefault(section, {}).setdefault(name, entry)
 
 
-def sdk_documents(surface: dict[str, Any], spec: Document) -> tuple[Document, Document]:
-    """The spec's SDK-stated facts and a release's surface (`sdk_surface`), as two documents."""
+def sdk_upstream(surface: dict[str, Any], spec: Document) -> Upstream:
+    """A release's RL surface (`sdk_surface`) against the spec's SDK-stated facts."""
     projected = project_spec(spec)
     released = sdk_document(surface)
     released.root["info"]["version"] = spec.version  # semver: the bump agreeing would need
     _adopt_untyped(projected, released, surface)
-    return projected, released
+    return Upstream(released.source, "sdk", spec, projected, released, SDK_EXPLAINED)
 
 
 def _fetch(url: str) -> Document:
@@ -141,9 +141,7 @@ def read_upstream(
     if any(_RELEASE.match(source) for source in sources):
         if len(sources) > 1:
             raise DocumentError(" ".join(sources), "arguments", "an SDK release is compared alone")
-        surface = sdk_surface(sources[0], cache=cache, offline=offline)
-        ours, theirs = sdk_documents(surface, spec)
-        return Upstream(sources[0], "sdk", spec, ours, theirs, SDK_EXPLAINED)
+        return sdk_upstream(sdk_surface(sources[0], cache=cache, offline=offline), spec)
     documents, revision = [], True
     for source in sources:
         if source.startswith(("http://", "https://")):

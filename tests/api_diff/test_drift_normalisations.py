@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import http.server
 import json
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -248,3 +249,27 @@ def test_the_command_reads_a_url_and_fails_on_drift_only_when_asked(
     assert "we have, upstream lacks: 1" in out and "Thing.extra: property extra removed" in out
     assert main([served.replace("openapi", "missing"), "--spec", spec]) == 2
     assert "404" in capsys.readouterr().err
+
+
+def test_the_spec_at_another_revision_is_an_upstream(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0.3.0 (ed0e7cd) against 0.2.0 (bb0481a): `x-required-inputs` moved from LossType to
+    LossConfig, both rules the SDK's; nothing else of the RL API moved between them."""
+    repo = Path(__file__).resolve().parents[2]
+    for revision in ("ed0e7cd", "bb0481a"):
+        found = subprocess.run(
+            ["git", "cat-file", "-e", f"{revision}^{{commit}}"], cwd=repo, check=False
+        )
+        if found.returncode != 0:
+            pytest.skip(f"{revision} is not in this clone (a shallow one holds no history)")
+    monkeypatch.chdir(repo)
+    assert main(["bb0481a", "--spec", "ed0e7cd", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["kind"] == "revision"
+    assert document["counts"] == {"behind": 1, "ahead": 1, "differ": 0}
+    (ahead,) = document["groups"]["ahead"]
+    (behind,) = document["groups"]["behind"]
+    assert ahead["location"] == "#/components/schemas/LossConfig"
+    assert ahead["x-source"].startswith("together==3.1.1 together/post_training/_losses.py")
+    assert behind["location"] == "#/components/schemas/LossType"

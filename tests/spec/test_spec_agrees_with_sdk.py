@@ -2,10 +2,10 @@
 
 For every RL operation: the endpoint (method and path), the request params (names, required,
 types, Literal enums: the TypedDicts of `*_params.py`) and the response models (pydantic fields,
-required, enums) must equal the spec's. This is the same implementation as
-`together-rl-sdk-drift` (`together_rl_api_diff._sdk_drift`), run on the release installed in the
-venv. The allow-list is the command's own (`SDK_EXPLAINED`, one place): each entry says why, and
-an entry that no longer matches fails.
+required, enums) must equal the spec's. This is `together-rl-sdk-drift`'s own report
+(`together_rl_api_diff._drift_report`), run on the release installed in the venv. The explained
+differences are the command's (`SDK_EXPLAINED`, one place): each says why, and one that no
+longer matches anything fails.
 """
 
 from __future__ import annotations
@@ -18,15 +18,14 @@ from typing import Any
 import pytest
 from ci_policy import import_required
 from together_rl_api_diff import load_document
-from together_rl_api_diff._sdk_drift import SDK_EXPLAINED, allowed, drift_from_surface, main
+from together_rl_api_diff._drift_report import DriftReport, drift_of
+from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._sdk_surface import sdk_surface
+from together_rl_api_diff._upstream import SDK_EXPLAINED, sdk_upstream
 
 import_required("together", "3.1.1")
 
 REPO = Path(__file__).resolve().parents[2]
-
-#: property name -> why the SDK's typed surface does not declare it (the command applies it).
-ALLOWED_DRIFT = SDK_EXPLAINED
 
 
 @functools.cache
@@ -34,12 +33,16 @@ def surface() -> dict[str, Any]:
     return sdk_surface("together==3.1.1")
 
 
-def test_the_spec_agrees_with_the_sdk_beyond_the_allow_list() -> None:
-    report = drift_from_surface(surface(), load_document("spec/openapi.yaml", cwd=REPO))
-    drift = [c.message for c in report.changes if not allowed(c, ALLOWED_DRIFT)]
-    assert drift == [], "the spec and together==3.1.1 differ:\n" + "\n".join(drift)
-    used = {key for key in ALLOWED_DRIFT if any(allowed(c, {key: ""}) for c in report.changes)}
-    assert used == set(ALLOWED_DRIFT), "allow-list entries that match nothing any more"
+def drift(spec_path: str = "spec/openapi.yaml", cwd: Path = REPO) -> DriftReport:
+    return drift_of(sdk_upstream(surface(), load_document(spec_path, cwd=cwd)))
+
+
+def test_the_spec_agrees_with_the_sdk_beyond_the_explained_differences() -> None:
+    report = drift()
+    found = [f.change.message for f in report.drift]
+    assert found == [], "the spec and together==3.1.1 differ:\n" + "\n".join(found)
+    used = {finding.explained for finding in report.explained}
+    assert used == set(SDK_EXPLAINED.values()), "explanations that match nothing any more"
 
 
 def test_the_surface_is_the_whole_rl_api_of_the_release() -> None:
@@ -67,13 +70,12 @@ def test_drift_in_the_spec_is_found(tmp_path: Path) -> None:
     root["components"]["schemas"]["SessionStatus"]["enum"].append("TRAINING_SESSION_STATUS_PAUSED")
     root["components"]["schemas"]["SessionError"]["required"].remove("code")
     (tmp_path / "drifted.json").write_text(json.dumps(root), encoding="utf-8")
-    report = drift_from_surface(surface(), load_document("drifted.json", cwd=tmp_path))
-    drift = {
-        (c.kind, c.location.rsplit("/", 1)[-1])
-        for c in report.changes
-        if not allowed(c, ALLOWED_DRIFT)
+    report = drift("drifted.json", tmp_path)
+    found = {(f.group, f.change.kind, f.change.location.rsplit("/", 1)[-1]) for f in report.drift}
+    assert found == {
+        ("ahead", "enum-value-removed", "SessionStatus"),
+        ("behind", "property-became-required", "code"),
     }
-    assert drift == {("enum-value-removed", "SessionStatus"), ("property-became-required", "code")}
 
 
 def test_the_drift_command_a_maintainer_runs_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
