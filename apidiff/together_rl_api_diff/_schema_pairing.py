@@ -21,7 +21,7 @@ from typing import Any
 from ._comparing import _server_path  # the comparison's own join of server URL and path
 from ._loading import Document
 
-__all__ = ["SchemaPair", "operation_index", "pair_schemas", "rename_schemas"]
+__all__ = ["SchemaPair", "follow_ref", "operation_index", "pair_schemas", "rename_schemas"]
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PATH_PARAMETER = re.compile(r"\{[^}/]*\}")
@@ -59,6 +59,24 @@ def operation_index(document: Document) -> dict[tuple[str, str], tuple[str, dict
     return found
 
 
+def follow_ref(root: dict[str, Any], node: Any) -> tuple[Any, str | None]:
+    """The node a `$ref` chain ends at, and the first component name on the way (siblings
+    of a `$ref` are left out: what is compared is the named schema)."""
+    name = None
+    for _ in range(32):
+        if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
+            break
+        ref = node["$ref"]
+        if ref.startswith(_SCHEMAS) and name is None:
+            name = ref.removeprefix(_SCHEMAS).replace("~1", "/").replace("~0", "~")
+        target: Any = root
+        for token in ref.removeprefix("#/").split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            target = target.get(token) if isinstance(target, dict) else None
+        node = target
+    return node, name
+
+
 class _Walk:
     """Reads two documents' schemas side by side and counts the component pairs it meets."""
 
@@ -69,23 +87,6 @@ class _Walk:
         self._seen: set[tuple[int, int]] = set()
 
     @staticmethod
-    def _follow(root: dict[str, Any], node: Any) -> tuple[Any, str | None]:
-        """The node a `$ref` chain ends at, and the first component name on the way."""
-        name = None
-        for _ in range(32):
-            if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
-                break
-            ref = node["$ref"]
-            if ref.startswith(_SCHEMAS) and name is None:
-                name = ref.removeprefix(_SCHEMAS).replace("~1", "/").replace("~0", "~")
-            target: Any = root
-            for token in ref.removeprefix("#/").split("/"):
-                token = token.replace("~1", "/").replace("~0", "~")
-                target = target.get(token) if isinstance(target, dict) else None
-            node = target
-        return node, name
-
-    @staticmethod
     def _members(node: dict[str, Any], keyword: str) -> list[Any]:
         members = node.get(keyword)
         if not isinstance(members, list):
@@ -93,8 +94,8 @@ class _Walk:
         return [m for m in members if not (isinstance(m, dict) and m.get("type") == "null")]
 
     def schema(self, ours: Any, theirs: Any) -> None:
-        ours, our_name = self._follow(self.ours, ours)
-        theirs, their_name = self._follow(self.theirs, theirs)
+        ours, our_name = follow_ref(self.ours, ours)
+        theirs, their_name = follow_ref(self.theirs, theirs)
         if our_name is not None and their_name is not None:
             self.votes[(our_name, their_name)] += 1
         if not isinstance(ours, dict) or not isinstance(theirs, dict):
@@ -123,8 +124,8 @@ class _Walk:
                 self.schema(ours[keyword], theirs[keyword])
 
     def content(self, ours: Any, theirs: Any) -> None:
-        ours, _ = self._follow(self.ours, ours)
-        theirs, _ = self._follow(self.theirs, theirs)
+        ours, _ = follow_ref(self.ours, ours)
+        theirs, _ = follow_ref(self.theirs, theirs)
         if not isinstance(ours, dict) or not isinstance(theirs, dict):
             return
         our_content, their_content = ours.get("content") or {}, theirs.get("content") or {}
@@ -138,7 +139,7 @@ class _Walk:
     def _parameters(self, root: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
         found = {}
         for raw in operation.get("parameters") or []:
-            parameter, _ = self._follow(root, raw)
+            parameter, _ = follow_ref(root, raw)
             if isinstance(parameter, dict):
                 found[f"{parameter.get('in')}:{parameter.get('name')}"] = parameter.get("schema")
         return found

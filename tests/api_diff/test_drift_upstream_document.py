@@ -11,7 +11,8 @@ from pathlib import Path
 
 import yaml
 from ci_policy import missing
-from together_rl_api_diff._drift_report import GROUPS, DriftReport, drift_of, render_drift
+from together_rl_api_diff._drift_formats import render_drift
+from together_rl_api_diff._drift_report import GROUPS, DriftReport, drift_of
 from together_rl_api_diff._loading import load_document
 from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._upstream import read_upstream
