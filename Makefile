@@ -63,9 +63,10 @@ api-changelog: $(STAMP)
 	$(BIN)/together-rl-api-diff '$(CHANGELOG_BASELINE)' spec/openapi.yaml --format markdown \
 	    --impact no --write-changelog docs/api-changelog.md >/dev/null
 
-## Compare the spec with an official SDK release: make sdk-drift SDK=together==3.1.1.
+## Where the spec stands against an upstream: make sdk-drift SDK=together==3.1.1 (an official
+## release), SDK=doc.json (Together's OpenAPI documents, files or URLs) or SDK=REV (a revision).
 sdk-drift: $(STAMP)
-	$(if $(SDK),,$(error give the release: make sdk-drift SDK=together==3.1.1))
+	$(if $(SDK),,$(error give the upstream: make sdk-drift SDK=together==3.1.1 (or a document, a revision)))
 	$(BIN)/together-rl-sdk-drift '$(SDK)' --cache $(VENV)/sdk-releases $(API_DIFF_ARGS)
 
 ## Regenerate generated/together_rl_client from spec/openapi.yaml (never edit generated/ by hand).

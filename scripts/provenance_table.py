@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from together_rl_api_diff import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
 
 __all__ = [
     "NON_RULE_EXTENSIONS",
@@ -67,9 +68,7 @@ RULE_KEYWORDS: tuple[str, ...] = (
     "default",
 )
 #: Extensions that are not rules; every other `x-` key of a schema is a rule keyword.
-NON_RULE_EXTENSIONS = frozenset({"x-source", "x-rules"})
-#: The kinds of a source string, in the order the table counts them.
-SOURCE_KINDS: tuple[str, ...] = ("together==3.1.1", "docs", "live", "emulator")
+NON_RULE_EXTENSIONS = frozenset({"x-source", "x-rules", "x-upstream-differs"})
 
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs")
 _SUBSCHEMA_LISTS = ("oneOf", "anyOf", "allOf", "prefixItems")
@@ -77,11 +76,8 @@ _SUBSCHEMA_SINGLE = ("items", "additionalProperties", "not", "contains")
 _SUFFIXES = {"items": "[]", "additionalProperties": "{}"}
 _HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
-_SDK_SOURCE = re.compile(r"^together==3\.1\.1 (together/[\w/]+\.py) ([A-Za-z_][\w.]*)$")
-_DOCS_SOURCE = re.compile(
-    r"^docs (?:https://)?(?:docs\.together\.ai/)?(?:docs|reference)/[\w./-]+$"
-)
-_LIVE_SOURCE = re.compile(r"^live (\S+)#(\d+)$")
+_SDK_SOURCE = SOURCE_PATTERNS["sdk"]
+_LIVE_SOURCE = SOURCE_PATTERNS["live"]
 _STATUS = re.compile(r"^4\d\d$")
 
 
@@ -236,19 +232,6 @@ def iter_rules(spec: Mapping[str, Any]) -> Iterator[Rule]:
 # ----------------------------------------------------------------------------- sources
 
 
-def source_kind(source: str) -> str | None:
-    """The kind of a well-formed source string (one of `SOURCE_KINDS`), else `None`."""
-    if source == "emulator":
-        return "emulator"
-    if _SDK_SOURCE.match(source):
-        return "together==3.1.1"
-    if _DOCS_SOURCE.match(source):
-        return "docs"
-    if _LIVE_SOURCE.match(source):
-        return "live"
-    return None
-
-
 def source_problem(source: str, sdk_root: Path | None, repo_root: Path = ROOT) -> str | None:
     """Why a source string is not acceptable, or `None` when it is.
 
@@ -259,10 +242,10 @@ def source_problem(source: str, sdk_root: Path | None, repo_root: Path = ROOT) -
     kind = source_kind(source)
     if kind is None:
         return (
-            f"{source!r} is not one of `together==3.1.1 <path> <Symbol>`, `docs <page>`, "
-            "`live <cassette>#<n>`, `emulator`"
+            f"{source!r} is not one of `together==3.1.1 <path> <Symbol>`, `docs:<page>`, "
+            "`docs <page>`, `seed <file>`, `live <cassette>#<n>`, `emulator`"
         )
-    if kind == "together==3.1.1" and sdk_root is not None:
+    if kind == "sdk" and sdk_root is not None:
         match = _SDK_SOURCE.match(source)
         assert match is not None
         path, symbol = match.groups()
@@ -367,7 +350,10 @@ Every rule of the spec carries `x-source`, saying where the API states it:
 - `together==3.1.1 <path> <Symbol>`: the official SDK, a file of the installed package and the
   symbol (typed params, response models, docstrings, or the validation of the hand-written
   `together/post_training/` layer) that states the rule;
-- `docs <page>`: a page of the live documentation (docs.together.ai);
+- `docs:<page>`: a page of the published API reference (docs.together.ai/reference/<page>,
+  e.g. `docs:post-training/model-resources-create`);
+- `docs <page>`: a guide page of the documentation (docs.together.ai/docs/...);
+- `seed <file>`: the user's document this project started from (`../shared/seed/`);
 - `live <cassette>#<n>`: exchange n of a cassette recorded against the live API;
 - `emulator`: this project's own choice; the live API was never asked. The emulator enforces
   it, and a check of any other server reports a breach of it as a difference, not a failure.
@@ -408,7 +394,10 @@ How the sources were chosen:
 - Response `required` lists and enums are the SDK's where its pydantic model or `Literal` says
   the same; `ErrorData` is `emulator` (the SDK does not parse error bodies).
 
-## Count by source
+Where a published source contradicts the SDK, the spec keeps the SDK's rule and says so in an
+`x-upstream-differs` note beside it (a note, not a rule: it is not counted).
+
+## Count by kind of source
 
 | source | keywords | x-rules | total |
 |---|---|---|---|
@@ -426,7 +415,8 @@ def render_table(spec: Mapping[str, Any]) -> str:
     for kind in (*SOURCE_KINDS, "(none)"):
         keywords, prose = keyword_counts[kind], prose_counts[kind]
         if kind != "(none)" or keywords or prose:
-            lines.append(f"| `{kind}` | {keywords} | {prose} | {keywords + prose} |")
+            label = SOURCE_LABELS.get(kind, "(none)")
+            lines.append(f"| {label} | {keywords} | {prose} | {keywords + prose} |")
     lines.append(f"| total | {len(keyword_rules)} | {len(prose_rules)} | {len(rules)} |")
     lines += [
         "",

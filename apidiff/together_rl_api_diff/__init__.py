@@ -4,16 +4,21 @@
     report = compare_documents(load_document("HEAD"), load_document("spec/openapi.yaml"))
     for change in report.changes: print(change.clients, change.servers, change.message)
 
-`together-rl-api-diff OLD NEW` and `together-rl-sdk-drift together==X` are its commands.
+`together-rl-api-diff OLD NEW` and `together-rl-sdk-drift UPSTREAM` are its commands;
+`source_kind` reads the spec's `x-source` strings (the provenance table and the drift report).
 """
 
 from ._changes import Change, DiffReport, Semver, advise_semver
 from ._comparing import compare_documents
 from ._judging import KIND_EFFECTS, judge
 from ._loading import Document, DocumentError, load_document, parse_text
+from ._sources import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
 
 __all__ = [
     "KIND_EFFECTS",
+    "SOURCE_KINDS",
+    "SOURCE_LABELS",
+    "SOURCE_PATTERNS",
     "Change",
     "DiffReport",
     "Document",
@@ -24,4 +29,5 @@ __all__ = [
     "judge",
     "load_document",
     "parse_text",
+    "source_kind",
 ]

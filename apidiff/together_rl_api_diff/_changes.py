@@ -40,6 +40,7 @@ class Change:
     servers: Verdict
     message: str
     positions: list[str] = field(default_factory=list)
+    detail: str = ""  # the finding's detail: the keyword of a bound, rule or default
 
     def as_json(self) -> dict[str, Any]:
         return {

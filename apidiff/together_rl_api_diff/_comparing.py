@@ -333,6 +333,7 @@ def compare_documents(old: Document, new: Document, *, paths: str | None = None)
                 servers=servers,
                 message=describe(finding, ordered_positions),
                 positions=list(ordered_positions),
+                detail=detail,
             )
         )
     changes.sort(key=lambda change: (change.location, change.kind, change.id))

@@ -1,105 +1,82 @@
-"""`together-rl-sdk-drift together==X`: the spec against one official SDK release's RL surface.
+"""`together-rl-sdk-drift UPSTREAM...`: where the spec stands against what Together publishes.
 
-The report reads as a diff from the spec (OLD) to the release (NEW): "property added" is a
-field the release has and the spec lacks. Same JSON and formats as `together-rl-api-diff`.
-Exit codes: 0 no drift (or `--fail-on never`), 1 drift, 2 the release or the spec cannot be read.
+UPSTREAM is an official SDK release (`together==X`), one or more OpenAPI documents of
+Together's (files or http(s) URLs, merged), or a git revision of the spec (`REV`, `REV:PATH`).
+One report for all of them (`_drift_report`): three groups, our rule's `x-source` on each
+finding, the schemas paired by use, the operations outside the scope counted.
+Exit codes: 0 done (and nothing to fail on), 1 `--fail-on` matched, 2 the upstream or the spec
+cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
-from typing import Any
 
-from ._changes import Change, DiffReport
-from ._comparing import compare_documents
-from ._formats import FORMATS, render
-from ._loading import DEFAULT_SPEC_PATH, Document, DocumentError, load_document
-from ._sdk_surface import SdkSurfaceError, project_spec, sdk_document, sdk_surface
+from ._drift_formats import DRIFT_FORMATS, render_drift
+from ._drift_report import drift_of
+from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
+from ._sdk_surface import SdkSurfaceError
+from ._upstream import read_upstream
 
-__all__ = ["allowed", "drift_from_surface", "drift_report", "main"]
-
-_PARAMETER = re.compile(r"\{[^}/]*\}")
+__all__ = ["main"]
 
 
-def _adopt_untyped(spec: Document, sdk: Document, surface: dict[str, Any]) -> None:
-    """An endpoint the SDK calls untyped states only its method and path: take the rest from
-    the spec, so only its presence is compared."""
-    by_key = {}
-    adopted = False
-    for path, item in (spec.root.get("paths") or {}).items():
-        for method, operation in item.items():
-            by_key[(method, _PARAMETER.sub("{}", path))] = operation
-    for operation in surface["operations"]:
-        if not operation.get("untyped"):
-            continue
-        path = operation["path"].removeprefix("/v1")
-        key = (operation["method"], _PARAMETER.sub("{}", path))
-        if key in by_key:
-            sdk.root["paths"].setdefault(path, {})[operation["method"]] = by_key[key]
-            adopted = True
-    if adopted:  # what the adopted operations refer to; SDK components keep their own names
-        components = sdk.root.setdefault("components", {})
-        for section, entries in (spec.root.get("components") or {}).items():
-            for name, entry in entries.items():
-                components.setdefault(section, {}).setdefault(name, entry)
-
-
-def drift_report(
-    requirement: str,
-    *,
-    spec: str = DEFAULT_SPEC_PATH,
-    cache: Path | None = None,
-    offline: bool = False,
-) -> DiffReport:
-    """Every difference between the spec and `together==X` (raises SdkSurfaceError,
-    DocumentError)."""
-    surface = sdk_surface(requirement, cache=cache, offline=offline)
-    return drift_from_surface(surface, load_document(spec))
-
-
-def drift_from_surface(surface: dict[str, Any], spec: Document) -> DiffReport:
-    """The diff from the spec's SDK-stated facts to a release's surface (`sdk_surface`)."""
-    projected = project_spec(spec)
-    released = sdk_document(surface)
-    released.root["info"]["version"] = spec.version  # semver: the bump agreeing would need
-    _adopt_untyped(projected, released, surface)
-    return compare_documents(projected, released)
-
-
-def allowed(change: Change, allow_list: dict[str, str]) -> bool:
-    """True when an allow-list key is the property (`/properties/NAME`) the change is about."""
-    return any(change.location.endswith(f"/properties/{key}") for key in allow_list)
-
-
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="together-rl-sdk-drift",
-        description="Compare spec/openapi.yaml with the RL surface of one official SDK release.",
+        description="Where spec/openapi.yaml stands against an official SDK release "
+        "(together==X), OpenAPI documents of Together's (files or URLs, merged) or a git "
+        "revision of the spec.",
     )
-    parser.add_argument("release", help="together==X.Y.Z")
+    parser.add_argument(
+        "upstream", nargs="+", help="together==X.Y.Z | FILE-or-URL... | REV | REV:PATH"
+    )
     parser.add_argument("--spec", default=DEFAULT_SPEC_PATH)
     parser.add_argument(
         "--cache",
         type=Path,
         default=Path(".venv/sdk-releases"),
-        help="wheels to install from without the registry, when they hold it",
+        help="wheels to install a release from without the registry, when they hold it",
     )
     parser.add_argument("--offline", action="store_true", help="install from --cache only")
-    parser.add_argument("--format", choices=sorted(FORMATS), default="text", dest="output_format")
-    parser.add_argument("--fail-on", choices=["drift", "never"], default="never")
-    arguments = parser.parse_args(argv)
+    parser.add_argument(
+        "--paths",
+        default="/rl/",
+        metavar="PART",
+        help="compare the operations whose URL path contains PART (default /rl/); "
+        "the others are counted",
+    )
+    parser.add_argument(
+        "--format", choices=sorted(DRIFT_FORMATS), default="text", dest="output_format"
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=["drift", "breaking", "never"],
+        default="never",
+        help="exit 1 on any unexplained difference (drift) or one that breaks clients",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
     try:
-        report = drift_report(
-            arguments.release, spec=arguments.spec, cache=arguments.cache, offline=arguments.offline
+        spec = load_document(arguments.spec)
+        upstream = read_upstream(
+            arguments.upstream, spec, cache=arguments.cache, offline=arguments.offline
         )
+        report = drift_of(upstream, scope=arguments.paths)
     except (SdkSurfaceError, DocumentError) as error:
         print(f"together-rl-sdk-drift: {error}", file=sys.stderr)
         return 2
-    sys.stdout.write(render(report, arguments.output_format))
-    return 1 if arguments.fail_on == "drift" and report.changes else 0
+    sys.stdout.write(render_drift(report, arguments.output_format))
+    if arguments.fail_on == "drift" and report.drift:
+        return 1
+    if arguments.fail_on == "breaking" and report.breaking:
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -36,8 +36,11 @@ __all__ = [
     "estimate_price_per_hour",
 ]
 
+_CREATE_DEFAULTS = spec_defaults("ModelResourcesCreate")
 # The spec's `x-server-default` of `ModelResourcesCreate.inactive_timeout` (seconds).
-DEFAULT_INACTIVE_TIMEOUT_S = int(spec_defaults("ModelResourcesCreate")["inactive_timeout"])
+DEFAULT_INACTIVE_TIMEOUT_S = int(_CREATE_DEFAULTS["inactive_timeout"])
+# The spec's `default` of `ModelResourcesCreate.lora_enabled`.
+DEFAULT_LORA_ENABLED = bool(_CREATE_DEFAULTS["lora_enabled"])
 # Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
 LORA_SESSION_CAP = 5
 FULL_WEIGHT_SESSION_CAP = 1
@@ -115,7 +118,7 @@ class ModelResources:
             "created_at": rfc3339(now),
             "created_by": owner,
             "inactive_timeout": timeout,
-            "lora_enabled": body.get("lora_enabled", False),
+            "lora_enabled": body.get("lora_enabled", DEFAULT_LORA_ENABLED),
             "optimizer_config": body.get("optimizer_config", {"adam": {}}),
             "status": READY,
             "status_details": {"queue_position": 0},
@@ -182,7 +185,8 @@ class ModelResources:
     def estimate_cost(self, body: Any) -> dict[str, Any]:
         body = _validated_create_body(body)
         replicas = body.get("compute_config", {}).get("num_generator_replicas", 0)
-        price = estimate_price_per_hour(bool(body.get("lora_enabled", False)), replicas)
+        lora_enabled = bool(body.get("lora_enabled", DEFAULT_LORA_ENABLED))
+        price = estimate_price_per_hour(lora_enabled, replicas)
         return {"currency": PRICE_CURRENCY, "price_per_hour": price}
 
     # ------------------------------------------------------------------ rules for sessions

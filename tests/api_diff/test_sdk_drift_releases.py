@@ -19,12 +19,13 @@ import pytest
 from _spec_edits import CHANGE_FIELDS
 from ci_policy import missing
 from together_rl_api_diff import load_document
-from together_rl_api_diff._sdk_drift import drift_from_surface, main
+from together_rl_api_diff._drift_report import drift_of
+from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._sdk_surface import SdkSurfaceError, sdk_surface
+from together_rl_api_diff._upstream import sdk_upstream
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(sys.prefix) / "sdk-releases"
-PAYLOAD = "the large-payload protocol (allow-listed for 3.1.1 too)"
 
 
 @functools.cache
@@ -36,32 +37,36 @@ def surface(release: str) -> dict[str, Any]:
 
 
 def drift(release: str) -> set[tuple[str, str, str]]:
-    report = drift_from_surface(surface(release), load_document("spec/openapi.yaml", cwd=REPO))
+    """(kind, location, clients) of every unexplained difference; the explained ones are
+    exactly those of 3.1.1: the `payload_id` entries and the rollout estimate."""
+    spec = load_document("spec/openapi.yaml", cwd=REPO)
+    report = drift_of(sdk_upstream(surface(release), spec))
+    assert {f.change.location.removeprefix("#/components/schemas/") for f in report.explained} == {
+        f"{schema}/properties/payload_id" for schema in PAYLOAD_SCHEMAS
+    } | {IN_NO_RELEASE}
     return {
-        (c.kind, c.location.removeprefix("#/components/schemas/"), c.clients)
-        for c in report.changes
+        (f.change.kind, f.change.location.removeprefix("#/components/schemas/"), f.change.clients)
+        for f in report.drift
     }
 
 
-PAYLOAD_ID = {
-    ("property-removed", f"{schema}/properties/payload_id", "breaking")
-    for schema in (
-        "ForwardBackwardBody",
-        "CustomForwardBackwardBody",
-        "SampleBody",
-        "ForwardBackwardResult",
-        "Output",
-    )
-}
-#: The rollout estimate: in the API reference, in no SDK release (3.1.1 lacks it too).
-IN_NO_RELEASE = {("operation-removed", "#/paths/~1rl~1rollouts~1estimate/post", "breaking")}
+#: Our schemas that have `payload_id` (explained: the SDK sends it untyped).
+PAYLOAD_SCHEMAS = (
+    "ForwardBackwardBody",
+    "CustomForwardBackwardBody",
+    "SampleBody",
+    "ForwardBackwardResult",
+    "SampleOutput",
+)
+#: The rollout estimate: in the API reference, in no SDK release (explained too).
+IN_NO_RELEASE = "#/paths/~1rl~1rollouts~1estimate/post"
 
 
 def test_3_0_0_lacks_exactly_what_3_1_1_added() -> None:
     """3.1.1 added `model_resources.extend_expiry` (model_resource_extend_expiry_params.py),
     `inactive_timeout` in the create and estimate-cost params, and `inactive_timeout` and
     `expires_at` in the ModelResources model; nothing else of the RL surface moved."""
-    assert drift("together==3.0.0") == PAYLOAD_ID | IN_NO_RELEASE | {
+    assert drift("together==3.0.0") == {
         (
             "operation-removed",
             "#/paths/~1rl~1model-resources~1{model_resources_id}~1extend-expiry/post",
@@ -77,7 +82,6 @@ def test_2_40_0_under_client_beta_rl_had_other_checkpoint_results_and_a_wider_gp
     found = surface("together==2.40.0")
     assert found["namespace"] == "client.beta.rl"
     changes = drift("together==2.40.0")
-    assert changes >= PAYLOAD_ID | IN_NO_RELEASE
     assert {
         ("property-removed", "TrainingCheckpointResult/properties/checkpoint", "breaking"),
         (
@@ -109,8 +113,15 @@ def test_the_command_reports_in_the_same_json(capsys: pytest.CaptureFixture[str]
     )
     assert code == 1
     document = json.loads(capsys.readouterr().out)
-    assert len(document["changes"]) == 10
-    assert list(document["changes"][0]) == CHANGE_FIELDS
+    assert document["counts"] == {"behind": 0, "ahead": 4, "differ": 0}
+    assert len(document["explained"]) == 6  # payload_id and the estimate, as for 3.1.1
+    finding = document["groups"]["ahead"][0]
+    assert list(finding) == [*CHANGE_FIELDS, "group", "x-source", "explained"]
+    assert {f["location"].rsplit("/", 1)[-1] for f in document["groups"]["ahead"]} == {
+        "post",
+        "inactive_timeout",
+        "expires_at",
+    }
 
 
 def test_an_unknown_release_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -274,7 +274,7 @@ def test_another_key_cannot_download_a_checkpoint(
 
 def test_download_variant_must_fit_the_checkpoint(emulator_client: httpx.Client) -> None:
     c = emulator_client
-    sid = new_session_on(c, new_resources(c)["id"])["id"]  # full-weight
+    sid = new_session_on(c, new_resources(c, lora_enabled=False)["id"])["id"]  # full-weight
     training = save(c, sid, TRAINING, "t")
     inference = save(c, sid, INFERENCE, "i")
     assert inference["registration"] == {

@@ -145,8 +145,9 @@ def test_expires_at_stops_at_the_latest_date_time(emulator_client: httpx.Client)
     [
         ({"lora_enabled": True}, 4.0),
         ({"lora_enabled": True, "compute_config": {"num_generator_replicas": 1}}, 8.0),
-        ({}, 8.0),
-        ({"compute_config": {"num_generator_replicas": 2}}, 16.0),
+        ({}, 4.0),  # lora_enabled: the spec's default, true
+        ({"lora_enabled": False}, 8.0),
+        ({"lora_enabled": False, "compute_config": {"num_generator_replicas": 2}}, 16.0),
     ],
 )
 def test_estimate_cost_follows_the_documented_price_table(

@@ -57,7 +57,8 @@ def test_every_rule_of_the_spec_has_a_well_formed_source(sdk_root: Path) -> None
     problems = _problems(load_spec(), sdk_root)
     assert not problems, (
         "give each rule an x-source in the same object (`together==3.1.1 <path> <Symbol>`, "
-        "`docs <page>`, `live <cassette>#<n>` or `emulator`; docs/provenance.md says which "
+        "`docs:<page>`, `docs <page>`, `seed <file>`, `live <cassette>#<n>` or `emulator`; "
+        "docs/provenance.md says which "
         "keywords are rules), then run `make provenance`:\n  " + "\n  ".join(problems)
     )
 
@@ -204,6 +205,8 @@ def test_a_malformed_source_string_is_reported(source: str) -> None:
         "docs docs.together.ai/docs/post-training/multi-lora",
         "docs https://docs.together.ai/reference/post-training/model-resources-extend-expiry",
         "docs docs/post-training/limits-and-errors",
+        "docs:post-training/model-resources-create",
+        "seed forward-backward-endpoint.txt",
     ],
 )
 def test_well_formed_sources_pass(source: str, sdk_root: Path) -> None:
@@ -301,13 +304,18 @@ def test_the_table_counts_every_rule_by_its_source_kind() -> None:
         A={"type": "integer", "minimum": 0, "maximum": 9, "x-source": "emulator"},
         B={"type": "string", "enum": ["X"], "x-source": f"{SDK}session.py Session"},
         C={"type": "object", "x-rules": [{"rule": "Capped.", "x-source": "docs docs/a/b"}]},
+        D={"type": "string", "maxLength": 8, "x-source": "docs:post-training/page"},
+        E={"type": "boolean", "default": False, "x-source": "seed forward-backward-endpoint.txt"},
+        F={"type": "string", "x-upstream-differs": "a note, not a rule"},
     )
     table = provenance.render_table(spec)
-    assert "| `together==3.1.1` | 1 | 0 | 1 |" in table
-    assert "| `docs` | 0 | 1 | 1 |" in table
-    assert "| `live` | 0 | 0 | 0 |" in table
-    assert "| `emulator` | 2 | 0 | 2 |" in table
-    assert "| total | 3 | 1 | 4 |" in table
+    assert "| SDK (`together==3.1.1 <path> <Symbol>`) | 1 | 0 | 1 |" in table
+    assert "| reference docs (`docs:<page>`) | 1 | 0 | 1 |" in table
+    assert "| guides (`docs <page>`) | 0 | 1 | 1 |" in table
+    assert "| seed (`seed <file>`) | 1 | 0 | 1 |" in table
+    assert "| live (`live <cassette>#<n>`) | 0 | 0 | 0 |" in table
+    assert "| emulator | 2 | 0 | 2 |" in table
+    assert "| total | 5 | 1 | 6 |" in table
     assert "(none)" not in table
     assert "| `A` | `maximum` | `9` | `emulator` |" in table
     assert "| `C` |  | Capped. | `docs docs/a/b` |" in table

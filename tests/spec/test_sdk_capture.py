@@ -160,6 +160,7 @@ def test_fixture_responses_match_the_spec() -> None:
 def _create_model_resources(c: together.Together) -> Any:
     return c.post_training.model_resources.create(
         base_model="emulator/tiny-1k",
+        base_weights_ref="together://ml_abc123@rv_2",  # the reference page's pattern
         compute_config={"gpu_type": "B200-SXM", "num_generator_replicas": 0},
         inactive_timeout=3600,
         lora_enabled=True,

@@ -2,9 +2,10 @@
 
 For every RL operation: the endpoint (method and path), the request params (names, required,
 types, Literal enums: the TypedDicts of `*_params.py`) and the response models (pydantic fields,
-required, enums) must equal the spec's. This is the same implementation as
-`together-rl-sdk-drift` (`together_rl_api_diff._sdk_drift`), run on the release installed in the
-venv. The allow-lists are short and each entry says why; an entry that no longer matches fails.
+required, enums) must equal the spec's. This is `together-rl-sdk-drift`'s own report
+(`together_rl_api_diff._drift_report`), run on the release installed in the venv. The explained
+differences are the command's (`SDK_EXPLAINED`, one place): each says why, and one that no
+longer matches anything fails.
 """
 
 from __future__ import annotations
@@ -14,32 +15,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ci_policy import import_required
-from together_rl_api_diff import Change, load_document
-from together_rl_api_diff._sdk_drift import allowed, drift_from_surface
+from together_rl_api_diff import load_document
+from together_rl_api_diff._drift_report import DriftReport, drift_of
+from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._sdk_surface import sdk_surface
+from together_rl_api_diff._upstream import SDK_EXPLAINED, sdk_upstream
 
 import_required("together", "3.1.1")
 
 REPO = Path(__file__).resolve().parents[2]
-
-#: property name -> why the SDK's typed surface does not declare it.
-ALLOWED_DRIFT = {
-    "payload_id": "the large-payload protocol: the SDK's hand-written layer "
-    "(together/post_training/_payloads.py) sends `payload_id` through `extra_body` and reads it "
-    "from the raw output; the typed params and models never declare it",
-}
-
-#: operation -> why the release lacks it although the spec has it.
-ALLOWED_MISSING_OPERATIONS = {
-    "POST /rl/rollouts/estimate": "published in the API reference "
-    "(docs.together.ai/reference/post-training/rollouts-estimate), in no SDK release yet",
-}
-
-
-def _known(change: Change) -> bool:
-    missing = change.kind == "operation-removed" and change.old in ALLOWED_MISSING_OPERATIONS
-    return missing or allowed(change, ALLOWED_DRIFT)
 
 
 @functools.cache
@@ -47,14 +33,16 @@ def surface() -> dict[str, Any]:
     return sdk_surface("together==3.1.1")
 
 
-def test_the_spec_agrees_with_the_sdk_beyond_the_allow_list() -> None:
-    report = drift_from_surface(surface(), load_document("spec/openapi.yaml", cwd=REPO))
-    drift = [c.message for c in report.changes if not _known(c)]
-    assert drift == [], "the spec and together==3.1.1 differ:\n" + "\n".join(drift)
-    used = {key for key in ALLOWED_DRIFT if any(allowed(c, {key: ""}) for c in report.changes)}
-    assert used == set(ALLOWED_DRIFT), "allow-list entries that match nothing any more"
-    missing = {c.old for c in report.changes if c.kind == "operation-removed"}
-    assert missing == set(ALLOWED_MISSING_OPERATIONS), "operations the release lacks"
+def drift(spec_path: str = "spec/openapi.yaml", cwd: Path = REPO) -> DriftReport:
+    return drift_of(sdk_upstream(surface(), load_document(spec_path, cwd=cwd)))
+
+
+def test_the_spec_agrees_with_the_sdk_beyond_the_explained_differences() -> None:
+    report = drift()
+    found = [f.change.message for f in report.drift]
+    assert found == [], "the spec and together==3.1.1 differ:\n" + "\n".join(found)
+    used = {finding.explained for finding in report.explained}
+    assert used == set(SDK_EXPLAINED.values()), "explanations that match nothing any more"
 
 
 def test_the_surface_is_the_whole_rl_api_of_the_release() -> None:
@@ -82,6 +70,28 @@ def test_drift_in_the_spec_is_found(tmp_path: Path) -> None:
     root["components"]["schemas"]["SessionStatus"]["enum"].append("TRAINING_SESSION_STATUS_PAUSED")
     root["components"]["schemas"]["SessionError"]["required"].remove("code")
     (tmp_path / "drifted.json").write_text(json.dumps(root), encoding="utf-8")
-    report = drift_from_surface(surface(), load_document("drifted.json", cwd=tmp_path))
-    drift = {(c.kind, c.location.rsplit("/", 1)[-1]) for c in report.changes if not _known(c)}
-    assert drift == {("enum-value-removed", "SessionStatus"), ("property-became-required", "code")}
+    report = drift("drifted.json", tmp_path)
+    found = {(f.group, f.change.kind, f.change.location.rsplit("/", 1)[-1]) for f in report.drift}
+    assert found == {
+        ("ahead", "enum-value-removed", "SessionStatus"),
+        ("behind", "property-became-required", "code"),
+    }
+
+
+def test_the_drift_command_a_maintainer_runs_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    """`make sdk-drift SDK=together==3.1.1`: exit 0, nothing breaking, no version advice; the
+    `payload_id` entries and the rollout estimate listed as explained (the installed release is
+    read, no registry)."""
+    spec = str(REPO / "spec" / "openapi.yaml")
+    assert main(["together==3.1.1", "--spec", spec, "--offline", "--fail-on", "breaking"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (
+        "clean: the spec agrees with together==3.1.1 beyond the explained differences; "
+        "nothing breaking, no version advice"
+    )
+    assert "semver" not in out and "bumped" not in out
+    explained = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert sum(".payload_id: " in line for line in explained) == 5
+    assert sum("/rl/rollouts/estimate" in line for line in explained) == 1
+    assert len(explained) == 6
+    assert main(["together==3.1.1", "--spec", spec, "--offline", "--fail-on", "drift"]) == 0

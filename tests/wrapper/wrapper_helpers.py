@@ -143,5 +143,6 @@ def connect(api_factory: Callable[..., Api], mode: str, emulator: Emulator, **kw
 
 
 def start_session(api: Api) -> Any:
-    resources = api.call(api.client.model_resources.create, "emulator/tiny-1k")
+    # Full-weight resources (lora_enabled defaults to true): the checkpoint tests read a model.
+    resources = api.call(api.client.model_resources.create, "emulator/tiny-1k", lora_enabled=False)
     return api.call(api.client.sessions.create, model_resources_id=resources.id)

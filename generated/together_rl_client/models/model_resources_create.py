@@ -20,13 +20,17 @@ class ModelResourcesCreate:
     """
     Attributes:
         base_model (str): A base model of `GET /rl/supported-models`.
-        base_weights_ref (str | Unset):
+        base_weights_ref (str | Unset): A full-weight model of this project's model registry whose weights the resources
+            train instead of the base model's own (`together://ml_<model>`, optionally
+            `@rv_<revision>`).
         compute_config (ComputeConfigRequest | Unset):
         inactive_timeout (int | Unset): Seconds (300-86400) without activity after which the resources stop and their
             sessions expire, counted from when they become ready and from their last activity.
             Every operation on any of their sessions restarts the count; `extend-expiry` can keep
             them up longer. Omitted: 3600.
-        lora_enabled (bool | Unset):
+        lora_enabled (bool | Unset): True hosts LoRA sessions, false one full-weight session. Omitted: true (the
+            reference's default; the SDK's `ModelResourcesClient.create` sends true unless told).
+             Default: True.
         optimizer_config (OptimizerConfig | Unset):
     """
 
@@ -34,7 +38,7 @@ class ModelResourcesCreate:
     base_weights_ref: str | Unset = UNSET
     compute_config: ComputeConfigRequest | Unset = UNSET
     inactive_timeout: int | Unset = UNSET
-    lora_enabled: bool | Unset = UNSET
+    lora_enabled: bool | Unset = True
     optimizer_config: OptimizerConfig | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,7 +133,9 @@ SCHEMA: dict[str, Any] = {
         "base_model": {
             "minLength": 1,
         },
-        "base_weights_ref": {},
+        "base_weights_ref": {
+            "maxLength": 256,
+        },
         "compute_config": {
             "class": "ComputeConfigRequest",
         },
@@ -138,7 +144,9 @@ SCHEMA: dict[str, Any] = {
             "maximum": 86400.0,
             "x-server-default": 3600,
         },
-        "lora_enabled": {},
+        "lora_enabled": {
+            "default": True,
+        },
         "optimizer_config": {
             "class": "OptimizerConfig",
         },

@@ -131,7 +131,9 @@ SCHEMA: dict[str, Any] = {
         "model_resources_id": {
             "minLength": 1,
         },
-        "display_name": {},
+        "display_name": {
+            "maxLength": 128,
+        },
         "load_optimizer": {},
         "lora_config": {
             "class": "LoraConfig",

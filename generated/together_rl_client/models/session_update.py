@@ -75,7 +75,9 @@ class SessionUpdate:
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
-        "display_name": {},
+        "display_name": {
+            "maxLength": 128,
+        },
         "metadata": {
             "class": "SessionMetadata",
         },
