@@ -11,13 +11,16 @@ from ._changes import Change, DiffReport, Semver, advise_semver
 from ._comparing import compare_documents
 from ._judging import KIND_EFFECTS, judge
 from ._loading import Document, DocumentError, load_document, parse_text
+from ._rules import RULES, Rule
 
 __all__ = [
     "KIND_EFFECTS",
+    "RULES",
     "Change",
     "DiffReport",
     "Document",
     "DocumentError",
+    "Rule",
     "Semver",
     "advise_semver",
     "compare_documents",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +22,7 @@ from ._loading import Document
 from ._messages import describe
 from ._refs import Resolver, pointer_join
 from ._schemas import SchemaViews
+from ._security import Requirement, implies, requirement, shown
 
 __all__ = ["compare_documents"]
 
@@ -36,10 +37,33 @@ class _Operation:
     pointer: str
     node: dict[str, Any]
     path_item: dict[str, Any]
+    title: str = ""  # a webhook's or callback's name, instead of `METHOD path`
 
     @property
     def label(self) -> str:
-        return f"{self.method.upper()} {self.path}"
+        return self.title or f"{self.method.upper()} {self.path}"
+
+
+#: a webhook's or callback's request is sent by the server and read by the client: the
+#: positions of a response
+_REVERSED: dict[Position, Position] = {
+    "request": "response",
+    "response": "request",
+    "operation": "operation",
+}
+
+
+def _reversed(findings: Iterator[Finding]) -> Iterator[Finding]:
+    for finding in findings:
+        yield replace(finding, position=_REVERSED[finding.position])
+
+
+def _methods(item: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(item, dict):
+        for method in _METHODS:
+            operation = item.get(method)
+            if isinstance(operation, dict):
+                yield method, operation
 
 
 def _server_path(servers: Any) -> str:
@@ -83,6 +107,38 @@ class _Side:
                     found[key] = _Operation(method, str(path), pointer, operation, item)
         return found
 
+    def webhooks(self) -> dict[tuple[str, str], _Operation]:
+        """(name, method) -> the operation of an OpenAPI 3.1 webhook."""
+        found: dict[tuple[str, str], _Operation] = {}
+        for name, raw_item in (self.document.root.get("webhooks") or {}).items():
+            item = self.follow(raw_item)
+            for method, operation in _methods(item):
+                pointer = pointer_join("#/webhooks", str(name), method)
+                title = f"webhook {name} {method.upper()}"
+                found[(str(name), method)] = _Operation(
+                    method, str(name), pointer, operation, item, title
+                )
+        return found
+
+    def callbacks(self, parent: _Operation) -> dict[tuple[str, str, str], _Operation]:
+        """(callback name, URL expression, method) -> the operation of one callback."""
+        found: dict[tuple[str, str, str], _Operation] = {}
+        for name, raw_callback in (parent.node.get("callbacks") or {}).items():
+            callback = self.follow(raw_callback)
+            if not isinstance(callback, dict):
+                continue
+            for expression, raw_item in callback.items():
+                item = self.follow(raw_item)
+                for method, operation in _methods(item):
+                    pointer = pointer_join(
+                        parent.pointer, "callbacks", str(name), str(expression), method
+                    )
+                    title = f"{parent.label} callback {name} {method.upper()} {expression}"
+                    found[(str(name), str(expression), method)] = _Operation(
+                        method, str(expression), pointer, operation, item, title
+                    )
+        return found
+
     def parameters(self, operation: _Operation) -> dict[tuple[str, str], tuple[str, Any]]:
         """(in, name) -> (pointer, parameter); path parameters by position, not by name."""
         by_key: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -110,11 +166,12 @@ class _Side:
         found = self.follow(schemes.get(name, {}))
         return found if isinstance(found, dict) else {}
 
-    def security(self, operation: _Operation) -> set[frozenset[str]]:
+    def security(self, operation: _Operation) -> set[Requirement]:
+        """The alternatives of the operation's security (an empty one: anonymous callers)."""
         listed = operation.node.get("security", self.document.root.get("security"))
         if not listed:
             return {frozenset()}
-        return {frozenset(item) for item in listed if isinstance(item, dict)}
+        return {requirement(item) for item in listed if isinstance(item, dict)}
 
 
 class _Comparison:
@@ -129,29 +186,45 @@ class _Comparison:
         yield from self._parameters(old, new)
         yield from self._request_body(old, new)
         yield from self._responses(old, new)
+        yield from self._security(old, new)
+        yield from self._callbacks(old, new)
+
+    def _callbacks(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        old_callbacks, new_callbacks = self.old.callbacks(old), self.new.callbacks(new)
+        for key, callback in new_callbacks.items():
+            if key not in old_callbacks:
+                label = callback.label
+                yield Finding("callback-added", callback.pointer, label, None, label, "operation")
+            else:
+                yield from _reversed(self.operation(old_callbacks[key], callback))
+        for key, callback in old_callbacks.items():
+            if key not in new_callbacks:
+                label = callback.label
+                yield Finding("callback-removed", callback.pointer, label, label, None, "operation")
+
+    def _security(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        """Judged by the callers accepted: an alternative removed refuses its callers only when
+        no remaining alternative accepts them (`{}` accepts everyone); one added accepts new
+        callers only when no old alternative accepted them already."""
         old_security, new_security = self.old.security(old), self.new.security(new)
         where = pointer_join(new.pointer, "security")
-        for alternative in sorted(new_security - old_security, key=sorted):
-            yield Finding(
-                "security-alternative-added",
-                where,
-                f"security:{sorted(alternative)}",
-                None,
-                sorted(alternative),
-                "request",
-            )
-        for alternative in sorted(old_security & new_security, key=sorted):
-            for name in sorted(alternative):
+        for alternative in sorted(new_security - old_security, key=shown):
+            covered = any(implies(alternative, before) for before in old_security)
+            kind = "security-alternative-added-covered" if covered else "security-alternative-added"
+            label = shown(alternative)
+            yield Finding(kind, where, f"security:{label}", None, label, "request")
+        for alternative in sorted(old_security & new_security, key=shown):
+            for name, _ in sorted(alternative):
                 yield from self._security_scheme(name)
-        for alternative in sorted(old_security - new_security, key=sorted):
-            yield Finding(
-                "security-alternative-removed",
-                where,
-                f"security:{sorted(alternative)}",
-                sorted(alternative),
-                None,
-                "request",
+        for alternative in sorted(old_security - new_security, key=shown):
+            covered = any(implies(alternative, after) for after in new_security)
+            kind = (
+                "security-alternative-removed-covered"
+                if covered
+                else "security-alternative-removed"
             )
+            label = shown(alternative)
+            yield Finding(kind, where, f"security:{label}", label, None, "request")
 
     def _security_scheme(self, name: str) -> Iterator[Finding]:
         """A scheme both versions require, but sent another way (type, scheme, header name)."""
@@ -304,6 +377,26 @@ def compare_documents(old: Document, new: Document, *, paths: str | None = None)
             continue
         for finding in comparison.operation(old_operation, new_operation):
             record(finding, new_operation.label)
+    old_webhooks, new_webhooks = old_side.webhooks(), new_side.webhooks()
+    for key, webhook in new_webhooks.items():
+        if key not in old_webhooks:
+            record(
+                Finding(
+                    "webhook-added", webhook.pointer, "webhook", None, webhook.label, "operation"
+                ),
+                webhook.label,
+            )
+            continue
+        for finding in _reversed(comparison.operation(old_webhooks[key], webhook)):
+            record(finding, webhook.label)
+    for key, webhook in old_webhooks.items():
+        if key not in new_webhooks:
+            record(
+                Finding(
+                    "webhook-removed", webhook.pointer, "webhook", webhook.label, None, "operation"
+                ),
+                webhook.label,
+            )
     for key, old_operation in old_operations.items():
         if key not in new_operations:
             record(

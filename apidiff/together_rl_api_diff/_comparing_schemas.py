@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from ._changes import Finding
+from ._comparing_extra import conditions as _conditions
+from ._comparing_extra import dependencies as _dependencies
+from ._comparing_extra import negations as _negations
+from ._comparing_extra import openness as _openness
+from ._comparing_extra import tuples as _tuples
 from ._judging import Position
+from ._patterns import pattern_kind as _pattern_kind
 from ._refs import pointer_join
 from ._renames import find_renames
-from ._schemas import LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
+from ._schemas import CONTENT_KEYWORDS, LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
 
 __all__ = ["SchemaComparison"]
 
@@ -119,6 +126,39 @@ class SchemaComparison:
             yield found("items-added", "items", None, "items")
         if old.variants is not None and new.variants is not None:
             yield from self._variants(old.variants, new.variants, position, location, new)
+        yield from self._json_schema_keywords(old, new, position, location, found)
+
+    def _json_schema_keywords(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        """Tuples, unevaluatedProperties, conditionals, `not`, dependencies, and every keyword
+        this tool does not model (reported, not judged)."""
+        yield from _tuples(self, old, new, position, location, found)
+        yield from self._unevaluated(old, new, position, location, found)
+        yield from _conditions(self, old, new, position, location, found)
+        yield from _negations(self, old, new, found)
+        yield from _dependencies(self, old, new, position, location, found)
+        for keyword in sorted(set(old.unjudged) | set(new.unjudged)):
+            was, now = old.unjudged.get(keyword), new.unjudged.get(keyword)
+            if _canonical(was) != _canonical(now):
+                yield found("keyword-changed", keyword, was, now)
+        for keyword in sorted(set(old.extensions) | set(new.extensions)):
+            was, now = old.extensions.get(keyword), new.extensions.get(keyword)
+            if _canonical(was) != _canonical(now):
+                yield found("extension-changed", keyword, was, now)
+
+    def _unevaluated(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        was, now = old.unevaluated, new.unevaluated
+        if isinstance(was, dict) and isinstance(now, dict):
+            yield from self.schema(was, now, position, location + "/unevaluatedProperties")
+            return
+        old_rank, new_rank = _openness(was), _openness(now)
+        if new_rank > old_rank:
+            yield found("unevaluated-properties-widened", "unevaluatedProperties", was, now)
+        elif new_rank < old_rank:
+            yield found("unevaluated-properties-narrowed", "unevaluatedProperties", was, now)
 
     def _types(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
         if old.types == new.types:
@@ -155,9 +195,28 @@ class SchemaComparison:
             was, now = old.keywords.get(keyword), new.keywords.get(keyword)
             if _canonical(was) == _canonical(now):
                 continue
-            if keyword in ("pattern", "format"):
-                suffix = "added" if was is None else "removed" if now is None else "changed"
-                yield found(f"{keyword}-{suffix}", keyword, was, now)
+            if keyword == "pattern":
+                yield found(_pattern_kind(was, now), keyword, was, now)
+                continue
+            if keyword == "format":
+                kind = (
+                    "format-added"
+                    if was is None
+                    else "format-removed"
+                    if now is None
+                    else "format-changed"
+                )
+                yield found(kind, keyword, was, now)
+                continue
+            if keyword in CONTENT_KEYWORDS:
+                kind = (
+                    "content-encoding-added"
+                    if was is None
+                    else "content-encoding-removed"
+                    if now is None
+                    else "content-encoding-changed"
+                )
+                yield found(kind, keyword, was, now)
                 continue
             if keyword == "uniqueItems":
                 kind = "bound-tightened" if now else "bound-relaxed"
@@ -182,26 +241,21 @@ class SchemaComparison:
             yield found("bound-tightened" if tighter else "bound-relaxed", keyword, was, now)
 
     def _defaults(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
-        for keyword, had, has, was, now in (
-            ("default", old.has_default, new.has_default, old.default, new.default),
-            (
-                "x-server-default",
-                old.has_server_default,
-                new.has_server_default,
-                old.server_default,
-                new.server_default,
-            ),
-        ):
+        for keyword in sorted(set(old.defaults) | set(new.defaults)):
+            had, has = keyword in old.defaults, keyword in new.defaults
+            was, now = old.defaults.get(keyword), new.defaults.get(keyword)
             if had and not has:
                 yield found("default-removed", keyword, was, None)
             elif has and not had:
                 yield found("default-added", keyword, None, now)
-            elif had and _canonical(was) != _canonical(now):
+            elif _canonical(was) != _canonical(now):
                 yield found("default-changed", keyword, was, now)
 
     def _properties(
         self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
     ) -> Iterator[Finding]:
+        old = self._visible(self.old, old, position)
+        new = self._visible(self.new, new, position)
         removed = [name for name in old.properties if name not in new.properties]
         added = [name for name in new.properties if name not in old.properties]
         renames = find_renames(self.old, self.new, old, new, removed, added)
@@ -232,6 +286,24 @@ class SchemaComparison:
             if name in new.properties or name not in old.properties:
                 where = pointer_join(location, "properties", name)
                 yield found("property-became-optional", f"required:{name}", True, False, where)
+
+    @staticmethod
+    def _visible(side: SchemaViews, view: SchemaView, position: Position) -> SchemaView:
+        """The object as one direction sees it: readOnly properties are never in a request,
+        writeOnly ones never in a response (and their `required` applies to the other)."""
+        hidden = [
+            name
+            for name, schema in view.properties.items()
+            if (position == "request" and side.view(schema).read_only)
+            or (position == "response" and side.view(schema).write_only)
+        ]
+        if not hidden:
+            return view
+        return replace(
+            view,
+            properties={k: v for k, v in view.properties.items() if k not in hidden},
+            required=view.required - set(hidden),
+        )
 
     def _additional(
         self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
