@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
 from ._comparing_schemas import SchemaComparison
 from ._judging import Position
+from ._keywords import PROJECT_KEYWORDS, Keywords
 from ._loading import Document
 from ._messages import describe
 from ._refs import Resolver, pointer_join
@@ -76,11 +77,11 @@ def _server_path(servers: Any) -> str:
 class _Side:
     """One document with its resolver and schema views."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, keywords: Keywords) -> None:
         self.document = document
-        self.resolver = Resolver(document.root, document.source)
+        self.resolver = Resolver(document.root, document.source, document.read_beside)
         self.resolver.check_references()
-        self.views = SchemaViews(self.resolver)
+        self.views = SchemaViews(self.resolver, keywords)
 
     def follow(self, node: Any) -> Any:
         return self.resolver.follow(node)[0]
@@ -133,7 +134,7 @@ class _Side:
                     pointer = pointer_join(
                         parent.pointer, "callbacks", str(name), str(expression), method
                     )
-                    title = f"{parent.label} callback {name} {method.upper()} {expression}"
+                    title = f"callback {name} {method.upper()} {expression}"
                     found[(str(name), str(expression), method)] = _Operation(
                         method, str(expression), pointer, operation, item, title
                     )
@@ -347,9 +348,16 @@ class _Comparison:
                 )
 
 
-def compare_documents(old: Document, new: Document, *, paths: str | None = None) -> DiffReport:
-    """Every change from `old` to `new`, each judged for clients and servers."""
-    old_side, new_side = _Side(old), _Side(new)
+def compare_documents(
+    old: Document,
+    new: Document,
+    *,
+    paths: str | None = None,
+    keywords: Keywords = PROJECT_KEYWORDS,
+) -> DiffReport:
+    """Every change from `old` to `new`, each judged for clients and servers; `keywords` says
+    what the documents' `x-` keywords mean (this project's spec's by default)."""
+    old_side, new_side = _Side(old, keywords), _Side(new, keywords)
     comparison = _Comparison(old_side, new_side)
     old_operations, new_operations = old_side.operations(paths), new_side.operations(paths)
     merged: dict[tuple[str, str, str], tuple[Finding, set[str], set[Position]]] = {}

@@ -70,7 +70,8 @@ class SchemaComparison:
         if ref is None and old_ref is not None:
             wrapped = self.new.view(new_node).variants is not None
             ref = None if wrapped and self.old.view(old_node).variants is None else old_ref
-        named = ref is not None and ref.startswith("#/components/")
+        # a component, or a schema in another file (`schemas/pet.yaml#/...`)
+        named = ref is not None and (ref.startswith("#/components/") or not ref.startswith("#"))
         if named:
             location = str(ref)
         # Under a component the findings do not depend on the way there: memoised per pair.
