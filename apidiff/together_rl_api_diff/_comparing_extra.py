@@ -44,13 +44,19 @@ def tuples(
     location: str,
     found: Any,
 ) -> Iterator[Finding]:
+    """Entry by entry; an entry added where `items` constrained every element is compared with
+    the old `items` (2020-12: `items` applies after the prefix), else it narrows."""
     was, now = old.prefix_items or [], new.prefix_items or []
     for index in range(max(len(was), len(now))):
         where = pointer_join(location, "prefixItems", index)
         if index < len(was) and index < len(now):
             yield from comparison.schema(was[index], now[index], position, where)
+        elif index < len(now) and old.items is not None:
+            yield from comparison.schema(old.items, now[index], position, where)
         elif index < len(now):
             yield found("prefix-items-added", str(index), None, "schema", where)
+        elif new.items is not None:
+            yield from comparison.schema(was[index], new.items, position, where)
         else:
             yield found("prefix-items-removed", str(index), "schema", None, where)
 

@@ -139,7 +139,11 @@ _ALL: tuple[Rule, ...] = (
     Rule("items-added", "schema", "narrows", "narrows", "array items constrained"),
     Rule("items-removed", "schema", "widens", "widens", "array items no longer constrained"),
     Rule("prefix-items-added", "schema", "narrows", "narrows",
-         "prefixItems entry {detail} constrained"),
+         "prefixItems entry {detail} constrained",
+         why="oasdiff's `request-body-prefix-items-added` is INFO and `...-removed` ERR (the "
+         "mirror in responses); where `items` constrained every element, a new entry replaces "
+         "it at its index (2020-12), so the two are compared there (`string` -> `integer` is a "
+         "`type-changed`, breaking both sides); only where nothing constrained it does it narrow"),
     Rule("prefix-items-removed", "schema", "widens", "widens",
          "prefixItems entry {detail} no longer constrained"),
     Rule("variant-added", "schema", "widens", "widens", "oneOf/anyOf variant {new} added"),
@@ -149,7 +153,10 @@ _ALL: tuple[Rule, ...] = (
     Rule("condition-changed", "schema", "undecided", "undecided",
          "condition `if` changed from {old} to {new}"),
     Rule("dependent-required-added", "schema", "narrows", "narrows",
-         "dependentRequired: {detail} now required"),
+         "dependentRequired: {detail} now required",
+         why="oasdiff's `response-body-dependent-required-changed` is ERR for any change of a "
+         "list; here each name is judged: one added to a response's list only narrows what "
+         "servers send, so clients are safe"),
     Rule("dependent-required-removed", "schema", "widens", "widens",
          "dependentRequired: {detail} no longer required"),
     Rule("dependent-schema-added", "schema", "narrows", "narrows",
@@ -158,7 +165,10 @@ _ALL: tuple[Rule, ...] = (
          "dependentSchemas entry {detail} removed"),
     Rule("not-added", "schema", "narrows", "narrows", "`not` {new} added"),
     Rule("not-removed", "schema", "widens", "widens", "`not` {old} removed"),
-    Rule("not-changed", "schema", "undecided", "undecided", "`not` changed from {old} to {new}"),
+    Rule("not-changed", "schema", "undecided", "undecided", "`not` changed from {old} to {new}",
+         why="oasdiff judges a change inside `not` as if it were outside (a property removed "
+         "under `not` is `request-property-removed`); a schema under `not` accepts what the "
+         "whole refuses, so the direction is reversed and mostly undecidable: not judged"),
     Rule("keyword-changed", "schema", "undecided", "undecided",
          "{detail} changed from {old} to {new} (a keyword this tool does not judge)"),
     Rule("extension-changed", "schema", "undecided", "undecided",

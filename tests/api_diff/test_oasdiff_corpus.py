@@ -1,0 +1,129 @@
+"""A breaking-change corpus nobody here wrote: file pairs of oasdiff's own test suite
+(tests/api_diff/corpus/oasdiff/, origin and licence in its README), each compared with the
+verdict oasdiff's test asserts for clients, direction by direction.
+
+oasdiff judges for clients only: ERR (breaking) or INFO (safe). Our verdict for clients in a
+direction is the worst of the changes seen there. Every disagreement is listed in
+`DISAGREEMENTS` with the kind whose rules-table entry gives our reason;
+docs/api-changes.md reports the counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from together_rl_api_diff import RULES, compare_documents, judge, load_document
+
+CORPUS = Path(__file__).parent / "corpus" / "oasdiff"
+
+#: (base, revision) -> direction -> oasdiff's level, from the test that uses the pair
+#: (checker/*_test.go) and the check's level in checker/rules.go
+OASDIFF: dict[tuple[str, str], dict[str, str]] = {
+    # TestBackwardCompatibility_TraversesNotSubSchema: request-property-removed,
+    # new-required-request-property, request-property-max-length-decreased
+    ("not_base", "not_revision"): {"request": "ERR"},
+    # TestRequestBodyDependentRequiredAdded / TestResponseBodyDependentRequiredAdded
+    ("dependent_required_base", "dependent_required_revision"): {
+        "request": "ERR",
+        "response": "INFO",
+    },
+    # ...Removed
+    ("dependent_required_revision", "dependent_required_base"): {
+        "request": "INFO",
+        "response": "ERR",
+    },
+    # ...Changed: request-body- and response-body-dependent-required-changed
+    ("dependent_required_revision", "dependent_required_changed_revision"): {
+        "request": "ERR",
+        "response": "ERR",
+    },
+    # TestRequestBodyDependentSchemaAdded / TestResponseBodyDependentSchemaAdded, ...Removed
+    ("dependent_schemas_base", "dependent_schemas_revision"): {
+        "request": "ERR",
+        "response": "INFO",
+    },
+    ("dependent_schemas_revision", "dependent_schemas_base"): {
+        "request": "INFO",
+        "response": "ERR",
+    },
+    # TestRequestBodyPrefixItemsAdded / TestResponseBodyPrefixItemsAdded, ...Removed
+    ("prefix_items_added_base", "prefix_items_added_revision"): {
+        "request": "INFO",
+        "response": "ERR",
+    },
+    ("prefix_items_added_revision", "prefix_items_added_base"): {
+        "request": "ERR",
+        "response": "INFO",
+    },
+    # TestItemsBecameFalse / TestItemsBecameNotFalse
+    ("items_became_false_base", "items_became_false_revision"): {
+        "request": "ERR",
+        "response": "INFO",
+    },
+    ("items_became_false_revision", "items_became_false_base"): {
+        "request": "INFO",
+        "response": "ERR",
+    },
+    # TestRequestMinItemsSet, TestRequestParameterMinItemsSet, TestResponseMinItemsUnset
+    ("min_items_set_base", "min_items_set_revision"): {"request": "ERR", "response": "ERR"},
+}
+
+#: (base, revision, direction) -> (our clients verdict, the kind whose rules-table row says why)
+DISAGREEMENTS: dict[tuple[str, str, str], tuple[str, str]] = {
+    ("not_base", "not_revision", "request"): ("undecided", "not-changed"),
+    ("dependent_required_revision", "dependent_required_changed_revision", "response"): (
+        "compatible",
+        "dependent-required-added",
+    ),
+    ("prefix_items_added_base", "prefix_items_added_revision", "request"): (
+        "breaking",
+        "prefix-items-added",
+    ),
+    ("prefix_items_added_revision", "prefix_items_added_base", "response"): (
+        "breaking",
+        "prefix-items-added",
+    ),
+}
+
+_AGREES = {"ERR": "breaking", "INFO": "compatible"}
+_ORDER = ("compatible", "undecided", "breaking")
+
+
+def ours(base: str, revision: str) -> dict[str, str]:
+    """direction -> our worst verdict for clients there."""
+    report = compare_documents(
+        load_document(str(CORPUS / f"{base}.yaml")),
+        load_document(str(CORPUS / f"{revision}.yaml")),
+    )
+    worst: dict[str, str] = {}
+    for change in report.changes:
+        for position in change.positions:
+            clients, _ = judge(change.kind, position)  # type: ignore[arg-type]
+            current = worst.get(position, "compatible")
+            worst[position] = max(current, clients, key=_ORDER.index)
+    return worst
+
+
+@pytest.mark.parametrize(("base", "revision"), sorted(OASDIFF))
+def test_corpus_pair(base: str, revision: str) -> None:
+    found = ours(base, revision)
+    for direction, level in OASDIFF[(base, revision)].items():
+        verdict = found.get(direction, "compatible")
+        known = DISAGREEMENTS.get((base, revision, direction))
+        if known is None:
+            assert verdict == _AGREES[level], (base, revision, direction)
+        else:
+            assert verdict == known[0], (base, revision, direction)
+            assert RULES[known[1]].why, f"{known[1]}: the rules table must say why"
+
+
+def test_disagreements_are_the_documented_ones() -> None:
+    assert all((base, revision) in OASDIFF for base, revision, _ in DISAGREEMENTS)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api-changes.md").read_text(
+        encoding="utf-8"
+    )
+    directions = sum(len(levels) for levels in OASDIFF.values())
+    assert f"{len(OASDIFF)} comparisons, {directions} directions" in text
+    for base, revision, direction in DISAGREEMENTS:
+        assert f"`{base}` -> `{revision}` ({direction})" in text
