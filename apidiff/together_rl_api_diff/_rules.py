@@ -99,7 +99,11 @@ _ALL: tuple[Rule, ...] = (
     Rule("enum-added", "schema", "narrows", "narrows", "enum {new} added (the values were free)"),
     Rule("enum-removed", "schema", "widens", "widens", "enum {old} removed (any value is valid)"),
     Rule("property-added-required", "schema", "narrows", "narrows",
-         "required property {new} added"),
+         "required property {new} added",
+         why="openapi-diff calls a required `writeOnly` response property made readable "
+         "incompatible (`RESPONSE_WRITEONLY_REQUIRED_DECREASED`, with a TODO asking why); here "
+         "it is a required property added to a response: servers must send it, clients read "
+         "one field more"),
     Rule("property-added-optional", "schema", "widens", "none", "optional property {new} added",
          "optional-property"),
     Rule("property-removed", "schema", "clients", "clients", "property {old} removed",

@@ -1,11 +1,11 @@
-"""A breaking-change corpus nobody here wrote: file pairs of oasdiff's own test suite
-(tests/api_diff/corpus/oasdiff/, origin and licence in its README), each compared with the
-verdict oasdiff's test asserts for clients, direction by direction.
+"""A breaking-change corpus nobody here wrote: file pairs of oasdiff's and openapi-diff's own
+test suites (tests/api_diff/corpus/, origin and licence in each README), each compared with
+the verdict the other tool's test asserts for clients.
 
-oasdiff judges for clients only: ERR (breaking) or INFO (safe). Our verdict for clients in a
-direction is the worst of the changes seen there. Every disagreement is listed in
-`DISAGREEMENTS` with the kind whose rules-table entry gives our reason;
-docs/api-changes.md reports the counts.
+oasdiff judges for clients only, direction by direction: ERR (breaking) or INFO (safe).
+openapi-diff says per pair: incompatible or compatible. Our verdict for clients is the worst of
+the changes seen (in that direction). Every disagreement is listed with the kind whose
+rules-table entry gives our reason; docs/api-changes.md reports the counts.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from together_rl_api_diff import RULES, compare_documents, judge, load_document
 
 CORPUS = Path(__file__).parent / "corpus" / "oasdiff"
+OPENAPI_DIFF_CORPUS = Path(__file__).parent / "corpus" / "openapi_diff"
 
 #: (base, revision) -> direction -> oasdiff's level, from the test that uses the pair
 #: (checker/*_test.go) and the check's level in checker/rules.go
@@ -90,11 +91,11 @@ _AGREES = {"ERR": "breaking", "INFO": "compatible"}
 _ORDER = ("compatible", "undecided", "breaking")
 
 
-def ours(base: str, revision: str) -> dict[str, str]:
+def ours(base: str, revision: str, corpus: Path = CORPUS) -> dict[str, str]:
     """direction -> our worst verdict for clients there."""
     report = compare_documents(
-        load_document(str(CORPUS / f"{base}.yaml")),
-        load_document(str(CORPUS / f"{revision}.yaml")),
+        load_document(str(corpus / f"{base}.yaml")),
+        load_document(str(corpus / f"{revision}.yaml")),
     )
     worst: dict[str, str] = {}
     for change in report.changes:
@@ -127,3 +128,53 @@ def test_disagreements_are_the_documented_ones() -> None:
     assert f"{len(OASDIFF)} comparisons, {directions} directions" in text
     for base, revision, direction in DISAGREEMENTS:
         assert f"`{base}` -> `{revision}` ({direction})" in text
+
+
+#: (base, revision) -> openapi-diff's verdict, from core/src/test/.../backcompat/*BCTest.java
+OPENAPI_DIFF: dict[tuple[str, str], str] = {
+    # SecurityRequirementsBCTest
+    ("bc_security_requirements_base", "bc_security_requirements_changed_but_compatible"): (
+        "compatible"
+    ),
+    ("bc_security_requirements_base", "bc_security_requirements_scheme_type_changed"): (
+        "incompatible"
+    ),
+    # ReadOnlyBCTest
+    ("bc_readonly_base", "bc_readonly_changed_but_compatible"): "compatible",
+    ("bc_readonly_base", "bc_request_readonly_increased"): "incompatible",
+    ("bc_readonly_base", "bc_request_readonly_required_decreased"): "incompatible",
+    # WriteOnlyBCTest
+    ("bc_writeonly_base", "bc_writeonly_changed_but_compatible"): "compatible",
+    ("bc_writeonly_base", "bc_response_writeonly_increased"): "incompatible",
+    ("bc_writeonly_base", "bc_response_writeonly_required_decreased"): "incompatible",
+}
+
+#: (base, revision) -> (our clients verdict, the kind whose rules-table row says why)
+OPENAPI_DIFF_DISAGREEMENTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("bc_writeonly_base", "bc_response_writeonly_required_decreased"): (
+        "compatible",
+        "property-added-required",
+    ),
+}
+
+
+@pytest.mark.parametrize(("base", "revision"), sorted(OPENAPI_DIFF))
+def test_openapi_diff_corpus_pair(base: str, revision: str) -> None:
+    found = ours(base, revision, OPENAPI_DIFF_CORPUS)
+    verdict = max(["compatible", *found.values()], key=_ORDER.index)
+    known = OPENAPI_DIFF_DISAGREEMENTS.get((base, revision))
+    if known is None:
+        expected = {"incompatible": "breaking", "compatible": "compatible"}
+        assert verdict == expected[OPENAPI_DIFF[(base, revision)]], (base, revision)
+    else:
+        assert verdict == known[0], (base, revision)
+        assert RULES[known[1]].why, f"{known[1]}: the rules table must say why"
+
+
+def test_openapi_diff_disagreements_are_documented() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api-changes.md").read_text(
+        encoding="utf-8"
+    )
+    assert f"{len(OPENAPI_DIFF)} openapi-diff pairs" in text
+    for base, revision in OPENAPI_DIFF_DISAGREEMENTS:
+        assert f"`{base}` -> `{revision}`" in text
