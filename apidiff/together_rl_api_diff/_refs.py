@@ -77,10 +77,9 @@ class Resolver:
         """The name a file is reported under: the root's source, or a path beside it."""
         if file == _ROOT:
             return self.source
-        prefix, colon, path = self.source.rpartition(":")
-        if colon and "/" not in prefix and not prefix.startswith("."):  # REV:PATH
-            return f"{prefix}:{posixpath.normpath(posixpath.join(posixpath.dirname(path), file))}"
-        return posixpath.normpath(posixpath.join(posixpath.dirname(self.source), file))
+        revision, colon, path = self.source.partition(":")  # REV:PATH (no `:` in a git ref)
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(path or revision), file))
+        return f"{revision}:{beside}" if colon else beside
 
     def _file(self, file: str, referrer: str, place: str) -> Any:
         loaded = self._files.get(file)
@@ -128,7 +127,8 @@ class Resolver:
 
     def _root_name(self) -> str:
         """The root document's own file name, so a file that refers back to it finds it."""
-        return posixpath.basename(self.source.rpartition(":")[2] or self.source)
+        revision, colon, path = self.source.partition(":")
+        return posixpath.basename(path if colon else revision)
 
     def target(self, ref: str, place: str = "$ref") -> Any:
         """The node a `$ref` of the root document points at."""
