@@ -211,11 +211,11 @@ class SchemaComparison:
                 continue
             if keyword in CONTENT_KEYWORDS:
                 kind = (
-                    "content-encoding-added"
+                    "content-keyword-added"
                     if was is None
-                    else "content-encoding-removed"
+                    else "content-keyword-removed"
                     if now is None
-                    else "content-encoding-changed"
+                    else "content-keyword-changed"
                 )
                 yield found(kind, keyword, was, now)
                 continue
