@@ -32,20 +32,30 @@ def pointer_join(base: str, *tokens: str | int) -> str:
     return base + "".join("/" + escape_pointer(str(token)) for token in tokens)
 
 
-def _walk(node: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every dict under `node` with its JSON pointer (those with a `$ref` and the others)."""
-    stack: list[tuple[Any, str]] = [(node, pointer)]
+def _dicts(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict under `node` (pointers are only worked out for an error: `_place`)."""
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            yield current
+            stack.extend(v for v in current.values() if isinstance(v, dict | list))
+        elif isinstance(current, list):
+            stack.extend(v for v in current if isinstance(v, dict | list))
+
+
+def _place(root: Any, target: dict[str, Any]) -> str:
+    """The JSON pointer of `target`'s `$ref` under `root`."""
+    stack: list[tuple[Any, str]] = [(root, "#")]
     while stack:
         current, where = stack.pop()
-        if isinstance(current, dict):
-            yield where, current
-            for key, value in current.items():
-                if isinstance(value, dict | list):
-                    stack.append((value, pointer_join(where, str(key))))
-        elif isinstance(current, list):
-            for index, value in enumerate(current):
-                if isinstance(value, dict | list):
-                    stack.append((value, pointer_join(where, index)))
+        if current is target:
+            return pointer_join(where, "$ref")
+        items = current.items() if isinstance(current, dict) else enumerate(current)
+        for key, value in items:
+            if isinstance(value, dict | list):
+                stack.append((value, pointer_join(where, str(key))))
+    return "$ref"
 
 
 def _pointer_target(root: Any, fragment: str) -> Any:
@@ -98,7 +108,7 @@ class Resolver:
             ) from error
         loaded = parse_data(text, self.display(file))
         self._files[file] = loaded
-        for _, node in _walk(loaded, "#"):
+        for node in _dicts(loaded):
             self._owner[id(node)] = file
         return loaded
 
@@ -141,24 +151,37 @@ class Resolver:
         while index < len(self._files):  # files found on the way are appended, then checked
             file = list(self._files)[index]
             index += 1
-            for where, node in _walk(self._files[file], "#"):
+            for node in _dicts(self._files[file]):
                 if "$ref" not in node:
                     continue
-                ref = node["$ref"]
-                place = pointer_join(where, "$ref")
-                if not isinstance(ref, str):
-                    raise DocumentError(self.display(file), place, "$ref is not a string")
-                self.resolve(ref, file, place)
-                self._check_chain(node, file, place)
+                try:
+                    if not isinstance(node["$ref"], str):
+                        raise DocumentError(self.display(file), "$ref", "$ref is not a string")
+                    self.resolve(node["$ref"], file)
+                except DocumentError as error:
+                    raise self._located(error, file, node) from None
+                self._check_chain(node, file)
 
-    def _check_chain(self, node: dict[str, Any], file: str, place: str) -> None:
+    def _located(self, error: DocumentError, file: str, node: dict[str, Any]) -> DocumentError:
+        """The error about `node`'s `$ref`, with its JSON pointer in `file` (worked out only
+        then: the walk itself keeps no pointers)."""
+        if error.place != "$ref":
+            return error
+        return DocumentError(error.source, _place(self._files[file], node), error.reason)
+
+    def _check_chain(self, node: dict[str, Any], file: str) -> None:
         seen: list[str] = []
+        start = node
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
             owner = self._owner.get(id(node), _ROOT)
-            target, name = self.resolve(node["$ref"], owner, place)
+            try:
+                target, name = self.resolve(node["$ref"], owner)
+            except DocumentError as error:
+                raise self._located(error, owner, node) from None
             if name in seen:
                 chain = " -> ".join([*seen, name])
-                raise DocumentError(self.display(file), place, f"$ref cycle: {chain}")
+                cycle = DocumentError(self.display(file), "$ref", f"$ref cycle: {chain}")
+                raise self._located(cycle, file, start)
             seen.append(name)
             node = target
 

@@ -224,13 +224,12 @@ class SchemaViews:
             }
         if isinstance(node.get("dependentSchemas"), dict):
             view.dependent_schemas = dict(node["dependentSchemas"])
-        for keyword, value in node.items():
-            keyword = str(keyword)
-            if keyword.startswith("x-"):
-                if not self.keywords.known(keyword):
-                    view.extensions[keyword] = value
-            elif keyword not in _MODELLED and keyword not in _ANNOTATIONS:
-                view.unjudged[keyword] = value
+        for keyword in node.keys() - _MODELLED - _ANNOTATIONS:
+            name = str(keyword)
+            if not name.startswith("x-"):
+                view.unjudged[name] = node[keyword]
+            elif not self.keywords.known(name):
+                view.extensions[name] = node[keyword]
 
     def _add_variants(
         self, view: SchemaView, members: list[Any], keyword: str, active: set[int]
