@@ -255,6 +255,7 @@ class SchemaComparison:
     def _properties(
         self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
     ) -> Iterator[Finding]:
+        declared = new.properties  # with the properties hidden in this direction
         old = self._visible(self.old, old, position)
         new = self._visible(self.new, new, position)
         removed = [name for name in old.properties if name not in new.properties]
@@ -268,7 +269,12 @@ class SchemaComparison:
         for name in removed:
             if name not in renamed_old:
                 where = pointer_join(location, "properties", name)
-                yield found("property-removed", name, name, None, where)
+                if name not in declared:
+                    yield found("property-removed", name, name, None, where)
+                elif position == "request":
+                    yield found("property-became-read-only", name, name, None, where)
+                else:
+                    yield found("property-became-write-only", name, name, None, where)
         for name in added:
             if name not in renamed_new:
                 kind = (

@@ -109,6 +109,10 @@ _ALL: tuple[Rule, ...] = (
     Rule("property-removed", "schema", "clients", "clients", "property {old} removed",
          why=_CLIENTS_ONLY.format("`request-property-removed` is WARN; since v1.30 an optional "
                                   "response property removed is not an error")),
+    Rule("property-became-read-only", "request", "clients", "clients",
+         "property {old} became readOnly (no longer sent in requests)"),
+    Rule("property-became-write-only", "response", "clients", "clients",
+         "property {old} became writeOnly (no longer in responses)"),
     Rule("property-renamed", "schema", "both", "both", "property {old} renamed to {new}"),
     Rule("property-became-required", "schema", "narrows", "narrows", "property became required"),
     Rule("property-became-optional", "schema", "widens", "widens", "property became optional"),

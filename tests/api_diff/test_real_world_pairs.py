@@ -22,6 +22,8 @@ EXPECTED: dict[str, set[tuple[str, str, str]]] = {
     "multi_file_changed": {("bound-tightened", B, B)},
     "read_only_required_added": {("property-added-required", C, B)},
     "write_only_became_optional": {("property-became-optional", C, B)},
+    "property_became_read_only": {("property-became-read-only", B, C)},
+    "property_became_write_only": {("property-became-write-only", B, C)},
     "webhook_removed": {("webhook-removed", B, C)},
     "webhook_payload_enum_added": {("enum-value-added", B, C)},
     "callback_removed": {("callback-removed", B, C), ("enum-value-added", B, C)},
