@@ -6,10 +6,12 @@ callers accepted, pattern widening, and keywords the tool does not judge."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from together_rl_api_diff import DocumentError, compare_documents, load_document
+from together_rl_api_diff import Document, DocumentError, compare_documents, load_document
 from together_rl_api_diff.__main__ import main
 from together_rl_api_diff._keywords import Keywords, load_keywords
 
@@ -128,9 +130,6 @@ def test_unreadable_multi_file_documents(case: str, file: str, place: str, reaso
 
 def test_multi_file_document_from_a_git_revision(tmp_path: Path) -> None:
     """REV:PATH reads the files beside PATH at the same revision."""
-    import shutil
-    import subprocess
-
     shutil.copytree(PAIRS / "multi_file_changed", tmp_path / "repo")
     repo = tmp_path / "repo"
 
@@ -171,3 +170,16 @@ def test_undecided_changes_have_their_own_section(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "### Not judged (a person must look)" in out
     assert "1 not judged" in out
+
+
+def test_a_document_without_a_directory_names_the_reference() -> None:
+    root = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {},
+        "components": {"schemas": {"Pet": {"$ref": "./pet.yaml"}}},
+    }
+    with pytest.raises(DocumentError) as raised:
+        compare_documents(Document("memory", root), Document("memory", root))
+    assert raised.value.place == "#/components/schemas/Pet/$ref"
+    assert "the document has no directory" in raised.value.reason
