@@ -59,6 +59,11 @@ def _reversed(findings: Iterator[Finding]) -> Iterator[Finding]:
         yield replace(finding, position=_REVERSED[finding.position])
 
 
+def _flows(scheme: dict[str, Any]) -> dict[str, Any]:
+    flows = scheme.get("flows")
+    return flows if isinstance(flows, dict) else {}
+
+
 def _methods(item: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     if isinstance(item, dict):
         for method in _METHODS:
@@ -228,14 +233,33 @@ class _Comparison:
             yield Finding(kind, where, f"security:{label}", label, None, "request")
 
     def _security_scheme(self, name: str) -> Iterator[Finding]:
-        """A scheme both versions require, but sent another way (type, scheme, header name)."""
+        """A scheme both versions require, but presented another way: its type, HTTP scheme
+        (case-insensitive), header or query name, bearer format, OpenID Connect URL, or its
+        OAuth flows and their URLs."""
         old_scheme = self.old.security_scheme(name)
         new_scheme = self.new.security_scheme(name)
-        for keyword in ("type", "scheme", "in", "name", "bearerFormat"):
+        where = pointer_join("#/components/securitySchemes", name)
+        for keyword in ("type", "scheme", "in", "name", "bearerFormat", "openIdConnectUrl"):
             was, now = old_scheme.get(keyword), new_scheme.get(keyword)
-            if was != now:
-                where = pointer_join("#/components/securitySchemes", name)
+            if keyword == "scheme" and isinstance(was, str) and isinstance(now, str):
+                same = was.lower() == now.lower()
+            else:
+                same = was == now
+            if not same:
                 yield Finding("security-scheme-changed", where, keyword, was, now, "request")
+        old_flows, new_flows = _flows(old_scheme), _flows(new_scheme)
+        for flow in sorted(set(old_flows) | set(new_flows)):
+            flow_where = pointer_join(where, "flows", flow)
+            if flow not in new_flows:
+                yield Finding("security-flow-removed", flow_where, flow, flow, None, "request")
+            elif flow not in old_flows:
+                yield Finding("security-flow-added", flow_where, flow, None, flow, "request")
+            else:
+                for url in ("authorizationUrl", "tokenUrl", "refreshUrl"):
+                    was, now = (old_flows[flow] or {}).get(url), (new_flows[flow] or {}).get(url)
+                    if was != now:
+                        detail = f"flows/{flow}/{url}"
+                        yield Finding("security-scheme-changed", where, detail, was, now, "request")
 
     def _parameters(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
         old_params, new_params = self.old.parameters(old), self.new.parameters(new)

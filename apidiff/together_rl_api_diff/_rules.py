@@ -90,6 +90,8 @@ _ALL: tuple[Rule, ...] = (
          "alternative whose callers another alternative still accepts (`{}` added) breaks no one"),
     Rule("security-scheme-changed", "request", "both", "both",
          "security scheme's {detail} changed from {old} to {new}"),
+    Rule("security-flow-added", "request", "widens", "widens", "OAuth flow {new} added"),
+    Rule("security-flow-removed", "request", "narrows", "narrows", "OAuth flow {old} removed"),
     Rule("type-narrowed", "schema", "narrows", "narrows", "type narrowed from {old} to {new}"),
     Rule("type-widened", "schema", "widens", "widens", "type widened from {old} to {new}"),
     Rule("type-changed", "schema", "both", "both", "type changed from {old} to {new}"),

@@ -139,6 +139,18 @@ OPENAPI_DIFF: dict[tuple[str, str], str] = {
     ("bc_security_requirements_base", "bc_security_requirements_scheme_type_changed"): (
         "incompatible"
     ),
+    # SecuritySchemeBCTest
+    ("bc_security_scheme_base", "bc_security_scheme_changed_but_compatible"): "compatible",
+    ("bc_security_scheme_base", "bc_security_scheme_bearer_format_changed"): "incompatible",
+    ("bc_security_scheme_base", "bc_security_scheme_in_changed"): "incompatible",
+    ("bc_security_scheme_base", "bc_security_scheme_open_id_connect_url_changed"): ("incompatible"),
+    ("bc_security_scheme_base", "bc_security_scheme_scheme_changed"): "incompatible",
+    ("bc_security_scheme_base", "bc_security_scheme_type_changed"): "incompatible",
+    ("bc_security_scheme_base", "bc_security_scheme_scopes_increased"): "incompatible",
+    # RequiredBCTest
+    ("bc_required_base", "bc_required_changed_but_compatible"): "compatible",
+    ("bc_required_base", "bc_request_required_increased"): "incompatible",
+    ("bc_required_base", "bc_response_required_decreased"): "incompatible",
     # ReadOnlyBCTest
     ("bc_readonly_base", "bc_readonly_changed_but_compatible"): "compatible",
     ("bc_readonly_base", "bc_request_readonly_increased"): "incompatible",

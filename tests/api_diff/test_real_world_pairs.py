@@ -55,6 +55,10 @@ EXPECTED: dict[str, set[tuple[str, str, str]]] = {
         ("security-alternative-added", C, B),
     },
     "security_alternative_added_to_anonymous": {("security-alternative-added-covered", C, C)},
+    "security_oauth_flow_removed": {
+        ("security-flow-removed", B, C),
+        ("security-scheme-changed", B, B),
+    },
     "pattern_relaxed_to_anything": {("pattern-widened", C, B)},
     "pattern_anchor_removed": {("pattern-widened", C, B)},
     "pattern_alternative_added": {("pattern-widened", C, B)},
