@@ -147,6 +147,10 @@ OPENAPI_DIFF: dict[tuple[str, str], str] = {
     ("bc_security_scheme_base", "bc_security_scheme_scheme_changed"): "incompatible",
     ("bc_security_scheme_base", "bc_security_scheme_type_changed"): "incompatible",
     ("bc_security_scheme_base", "bc_security_scheme_scopes_increased"): "incompatible",
+    # OAuthFlowBCTest
+    ("bc_oauthflow_base", "bc_oauthflow_authorization_url_changed"): "incompatible",
+    ("bc_oauthflow_base", "bc_oauthflow_refresh_url_changed"): "incompatible",
+    ("bc_oauthflow_base", "bc_oauthflow_token_url_changed"): "incompatible",
     # RequiredBCTest
     ("bc_required_base", "bc_required_changed_but_compatible"): "compatible",
     ("bc_required_base", "bc_request_required_increased"): "incompatible",
