@@ -167,6 +167,16 @@ class _Side:
                 by_key[(place, name)] = (pointer_join(base, "parameters", index), parameter)
         return by_key
 
+    def headers(self, response: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+        """lower-case name -> (name, header) of a response's headers."""
+        listed = response.get("headers") if isinstance(response, dict) else None
+        found: dict[str, tuple[str, dict[str, Any]]] = {}
+        for name, raw in (listed or {}).items():
+            header = self.follow(raw)
+            if isinstance(header, dict) and str(name).lower() != "content-type":
+                found[str(name).lower()] = (str(name), header)
+        return found
+
     def security_scheme(self, name: str) -> dict[str, Any]:
         schemes = (self.document.root.get("components") or {}).get("securitySchemes") or {}
         found = self.follow(schemes.get(name, {}))
@@ -361,14 +371,64 @@ class _Comparison:
                 kind = "response-status-added" if success else "response-error-status-added"
                 yield Finding(kind, where, f"status:{code}", None, code, "response")
                 continue
-            yield from self._content(
-                self.old.follow(old_responses[code]), self.new.follow(response), "response", where
-            )
+            old_response = self.old.follow(old_responses[code])
+            new_response = self.new.follow(response)
+            yield from self._content(old_response, new_response, "response", where)
+            yield from self._headers(old_response, new_response, where)
         for code in old_responses:
             if code not in new_responses:
                 where = pointer_join(old.pointer, "responses", code)
                 yield Finding(
                     "response-status-removed", where, f"status:{code}", code, None, "response"
+                )
+
+    def _headers(self, old: Any, new: Any, pointer: str) -> Iterator[Finding]:
+        """A response's headers, by name without case (`Content-Type` is not a header here)."""
+        old_headers, new_headers = self.old.headers(old), self.new.headers(new)
+        for key, (name, header) in new_headers.items():
+            where = pointer_join(pointer, "headers", name)
+            required = bool(header.get("required"))
+            if key not in old_headers:
+                kind = (
+                    "response-header-added-required"
+                    if required
+                    else "response-header-added-optional"
+                )
+                yield Finding(kind, where, f"header:{key}", None, name, "response")
+                continue
+            old_header = old_headers[key][1]
+            was = bool(old_header.get("required"))
+            if was != required:
+                kind = (
+                    "response-header-became-required"
+                    if required
+                    else "response-header-became-optional"
+                )
+                yield Finding(kind, where, f"required:header:{key}", was, required, "response")
+            for keyword in ("style", "explode"):
+                if old_header.get(keyword) != header.get(keyword):
+                    detail = f"{keyword}:header:{key}"
+                    was_style, now_style = old_header.get(keyword), header.get(keyword)
+                    yield Finding(
+                        "response-header-style-changed",
+                        where,
+                        detail,
+                        was_style,
+                        now_style,
+                        "response",
+                    )
+            if "schema" in old_header or "schema" in header:
+                yield from self.schemas.schema(
+                    old_header.get("schema", {}),
+                    header.get("schema", {}),
+                    "response",
+                    where + "/schema",
+                )
+        for key, (name, _) in old_headers.items():
+            if key not in new_headers:
+                where = pointer_join(pointer, "headers", name)
+                yield Finding(
+                    "response-header-removed", where, f"header:{key}", name, None, "response"
                 )
 
 

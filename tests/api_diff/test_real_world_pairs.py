@@ -59,6 +59,13 @@ EXPECTED: dict[str, set[tuple[str, str, str]]] = {
         ("security-flow-removed", B, C),
         ("security-scheme-changed", B, B),
     },
+    "response_headers": {
+        ("response-header-became-optional", B, C),
+        ("response-header-became-required", C, B),
+        ("response-header-removed", B, C),
+        ("response-header-added-required", C, B),
+        ("bound-relaxed", B, C),
+    },
     "pattern_relaxed_to_anything": {("pattern-widened", C, B)},
     "pattern_anchor_removed": {("pattern-widened", C, B)},
     "pattern_alternative_added": {("pattern-widened", C, B)},

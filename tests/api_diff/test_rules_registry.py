@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 EMITTERS = ("_comparing.py", "_comparing_schemas.py", "_patterns.py", "_comparing_extra.py")
 _KIND_SHAPED = re.compile(r"^[a-z]+(-[a-z]+)+$")
 #: kebab-case strings in the emitters that are not kinds of change
-NOT_KINDS: set[str] = set()
+NOT_KINDS = {"content-type"}
 
 
 def _emitter_trees() -> list[tuple[str, ast.Module]]:
