@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from ._bounds import RANGE_KEYWORDS, range_changes
 from ._changes import Finding
 from ._comparing_extra import conditions as _conditions
 from ._comparing_extra import dependencies as _dependencies
@@ -192,7 +193,10 @@ class SchemaComparison:
                 yield found("enum-value-added", f"enum:{key}", None, value)
 
     def _keywords(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
-        for keyword in sorted(set(old.keywords) | set(new.keywords)):
+        for moved, keyword, was, now in range_changes(old.keywords, new.keywords):
+            kind = "bound-tightened" if moved == "tightened" else "bound-relaxed"
+            yield found(kind, keyword, was, now)
+        for keyword in sorted((set(old.keywords) | set(new.keywords)) - RANGE_KEYWORDS):
             was, now = old.keywords.get(keyword), new.keywords.get(keyword)
             if _canonical(was) == _canonical(now):
                 continue

@@ -141,7 +141,10 @@ _ALL: tuple[Rule, ...] = (
     Rule("unevaluated-properties-widened", "schema", "widens", "widens",
          "unevaluatedProperties widened from {old} to {new}"),
     Rule("bound-tightened", "schema", "narrows", "narrows",
-         "{detail} tightened from {old} to {new}", "bound"),
+         "{detail} tightened from {old} to {new}", "bound",
+         why="openapi-diff calls OpenAPI 3.0's `exclusiveMinimum: true` set on a schema without "
+         "`minimum` incompatible; without its number the flag bounds nothing, so here it is no "
+         "change (`minimum` and `exclusiveMinimum` are one lower bound, however spelled)"),
     Rule("bound-relaxed", "schema", "widens", "widens", "{detail} relaxed from {old} to {new}",
          "bound"),
     Rule("bound-changed", "schema", "both", "both", "{detail} changed from {old} to {new}",

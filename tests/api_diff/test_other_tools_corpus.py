@@ -155,6 +155,28 @@ OPENAPI_DIFF: dict[tuple[str, str], str] = {
     ("bc_required_base", "bc_required_changed_but_compatible"): "compatible",
     ("bc_required_base", "bc_request_required_increased"): "incompatible",
     ("bc_required_base", "bc_response_required_decreased"): "incompatible",
+    # EnumBCTest
+    ("bc_enum_base", "bc_enum_changed_but_compatible"): "compatible",
+    ("bc_enum_base", "bc_request_enum_decreased"): "incompatible",
+    ("bc_enum_base", "bc_response_enum_increased"): "incompatible",
+    # NumericRangeBCTest
+    ("bc_numericrange_base", "bc_numericrange_changed_but_compatible"): "compatible",
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_max_created"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_max_set"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_min_created"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_min_set"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_max_added"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_max_decreased"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_min_added"): "incompatible",
+    ("bc_numericrange_base", "bc_request_numericrange_min_increased"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_exclusive_max_deleted"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_exclusive_max_unset"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_exclusive_min_deleted"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_exclusive_min_unset"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_max_deleted"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_max_increased"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_min_decreased"): "incompatible",
+    ("bc_numericrange_base", "bc_response_numericrange_min_deleted"): "incompatible",
     # ReadOnlyBCTest
     ("bc_readonly_base", "bc_readonly_changed_but_compatible"): "compatible",
     ("bc_readonly_base", "bc_request_readonly_increased"): "incompatible",
@@ -167,6 +189,14 @@ OPENAPI_DIFF: dict[tuple[str, str], str] = {
 
 #: (base, revision) -> (our clients verdict, the kind whose rules-table row says why)
 OPENAPI_DIFF_DISAGREEMENTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_max_set"): (
+        "compatible",
+        "bound-tightened",
+    ),
+    ("bc_numericrange_base", "bc_request_numericrange_exclusive_min_set"): (
+        "compatible",
+        "bound-tightened",
+    ),
     ("bc_writeonly_base", "bc_response_writeonly_required_decreased"): (
         "compatible",
         "property-added-required",
