@@ -42,6 +42,8 @@ EXPECTED: dict[str, set[tuple[str, str, str]]] = {
     "prefix_items_narrowed": {("type-narrowed", B, C), ("prefix-items-added", B, C)},
     "unevaluated_properties_false_added": {("unevaluated-properties-narrowed", B, C)},
     "nullable_spellings": set(),
+    "bound_made_exclusive": {("bound-tightened", B, C)},
+    "exclusive_bound_spellings": set(),
     "security_anonymous_allowed": {
         ("security-alternative-added", C, B),
         ("security-alternative-removed-covered", C, C),
