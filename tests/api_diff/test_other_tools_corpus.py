@@ -24,6 +24,10 @@ OASDIFF: dict[tuple[str, str], dict[str, str]] = {
     # TestBackwardCompatibility_TraversesNotSubSchema: request-property-removed,
     # new-required-request-property, request-property-max-length-decreased
     ("not_base", "not_revision"): {"request": "ERR"},
+    # TestRequestPropertyIfAdded / TestResponsePropertyIfAdded (request-property-if-added ERR,
+    # response-property-if-added INFO), ...Removed
+    ("if_added_prop_base", "if_added_prop_revision"): {"request": "ERR", "response": "INFO"},
+    ("if_added_prop_revision", "if_added_prop_base"): {"request": "INFO", "response": "ERR"},
     # TestRequestBodyDependentRequiredAdded / TestResponseBodyDependentRequiredAdded
     ("dependent_required_base", "dependent_required_revision"): {
         "request": "ERR",
