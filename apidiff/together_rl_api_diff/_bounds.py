@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["RANGE_KEYWORDS", "range_changes"]
+__all__ = ["RANGE_KEYWORDS", "number", "range_changes"]
 
 #: end -> (inclusive keyword, exclusive keyword)
 _ENDS = {"lower": ("minimum", "exclusiveMinimum"), "upper": ("maximum", "exclusiveMaximum")}
@@ -17,7 +17,8 @@ RANGE_KEYWORDS = frozenset(keyword for pair in _ENDS.values() for keyword in pai
 Bound = tuple[float, bool, Any]  # (number, exclusive, as written)
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """A bound's number (one written as a string too); None for anything else."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -34,9 +35,9 @@ def _bound(keywords: dict[str, Any], end: str) -> Bound | None:
     """The tighter of the end's inclusive and exclusive bounds (a schema may give both)."""
     inclusive, exclusive = _ENDS[end]
     found = [
-        (number, keyword == exclusive, keywords[keyword])
+        (value, keyword == exclusive, keywords[keyword])
         for keyword in (inclusive, exclusive)
-        if keyword in keywords and (number := _number(keywords[keyword])) is not None
+        if keyword in keywords and (value := number(keywords[keyword])) is not None
     ]
     if not found:
         return None

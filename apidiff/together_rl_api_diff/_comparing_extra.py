@@ -20,7 +20,11 @@ from ._schemas import SchemaView, SchemaViews
 if TYPE_CHECKING:
     from ._comparing_schemas import SchemaComparison
 
-__all__ = ["conditions", "dependencies", "negations", "openness", "tuples"]
+__all__ = ["OPENNESS", "conditions", "dependencies", "negations", "openness", "tuples"]
+
+
+#: how `openness` ranks are shown
+OPENNESS: dict[int, Any] = {0: False, 1: "schema", 2: True}
 
 
 def openness(value: Any) -> int:
@@ -30,7 +34,7 @@ def openness(value: Any) -> int:
     return 2 if value is True else 1
 
 
-def _summary(side: SchemaViews, member: Any) -> Any:
+def _shown_schema(side: SchemaViews, member: Any) -> Any:
     """A subschema as the report shows it: its reference, else itself."""
     _, ref = side.follow(member)
     return ref if ref is not None else member
@@ -96,8 +100,8 @@ def _condition(
     old_if = comparison.old.fingerprint(was.get("if", True))
     new_if = comparison.new.fingerprint(now.get("if", True))
     if old_if != new_if:
-        shown_old = _summary(comparison.old, was.get("if", True))
-        shown_new = _summary(comparison.new, now.get("if", True))
+        shown_old = _shown_schema(comparison.old, was.get("if", True))
+        shown_new = _shown_schema(comparison.new, now.get("if", True))
         yield found("condition-changed", "if", shown_old, shown_new, where)
         return
     for branch in ("then", "else"):
@@ -119,13 +123,13 @@ def negations(
         return
     if not was:
         for member in now.values():
-            yield found("not-added", "not", None, _summary(comparison.new, member))
+            yield found("not-added", "not", None, _shown_schema(comparison.new, member))
     elif not now:
         for member in was.values():
-            yield found("not-removed", "not", _summary(comparison.old, member), None)
+            yield found("not-removed", "not", _shown_schema(comparison.old, member), None)
     else:
-        shown_old = [_summary(comparison.old, m) for m in was.values()]
-        shown_new = [_summary(comparison.new, m) for m in now.values()]
+        shown_old = [_shown_schema(comparison.old, m) for m in was.values()]
+        shown_new = [_shown_schema(comparison.new, m) for m in now.values()]
         yield found("not-changed", "not", shown_old, shown_new)
 
 

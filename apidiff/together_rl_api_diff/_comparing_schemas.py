@@ -12,7 +12,9 @@ from dataclasses import replace
 from typing import Any
 
 from ._bounds import RANGE_KEYWORDS, range_changes
+from ._bounds import number as _number
 from ._changes import Finding
+from ._comparing_extra import OPENNESS as _OPENNESS
 from ._comparing_extra import conditions as _conditions
 from ._comparing_extra import dependencies as _dependencies
 from ._comparing_extra import negations as _negations
@@ -25,19 +27,6 @@ from ._renames import find_renames
 from ._schemas import CONTENT_KEYWORDS, LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
 
 __all__ = ["SchemaComparison"]
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
 
 
 def _canonical(value: Any) -> str:
@@ -157,10 +146,11 @@ class SchemaComparison:
             yield from self.schema(was, now, position, location + "/unevaluatedProperties")
             return
         old_rank, new_rank = _openness(was), _openness(now)
+        shown = _OPENNESS[old_rank], _OPENNESS[new_rank]
         if new_rank > old_rank:
-            yield found("unevaluated-properties-widened", "unevaluatedProperties", was, now)
+            yield found("unevaluated-properties-widened", "unevaluatedProperties", *shown)
         elif new_rank < old_rank:
-            yield found("unevaluated-properties-narrowed", "unevaluatedProperties", was, now)
+            yield found("unevaluated-properties-narrowed", "unevaluatedProperties", *shown)
 
     def _types(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
         if old.types == new.types:
@@ -323,9 +313,7 @@ class SchemaComparison:
         if isinstance(was, dict) and isinstance(now, dict):
             yield from self.schema(was, now, position, location + "/additionalProperties")
             return
-        rank = {False: 0, True: 2}
-        old_rank = rank.get(was, 1) if isinstance(was, bool) else 1
-        new_rank = rank.get(now, 1) if isinstance(now, bool) else 1
+        old_rank, new_rank = _openness(was), _openness(now)
         if old_rank == new_rank:
             return
         kind = (
@@ -333,8 +321,7 @@ class SchemaComparison:
             if new_rank > old_rank
             else "additional-properties-narrowed"
         )
-        show = {0: False, 1: "schema", 2: True}
-        yield found(kind, "additionalProperties", show[old_rank], show[new_rank])
+        yield found(kind, "additionalProperties", _OPENNESS[old_rank], _OPENNESS[new_rank])
 
     def _variants(
         self,
