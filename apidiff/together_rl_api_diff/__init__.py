@@ -12,10 +12,12 @@ from ._changes import Change, DiffReport, Semver, advise_semver
 from ._comparing import compare_documents
 from ._judging import KIND_EFFECTS, judge
 from ._loading import Document, DocumentError, load_document, parse_text
+from ._rules import RULES, Rule
 from ._sources import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
 
 __all__ = [
     "KIND_EFFECTS",
+    "RULES",
     "SOURCE_KINDS",
     "SOURCE_LABELS",
     "SOURCE_PATTERNS",
@@ -23,6 +25,7 @@ __all__ = [
     "DiffReport",
     "Document",
     "DocumentError",
+    "Rule",
     "Semver",
     "advise_semver",
     "compare_documents",

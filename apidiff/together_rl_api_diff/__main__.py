@@ -14,6 +14,7 @@ from ._comparing import compare_documents
 from ._formats import FORMATS, render, render_changelog_entry
 from ._impact import impact_of, impact_table, is_project_spec
 from ._judging import rules_table
+from ._keywords import PROJECT_KEYWORDS, load_keywords
 from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
 
 __all__ = ["main"]
@@ -32,6 +33,13 @@ def _parser() -> argparse.ArgumentParser:
         "--paths",
         metavar="PREFIX",
         help="only operations whose URL path (server URL path + path) contains PREFIX",
+    )
+    parser.add_argument(
+        "--keywords",
+        metavar="FILE",
+        type=Path,
+        help="what the documents' x- keywords mean (YAML: rules, rule_lists, defaults, "
+        "annotations); default: this project's spec's",
     )
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", dest="output_format")
     parser.add_argument(
@@ -77,9 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.old is None:
         _parser().error("OLD is required")
     try:
+        keywords = (
+            PROJECT_KEYWORDS if arguments.keywords is None else load_keywords(arguments.keywords)
+        )
         old = load_document(arguments.old)
         new = load_document(arguments.new)
-        report = compare_documents(old, new, paths=arguments.paths)
+        report = compare_documents(old, new, paths=arguments.paths, keywords=keywords)
     except DocumentError as error:
         print(f"together-rl-api-diff: {error}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._judging import Position, Verdict, judge
+from ._rules import RULES
 
 __all__ = ["Change", "DiffReport", "Finding", "Semver", "advise_semver"]
 
@@ -24,6 +25,10 @@ class Finding:
     old: Any
     new: Any
     position: Position
+
+    def __post_init__(self) -> None:
+        if self.kind not in RULES:  # every kind is one entry of the registry
+            raise KeyError(f"kind of change {self.kind!r} is not in _rules.RULES")
 
 
 @dataclass
@@ -59,6 +64,11 @@ class Change:
     def breaking(self) -> bool:
         return "breaking" in (self.clients, self.servers)
 
+    @property
+    def undecided(self) -> bool:
+        """Not breaking for anyone as far as the tool can tell, but not judged for someone."""
+        return not self.breaking and "undecided" in (self.clients, self.servers)
+
 
 def change_id(kind: str, location: str, detail: str) -> str:
     """Stable across runs and machines: a digest of what changed and where."""
@@ -66,7 +76,10 @@ def change_id(kind: str, location: str, detail: str) -> str:
 
 
 def worst(verdicts: list[Verdict]) -> Verdict:
-    return "breaking" if "breaking" in verdicts else "compatible"
+    for verdict in ("breaking", "undecided"):
+        if verdict in verdicts:
+            return verdict
+    return "compatible"
 
 
 def judged(kind: str, positions: list[Position]) -> tuple[Verdict, Verdict]:
@@ -116,9 +129,10 @@ def _bumped(version: tuple[int, int, int], bump: Bump) -> tuple[int, int, int]:
 
 
 def advise_semver(changes: list[Change], old_version: str, new_version: str) -> Semver:
-    """major when a change breaks clients, minor for any other change (0.x: one level lower)."""
+    """major when a change breaks clients or cannot be judged for them, minor for any other
+    change (0.x: one level lower)."""
     required: Bump = "none"
-    if any(change.clients == "breaking" for change in changes):
+    if any(change.clients in ("breaking", "undecided") for change in changes):
         required = "major"
     elif changes:
         required = "minor"

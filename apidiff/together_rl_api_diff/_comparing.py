@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
 from ._comparing_schemas import SchemaComparison
 from ._judging import Position
+from ._keywords import PROJECT_KEYWORDS, Keywords
 from ._loading import Document
 from ._messages import describe
 from ._refs import Resolver, pointer_join
 from ._schemas import SchemaViews
+from ._security import Requirement, implies, requirement, shown
 
 __all__ = ["compare_documents"]
 
@@ -36,10 +38,38 @@ class _Operation:
     pointer: str
     node: dict[str, Any]
     path_item: dict[str, Any]
+    title: str = ""  # a webhook's or callback's name, instead of `METHOD path`
 
     @property
     def label(self) -> str:
-        return f"{self.method.upper()} {self.path}"
+        return self.title or f"{self.method.upper()} {self.path}"
+
+
+#: a webhook's or callback's request is sent by the server and read by the client: the
+#: positions of a response
+_REVERSED: dict[Position, Position] = {
+    "request": "response",
+    "response": "request",
+    "operation": "operation",
+}
+
+
+def _reversed(findings: Iterator[Finding]) -> Iterator[Finding]:
+    for finding in findings:
+        yield replace(finding, position=_REVERSED[finding.position])
+
+
+def _flows(scheme: dict[str, Any]) -> dict[str, Any]:
+    flows = scheme.get("flows")
+    return flows if isinstance(flows, dict) else {}
+
+
+def _methods(item: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(item, dict):
+        for method in _METHODS:
+            operation = item.get(method)
+            if isinstance(operation, dict):
+                yield method, operation
 
 
 def _server_path(servers: Any) -> str:
@@ -52,11 +82,11 @@ def _server_path(servers: Any) -> str:
 class _Side:
     """One document with its resolver and schema views."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, keywords: Keywords) -> None:
         self.document = document
-        self.resolver = Resolver(document.root, document.source)
+        self.resolver = Resolver(document.root, document.source, document.read_beside)
         self.resolver.check_references()
-        self.views = SchemaViews(self.resolver)
+        self.views = SchemaViews(self.resolver, keywords)
 
     def follow(self, node: Any) -> Any:
         return self.resolver.follow(node)[0]
@@ -83,6 +113,38 @@ class _Side:
                     found[key] = _Operation(method, str(path), pointer, operation, item)
         return found
 
+    def webhooks(self) -> dict[tuple[str, str], _Operation]:
+        """(name, method) -> the operation of an OpenAPI 3.1 webhook."""
+        found: dict[tuple[str, str], _Operation] = {}
+        for name, raw_item in (self.document.root.get("webhooks") or {}).items():
+            item = self.follow(raw_item)
+            for method, operation in _methods(item):
+                pointer = pointer_join("#/webhooks", str(name), method)
+                title = f"webhook {name} {method.upper()}"
+                found[(str(name), method)] = _Operation(
+                    method, str(name), pointer, operation, item, title
+                )
+        return found
+
+    def callbacks(self, parent: _Operation) -> dict[tuple[str, str, str], _Operation]:
+        """(callback name, URL expression, method) -> the operation of one callback."""
+        found: dict[tuple[str, str, str], _Operation] = {}
+        for name, raw_callback in (parent.node.get("callbacks") or {}).items():
+            callback = self.follow(raw_callback)
+            if not isinstance(callback, dict):
+                continue
+            for expression, raw_item in callback.items():
+                item = self.follow(raw_item)
+                for method, operation in _methods(item):
+                    pointer = pointer_join(
+                        parent.pointer, "callbacks", str(name), str(expression), method
+                    )
+                    title = f"callback {name} {method.upper()} {expression}"
+                    found[(str(name), str(expression), method)] = _Operation(
+                        method, str(expression), pointer, operation, item, title
+                    )
+        return found
+
     def parameters(self, operation: _Operation) -> dict[tuple[str, str], tuple[str, Any]]:
         """(in, name) -> (pointer, parameter); path parameters by position, not by name."""
         by_key: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -105,16 +167,27 @@ class _Side:
                 by_key[(place, name)] = (pointer_join(base, "parameters", index), parameter)
         return by_key
 
+    def headers(self, response: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+        """lower-case name -> (name, header) of a response's headers."""
+        listed = response.get("headers") if isinstance(response, dict) else None
+        found: dict[str, tuple[str, dict[str, Any]]] = {}
+        for name, raw in (listed or {}).items():
+            header = self.follow(raw)
+            if isinstance(header, dict) and str(name).lower() != "content-type":
+                found[str(name).lower()] = (str(name), header)
+        return found
+
     def security_scheme(self, name: str) -> dict[str, Any]:
         schemes = (self.document.root.get("components") or {}).get("securitySchemes") or {}
         found = self.follow(schemes.get(name, {}))
         return found if isinstance(found, dict) else {}
 
-    def security(self, operation: _Operation) -> set[frozenset[str]]:
+    def security(self, operation: _Operation) -> set[Requirement]:
+        """The alternatives of the operation's security (an empty one: anonymous callers)."""
         listed = operation.node.get("security", self.document.root.get("security"))
         if not listed:
             return {frozenset()}
-        return {frozenset(item) for item in listed if isinstance(item, dict)}
+        return {requirement(item) for item in listed if isinstance(item, dict)}
 
 
 class _Comparison:
@@ -129,39 +202,74 @@ class _Comparison:
         yield from self._parameters(old, new)
         yield from self._request_body(old, new)
         yield from self._responses(old, new)
+        yield from self._security(old, new)
+        yield from self._callbacks(old, new)
+
+    def _callbacks(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        old_callbacks, new_callbacks = self.old.callbacks(old), self.new.callbacks(new)
+        for key, callback in new_callbacks.items():
+            if key not in old_callbacks:
+                label = callback.label
+                yield Finding("callback-added", callback.pointer, label, None, label, "operation")
+            else:
+                yield from _reversed(self.operation(old_callbacks[key], callback))
+        for key, callback in old_callbacks.items():
+            if key not in new_callbacks:
+                label = callback.label
+                yield Finding("callback-removed", callback.pointer, label, label, None, "operation")
+
+    def _security(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        """Judged by the callers accepted: an alternative removed refuses its callers only when
+        no remaining alternative accepts them (`{}` accepts everyone); one added accepts new
+        callers only when no old alternative accepted them already."""
         old_security, new_security = self.old.security(old), self.new.security(new)
         where = pointer_join(new.pointer, "security")
-        for alternative in sorted(new_security - old_security, key=sorted):
-            yield Finding(
-                "security-alternative-added",
-                where,
-                f"security:{sorted(alternative)}",
-                None,
-                sorted(alternative),
-                "request",
-            )
-        for alternative in sorted(old_security & new_security, key=sorted):
-            for name in sorted(alternative):
+        for alternative in sorted(new_security - old_security, key=shown):
+            covered = any(implies(alternative, before) for before in old_security)
+            kind = "security-alternative-added-covered" if covered else "security-alternative-added"
+            label = shown(alternative)
+            yield Finding(kind, where, f"security:{label}", None, label, "request")
+        for alternative in sorted(old_security & new_security, key=shown):
+            for name, _ in sorted(alternative):
                 yield from self._security_scheme(name)
-        for alternative in sorted(old_security - new_security, key=sorted):
-            yield Finding(
-                "security-alternative-removed",
-                where,
-                f"security:{sorted(alternative)}",
-                sorted(alternative),
-                None,
-                "request",
+        for alternative in sorted(old_security - new_security, key=shown):
+            covered = any(implies(alternative, after) for after in new_security)
+            kind = (
+                "security-alternative-removed-covered"
+                if covered
+                else "security-alternative-removed"
             )
+            label = shown(alternative)
+            yield Finding(kind, where, f"security:{label}", label, None, "request")
 
     def _security_scheme(self, name: str) -> Iterator[Finding]:
-        """A scheme both versions require, but sent another way (type, scheme, header name)."""
+        """A scheme both versions require, but presented another way: its type, HTTP scheme
+        (case-insensitive), header or query name, bearer format, OpenID Connect URL, or its
+        OAuth flows and their URLs."""
         old_scheme = self.old.security_scheme(name)
         new_scheme = self.new.security_scheme(name)
-        for keyword in ("type", "scheme", "in", "name", "bearerFormat"):
+        where = pointer_join("#/components/securitySchemes", name)
+        for keyword in ("type", "scheme", "in", "name", "bearerFormat", "openIdConnectUrl"):
             was, now = old_scheme.get(keyword), new_scheme.get(keyword)
-            if was != now:
-                where = pointer_join("#/components/securitySchemes", name)
+            if keyword == "scheme" and isinstance(was, str) and isinstance(now, str):
+                same = was.lower() == now.lower()
+            else:
+                same = was == now
+            if not same:
                 yield Finding("security-scheme-changed", where, keyword, was, now, "request")
+        old_flows, new_flows = _flows(old_scheme), _flows(new_scheme)
+        for flow in sorted(set(old_flows) | set(new_flows)):
+            flow_where = pointer_join(where, "flows", flow)
+            if flow not in new_flows:
+                yield Finding("security-flow-removed", flow_where, flow, flow, None, "request")
+            elif flow not in old_flows:
+                yield Finding("security-flow-added", flow_where, flow, None, flow, "request")
+            else:
+                for url in ("authorizationUrl", "tokenUrl", "refreshUrl"):
+                    was, now = (old_flows[flow] or {}).get(url), (new_flows[flow] or {}).get(url)
+                    if was != now:
+                        detail = f"flows/{flow}/{url}"
+                        yield Finding("security-scheme-changed", where, detail, was, now, "request")
 
     def _parameters(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
         old_params, new_params = self.old.parameters(old), self.new.parameters(new)
@@ -263,9 +371,10 @@ class _Comparison:
                 kind = "response-status-added" if success else "response-error-status-added"
                 yield Finding(kind, where, f"status:{code}", None, code, "response")
                 continue
-            yield from self._content(
-                self.old.follow(old_responses[code]), self.new.follow(response), "response", where
-            )
+            old_response = self.old.follow(old_responses[code])
+            new_response = self.new.follow(response)
+            yield from self._content(old_response, new_response, "response", where)
+            yield from self._headers(old_response, new_response, where)
         for code in old_responses:
             if code not in new_responses:
                 where = pointer_join(old.pointer, "responses", code)
@@ -273,10 +382,66 @@ class _Comparison:
                     "response-status-removed", where, f"status:{code}", code, None, "response"
                 )
 
+    def _headers(self, old: Any, new: Any, pointer: str) -> Iterator[Finding]:
+        """A response's headers, by name without case (`Content-Type` is not a header here)."""
+        old_headers, new_headers = self.old.headers(old), self.new.headers(new)
+        for key, (name, header) in new_headers.items():
+            where = pointer_join(pointer, "headers", name)
+            required = bool(header.get("required"))
+            if key not in old_headers:
+                kind = (
+                    "response-header-added-required"
+                    if required
+                    else "response-header-added-optional"
+                )
+                yield Finding(kind, where, f"header:{key}", None, name, "response")
+                continue
+            old_header = old_headers[key][1]
+            was = bool(old_header.get("required"))
+            if was != required:
+                kind = (
+                    "response-header-became-required"
+                    if required
+                    else "response-header-became-optional"
+                )
+                yield Finding(kind, where, f"required:header:{key}", was, required, "response")
+            for keyword in ("style", "explode"):
+                if old_header.get(keyword) != header.get(keyword):
+                    detail = f"{keyword}:header:{key}"
+                    was_style, now_style = old_header.get(keyword), header.get(keyword)
+                    yield Finding(
+                        "response-header-style-changed",
+                        where,
+                        detail,
+                        was_style,
+                        now_style,
+                        "response",
+                    )
+            if "schema" in old_header or "schema" in header:
+                yield from self.schemas.schema(
+                    old_header.get("schema", {}),
+                    header.get("schema", {}),
+                    "response",
+                    where + "/schema",
+                )
+        for key, (name, _) in old_headers.items():
+            if key not in new_headers:
+                where = pointer_join(pointer, "headers", name)
+                yield Finding(
+                    "response-header-removed", where, f"header:{key}", name, None, "response"
+                )
 
-def compare_documents(old: Document, new: Document, *, paths: str | None = None) -> DiffReport:
-    """Every change from `old` to `new`, each judged for clients and servers."""
-    old_side, new_side = _Side(old), _Side(new)
+
+def compare_documents(
+    old: Document,
+    new: Document,
+    *,
+    paths: str | None = None,
+    keywords: Keywords = PROJECT_KEYWORDS,
+) -> DiffReport:
+    """Every change from `old` to `new`, each judged for clients and servers; `keywords` says
+    what the documents' `x-` keywords mean (this project's spec's by default)."""
+    old_side, new_side = _Side(old, keywords), _Side(new, keywords)
     comparison = _Comparison(old_side, new_side)
     old_operations, new_operations = old_side.operations(paths), new_side.operations(paths)
     merged: dict[tuple[str, str, str], tuple[Finding, set[str], set[Position]]] = {}
@@ -304,6 +469,26 @@ def compare_documents(old: Document, new: Document, *, paths: str | None = None)
             continue
         for finding in comparison.operation(old_operation, new_operation):
             record(finding, new_operation.label)
+    old_webhooks, new_webhooks = old_side.webhooks(), new_side.webhooks()
+    for key, webhook in new_webhooks.items():
+        if key not in old_webhooks:
+            record(
+                Finding(
+                    "webhook-added", webhook.pointer, "webhook", None, webhook.label, "operation"
+                ),
+                webhook.label,
+            )
+            continue
+        for finding in _reversed(comparison.operation(old_webhooks[key], webhook)):
+            record(finding, webhook.label)
+    for key, webhook in old_webhooks.items():
+        if key not in new_webhooks:
+            record(
+                Finding(
+                    "webhook-removed", webhook.pointer, "webhook", webhook.label, None, "operation"
+                ),
+                webhook.label,
+            )
     for key, old_operation in old_operations.items():
         if key not in new_operations:
             record(

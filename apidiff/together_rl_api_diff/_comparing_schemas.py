@@ -8,28 +8,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
+from ._bounds import RANGE_KEYWORDS, range_changes
+from ._bounds import number as _number
 from ._changes import Finding
+from ._comparing_extra import OPENNESS as _OPENNESS
+from ._comparing_extra import conditions as _conditions
+from ._comparing_extra import dependencies as _dependencies
+from ._comparing_extra import negations as _negations
+from ._comparing_extra import openness as _openness
+from ._comparing_extra import tuples as _tuples
 from ._judging import Position
+from ._patterns import pattern_kind as _pattern_kind
 from ._refs import pointer_join
 from ._renames import find_renames
-from ._schemas import LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
+from ._schemas import CONTENT_KEYWORDS, LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
 
 __all__ = ["SchemaComparison"]
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
 
 
 def _canonical(value: Any) -> str:
@@ -63,7 +60,8 @@ class SchemaComparison:
         if ref is None and old_ref is not None:
             wrapped = self.new.view(new_node).variants is not None
             ref = None if wrapped and self.old.view(old_node).variants is None else old_ref
-        named = ref is not None and ref.startswith("#/components/")
+        # a component, or a schema in another file (`schemas/pet.yaml#/...`)
+        named = ref is not None and (ref.startswith("#/components/") or not ref.startswith("#"))
         if named:
             location = str(ref)
         # Under a component the findings do not depend on the way there: memoised per pair.
@@ -119,6 +117,40 @@ class SchemaComparison:
             yield found("items-added", "items", None, "items")
         if old.variants is not None and new.variants is not None:
             yield from self._variants(old.variants, new.variants, position, location, new)
+        yield from self._json_schema_keywords(old, new, position, location, found)
+
+    def _json_schema_keywords(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        """Tuples, unevaluatedProperties, conditionals, `not`, dependencies, and every keyword
+        this tool does not model (reported, not judged)."""
+        yield from _tuples(self, old, new, position, location, found)
+        yield from self._unevaluated(old, new, position, location, found)
+        yield from _conditions(self, old, new, position, location, found)
+        yield from _negations(self, old, new, found)
+        yield from _dependencies(self, old, new, position, location, found)
+        for keyword in sorted(set(old.unjudged) | set(new.unjudged)):
+            was, now = old.unjudged.get(keyword), new.unjudged.get(keyword)
+            if _canonical(was) != _canonical(now):
+                yield found("keyword-changed", keyword, was, now)
+        for keyword in sorted(set(old.extensions) | set(new.extensions)):
+            was, now = old.extensions.get(keyword), new.extensions.get(keyword)
+            if _canonical(was) != _canonical(now):
+                yield found("extension-changed", keyword, was, now)
+
+    def _unevaluated(
+        self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
+    ) -> Iterator[Finding]:
+        was, now = old.unevaluated, new.unevaluated
+        if isinstance(was, dict) and isinstance(now, dict):
+            yield from self.schema(was, now, position, location + "/unevaluatedProperties")
+            return
+        old_rank, new_rank = _openness(was), _openness(now)
+        shown = _OPENNESS[old_rank], _OPENNESS[new_rank]
+        if new_rank > old_rank:
+            yield found("unevaluated-properties-widened", "unevaluatedProperties", *shown)
+        elif new_rank < old_rank:
+            yield found("unevaluated-properties-narrowed", "unevaluatedProperties", *shown)
 
     def _types(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
         if old.types == new.types:
@@ -151,13 +183,35 @@ class SchemaComparison:
                 yield found("enum-value-added", f"enum:{key}", None, value)
 
     def _keywords(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
-        for keyword in sorted(set(old.keywords) | set(new.keywords)):
+        for moved, keyword, was, now in range_changes(old.keywords, new.keywords):
+            kind = "bound-tightened" if moved == "tightened" else "bound-relaxed"
+            yield found(kind, keyword, was, now)
+        for keyword in sorted((set(old.keywords) | set(new.keywords)) - RANGE_KEYWORDS):
             was, now = old.keywords.get(keyword), new.keywords.get(keyword)
             if _canonical(was) == _canonical(now):
                 continue
-            if keyword in ("pattern", "format"):
-                suffix = "added" if was is None else "removed" if now is None else "changed"
-                yield found(f"{keyword}-{suffix}", keyword, was, now)
+            if keyword == "pattern":
+                yield found(_pattern_kind(was, now), keyword, was, now)
+                continue
+            if keyword == "format":
+                kind = (
+                    "format-added"
+                    if was is None
+                    else "format-removed"
+                    if now is None
+                    else "format-changed"
+                )
+                yield found(kind, keyword, was, now)
+                continue
+            if keyword in CONTENT_KEYWORDS:
+                kind = (
+                    "content-keyword-added"
+                    if was is None
+                    else "content-keyword-removed"
+                    if now is None
+                    else "content-keyword-changed"
+                )
+                yield found(kind, keyword, was, now)
                 continue
             if keyword == "uniqueItems":
                 kind = "bound-tightened" if now else "bound-relaxed"
@@ -182,26 +236,22 @@ class SchemaComparison:
             yield found("bound-tightened" if tighter else "bound-relaxed", keyword, was, now)
 
     def _defaults(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
-        for keyword, had, has, was, now in (
-            ("default", old.has_default, new.has_default, old.default, new.default),
-            (
-                "x-server-default",
-                old.has_server_default,
-                new.has_server_default,
-                old.server_default,
-                new.server_default,
-            ),
-        ):
+        for keyword in sorted(set(old.defaults) | set(new.defaults)):
+            had, has = keyword in old.defaults, keyword in new.defaults
+            was, now = old.defaults.get(keyword), new.defaults.get(keyword)
             if had and not has:
                 yield found("default-removed", keyword, was, None)
             elif has and not had:
                 yield found("default-added", keyword, None, now)
-            elif had and _canonical(was) != _canonical(now):
+            elif _canonical(was) != _canonical(now):
                 yield found("default-changed", keyword, was, now)
 
     def _properties(
         self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
     ) -> Iterator[Finding]:
+        declared = new.properties  # with the properties hidden in this direction
+        old = self._visible(self.old, old, position)
+        new = self._visible(self.new, new, position)
         removed = [name for name in old.properties if name not in new.properties]
         added = [name for name in new.properties if name not in old.properties]
         renames = find_renames(self.old, self.new, old, new, removed, added)
@@ -213,7 +263,12 @@ class SchemaComparison:
         for name in removed:
             if name not in renamed_old:
                 where = pointer_join(location, "properties", name)
-                yield found("property-removed", name, name, None, where)
+                if name not in declared:
+                    yield found("property-removed", name, name, None, where)
+                elif position == "request":
+                    yield found("property-became-read-only", name, name, None, where)
+                else:
+                    yield found("property-became-write-only", name, name, None, where)
         for name in added:
             if name not in renamed_new:
                 kind = (
@@ -233,6 +288,24 @@ class SchemaComparison:
                 where = pointer_join(location, "properties", name)
                 yield found("property-became-optional", f"required:{name}", True, False, where)
 
+    @staticmethod
+    def _visible(side: SchemaViews, view: SchemaView, position: Position) -> SchemaView:
+        """The object as one direction sees it: readOnly properties are never in a request,
+        writeOnly ones never in a response (and their `required` applies to the other)."""
+        hidden = [
+            name
+            for name, schema in view.properties.items()
+            if (position == "request" and side.view(schema).read_only)
+            or (position == "response" and side.view(schema).write_only)
+        ]
+        if not hidden:
+            return view
+        return replace(
+            view,
+            properties={k: v for k, v in view.properties.items() if k not in hidden},
+            required=view.required - set(hidden),
+        )
+
     def _additional(
         self, old: SchemaView, new: SchemaView, position: Position, location: str, found: Any
     ) -> Iterator[Finding]:
@@ -240,9 +313,7 @@ class SchemaComparison:
         if isinstance(was, dict) and isinstance(now, dict):
             yield from self.schema(was, now, position, location + "/additionalProperties")
             return
-        rank = {False: 0, True: 2}
-        old_rank = rank.get(was, 1) if isinstance(was, bool) else 1
-        new_rank = rank.get(now, 1) if isinstance(now, bool) else 1
+        old_rank, new_rank = _openness(was), _openness(now)
         if old_rank == new_rank:
             return
         kind = (
@@ -250,8 +321,7 @@ class SchemaComparison:
             if new_rank > old_rank
             else "additional-properties-narrowed"
         )
-        show = {0: False, 1: "schema", 2: True}
-        yield found(kind, "additionalProperties", show[old_rank], show[new_rank])
+        yield found(kind, "additionalProperties", _OPENNESS[old_rank], _OPENNESS[new_rank])
 
     def _variants(
         self,

@@ -37,9 +37,11 @@ def _semver_line(report: DiffReport) -> str:
 def _summary(report: DiffReport) -> str:
     clients = sum(change.clients == "breaking" for change in report.changes)
     servers = sum(change.servers == "breaking" for change in report.changes)
+    undecided = sum(change.undecided for change in report.changes)
     return (
         f"{len(report.changes)} changes from {report.old_source} to {report.new_source}: "
         f"{clients} break clients, {servers} break servers"
+        + (f", {undecided} not judged" if undecided else "")
     )
 
 
@@ -65,7 +67,8 @@ def _text(report: DiffReport, impacts: list[Impact] | None) -> str:
 _SECTIONS: tuple[tuple[str, Callable[[Change], bool]], ...] = (
     ("Breaking for clients", lambda c: c.clients == "breaking"),
     ("Breaking for servers only", lambda c: c.clients != "breaking" and c.servers == "breaking"),
-    ("Compatible", lambda c: not c.breaking),
+    ("Not judged (a person must look)", lambda c: c.undecided),
+    ("Compatible", lambda c: not c.breaking and not c.undecided),
 )
 
 
@@ -165,7 +168,11 @@ def _github(report: DiffReport, impacts: list[Impact] | None) -> str:
     lines = []
     for change in report.changes:
         level = (
-            "error" if change.clients == "breaking" else "warning" if change.breaking else "notice"
+            "error"
+            if change.clients == "breaking"
+            else "warning"
+            if change.breaking or change.undecided
+            else "notice"
         )
         title = f"API change ({_audience(change)})"
         message = f"{change.message} [{_operations(change)}]".replace("\n", " ")

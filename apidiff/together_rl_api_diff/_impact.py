@@ -18,6 +18,7 @@ import yaml
 
 from ._changes import Change
 from ._naming import class_name, module_name
+from ._rules import RULES, ImpactGroup
 
 __all__ = ["IMPACT_ROWS", "Impact", "ImpactRow", "impact_of", "impact_table", "is_project_spec"]
 
@@ -37,23 +38,28 @@ def _schema_name(change: Change) -> str | None:
     return found[1] if found else None
 
 
+def _group(change: Change) -> ImpactGroup:
+    """The impact group of the change's kind (its registry entry)."""
+    return RULES[change.kind].impact
+
+
 def _enum_of(*names: str) -> Callable[[Change], bool]:
     def applies(change: Change) -> bool:
-        return change.kind == "enum-value-added" and (_schema_name(change) or "").endswith(names)
+        return _group(change) == "enum-value-added" and (_schema_name(change) or "").endswith(names)
 
     return applies
 
 
-def _kinds(*kinds: str) -> Callable[[Change], bool]:
-    return lambda change: change.kind in kinds
+def _in_group(group: ImpactGroup) -> Callable[[Change], bool]:
+    return lambda change: _group(change) == group
 
 
 def _new_operation_kind(change: Change) -> bool:
-    return change.kind == "operation-added" and "/operations/" in str(change.new)
+    return _group(change) == "operation-added" and "/operations/" in str(change.new)
 
 
 def _loss_default(change: Change) -> bool:
-    return change.kind.startswith("default-") and (_schema_name(change) or "").endswith("Params")
+    return _group(change) == "default" and (_schema_name(change) or "").endswith("Params")
 
 
 IMPACT_ROWS: tuple[ImpactRow, ...] = (
@@ -102,7 +108,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "checks (`_schema.py`), which read the `x-` keywords; a new keyword needs its reader "
         "there, and an invalid example in `spec/examples/invalid/`",
         True,
-        _kinds("rule-added", "rule-removed", "rule-changed"),
+        _in_group("rule"),
     ),
     ImpactRow(
         "a default of a loss params object (`default` or `x-server-default`)",
@@ -115,21 +121,21 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "a bound (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, lengths, counts)",
         "nothing else: the emulator's 400s (naming the field) and the generated models",
         False,
-        _kinds("bound-tightened", "bound-relaxed", "bound-changed"),
+        _in_group("bound"),
     ),
     ImpactRow(
         "an added enum value the code gives no meaning of its own (a weight-sync type, a dtype)",
         "nothing else: the emulator accepts it; the contract suite and the examples test take the "
         "enum from the spec",
         False,
-        _kinds("enum-value-added"),
+        _in_group("enum-value-added"),
     ),
     ImpactRow(
         "a new optional field the emulator may ignore",
         "nothing else: the generated models and the wrapper's builders and keyword arguments "
         "(`make generate` derives `_fields.py`); the emulator's schema validation",
         False,
-        _kinds("property-added-optional"),
+        _in_group("optional-property"),
     ),
     ImpactRow(
         "any other change (a field, type, requirement or operation moved)",

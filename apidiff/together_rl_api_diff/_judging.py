@@ -3,13 +3,15 @@
 A request is written by clients and read by servers; a response the other way round. A change
 that *narrows* what is valid breaks the writer of the old values (a client for a request, a
 server for a response); one that *widens* it breaks the reader (a server for a request, a
-client for a response). The table `KIND_EFFECTS` is the whole rule; `docs/api-changes.md`
-prints it.
+client for a response). Each kind's effects are its entry in `_rules.RULES`;
+`docs/api-changes.md` prints the table (`rules_table`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
+
+from ._rules import RULES, Effect
 
 __all__ = [
     "EFFECT_MEANINGS",
@@ -22,66 +24,12 @@ __all__ = [
 ]
 
 Position = Literal["request", "response", "operation"]
-Verdict = Literal["breaking", "compatible"]
-Effect = Literal["narrows", "widens", "both", "clients", "servers", "none"]
+#: undecided: the tool cannot tell whether the change breaks that party; a person must look
+Verdict = Literal["breaking", "compatible", "undecided"]
 
-#: kind -> (effect in a request, effect in a response). "operation" kinds use the first.
+#: kind -> (effect in a request, effect in a response), read from the registry
 KIND_EFFECTS: dict[str, tuple[Effect, Effect]] = {
-    "operation-added": ("servers", "servers"),
-    "operation-removed": ("clients", "clients"),
-    "parameter-added-required": ("narrows", "narrows"),
-    "parameter-added-optional": ("widens", "widens"),
-    "parameter-removed": ("clients", "clients"),
-    "parameter-became-required": ("narrows", "narrows"),
-    "parameter-became-optional": ("widens", "widens"),
-    "parameter-style-changed": ("both", "both"),
-    "request-body-added-required": ("narrows", "narrows"),
-    "request-body-added-optional": ("widens", "widens"),
-    "request-body-removed": ("clients", "clients"),
-    "request-body-became-required": ("narrows", "narrows"),
-    "request-body-became-optional": ("widens", "widens"),
-    "media-type-added": ("widens", "widens"),
-    "media-type-removed": ("narrows", "narrows"),
-    "response-status-added": ("widens", "widens"),
-    "response-error-status-added": ("none", "none"),
-    "response-status-removed": ("narrows", "narrows"),
-    "security-alternative-added": ("widens", "widens"),
-    "security-alternative-removed": ("narrows", "narrows"),
-    "security-scheme-changed": ("both", "both"),
-    "type-narrowed": ("narrows", "narrows"),
-    "type-widened": ("widens", "widens"),
-    "type-changed": ("both", "both"),
-    "enum-value-added": ("widens", "widens"),
-    "enum-value-removed": ("narrows", "narrows"),
-    "enum-added": ("narrows", "narrows"),
-    "enum-removed": ("widens", "widens"),
-    "property-added-required": ("narrows", "narrows"),
-    "property-added-optional": ("widens", "none"),
-    "property-removed": ("clients", "clients"),
-    "property-renamed": ("both", "both"),
-    "property-became-required": ("narrows", "narrows"),
-    "property-became-optional": ("widens", "widens"),
-    "additional-properties-narrowed": ("narrows", "narrows"),
-    "additional-properties-widened": ("widens", "widens"),
-    "bound-tightened": ("narrows", "narrows"),
-    "bound-relaxed": ("widens", "widens"),
-    "bound-changed": ("both", "both"),
-    "pattern-added": ("narrows", "narrows"),
-    "pattern-removed": ("widens", "widens"),
-    "pattern-changed": ("both", "both"),
-    "format-added": ("narrows", "narrows"),
-    "format-removed": ("widens", "widens"),
-    "format-changed": ("both", "both"),
-    "items-added": ("narrows", "narrows"),
-    "items-removed": ("widens", "widens"),
-    "variant-added": ("widens", "widens"),
-    "variant-removed": ("narrows", "narrows"),
-    "default-added": ("servers", "none"),
-    "default-removed": ("clients", "none"),
-    "default-changed": ("both", "none"),
-    "rule-added": ("narrows", "narrows"),
-    "rule-removed": ("widens", "widens"),
-    "rule-changed": ("both", "both"),
+    kind: (rule.request, rule.response) for kind, rule in RULES.items()
 }
 
 EFFECT_MEANINGS: dict[Effect, str] = {
@@ -93,13 +41,16 @@ EFFECT_MEANINGS: dict[Effect, str] = {
     "clients": "breaks clients only",
     "servers": "breaks servers only",
     "none": "breaks neither",
+    "undecided": "cannot be judged exactly: reported for a person to judge",
 }
 
 
 def judge(kind: str, position: Position) -> tuple[Verdict, Verdict]:
     """(clients, servers) verdicts of one kind of change at one position."""
-    in_request, in_response = KIND_EFFECTS[kind]
-    effect = in_response if position == "response" else in_request
+    rule = RULES[kind]
+    effect = rule.response if position == "response" else rule.request
+    if effect == "undecided":
+        return "undecided", "undecided"
     if effect == "narrows":
         effect = "servers" if position == "response" else "clients"
     elif effect == "widens":
@@ -110,19 +61,20 @@ def judge(kind: str, position: Position) -> tuple[Verdict, Verdict]:
 
 
 def rules_table() -> str:
-    """The markdown table of `KIND_EFFECTS` with both verdicts (docs/api-changes.md holds it)."""
+    """The markdown table of the registry with both verdicts (docs/api-changes.md holds it)."""
     lines = [
-        "| kind of change | in a request: clients / servers | in a response: clients / servers |",
-        "|---|---|---|",
+        "| kind of change | in a request: clients / servers | in a response: clients / servers "
+        "| where common practice differs, why |",
+        "|---|---|---|---|",
     ]
-    for kind in KIND_EFFECTS:
+    for kind, rule in RULES.items():
         request = " / ".join(judge(kind, "request"))
         response = " / ".join(judge(kind, "response"))
-        if kind.startswith("operation-"):
+        if rule.scope == "operation":
             request, response = f"{request} (the whole operation)", "-"
-        elif kind.startswith(("parameter-", "request-body-", "security-")):
+        elif rule.scope == "request":
             response = "-"
-        elif kind.startswith("response-"):
+        elif rule.scope == "response":
             request = "-"
-        lines.append(f"| `{kind}` | {request} | {response} |")
+        lines.append(f"| `{kind}` | {request} | {response} | {rule.why or '-'} |")
     return "\n".join(lines) + "\n"

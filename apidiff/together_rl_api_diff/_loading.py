@@ -9,15 +9,24 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import posixpath
 import re
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["DEFAULT_SPEC_PATH", "Document", "DocumentError", "load_document", "parse_text"]
+__all__ = [
+    "DEFAULT_SPEC_PATH",
+    "Document",
+    "DocumentError",
+    "load_document",
+    "parse_data",
+    "parse_text",
+]
 
 DEFAULT_SPEC_PATH = "spec/openapi.yaml"
 
@@ -34,10 +43,12 @@ class DocumentError(Exception):
 
 @dataclass(frozen=True)
 class Document:
-    """A parsed OpenAPI document and the name it was read under."""
+    """A parsed OpenAPI document, the name it was read under, and how to read the files its
+    `$ref`s name (by a path relative to its directory; None: it has no directory)."""
 
     source: str
     root: dict[str, Any]
+    read_beside: Callable[[str], str] | None = field(default=None, compare=False, repr=False)
 
     @property
     def version(self) -> str:
@@ -137,6 +148,12 @@ def _ruamel_load(text: str) -> Any:
 @functools.lru_cache(maxsize=256)
 def _parse_cached(digest: str, text: str, source: str) -> Any:
     del digest  # part of the cache key only
+    return parse_data(text, source)
+
+
+def parse_data(text: str, source: str) -> Any:
+    """Parse JSON or YAML text (PyYAML first, then ruamel.yaml), uncached: every call builds
+    new objects. DocumentError names the place where it breaks."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
@@ -210,7 +227,8 @@ def load_document(
             text = candidate.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise DocumentError(spec, "file", str(error)) from error
-        return Document(spec, parse_text(text, spec))
+        directory = candidate.parent
+        return Document(spec, parse_text(text, spec), _file_reader(directory))
     if ":" in spec and not spec.startswith(("/", ".")):
         revision, _, path = spec.partition(":")
     elif spec.endswith((".yaml", ".yml", ".json")):
@@ -219,4 +237,20 @@ def load_document(
         revision, path = spec, default_path
     source = f"{revision}:{path}"
     text = read_git_blob(revision, path, here)
-    return Document(source, parse_text(text, source))
+    return Document(source, parse_text(text, source), _git_reader(revision, path, here))
+
+
+def _file_reader(directory: Path) -> Callable[[str], str]:
+    def read(relative: str) -> str:
+        return (directory / relative).read_text(encoding="utf-8")
+
+    return read
+
+
+def _git_reader(revision: str, path: str, cwd: Path) -> Callable[[str], str]:
+    base = posixpath.dirname(path)
+
+    def read(relative: str) -> str:
+        return read_git_blob(revision, posixpath.normpath(posixpath.join(base, relative)), cwd)
+
+    return read

@@ -11,22 +11,40 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._keywords import PROJECT_KEYWORDS, Keywords
 from ._refs import Resolver
 
-__all__ = ["LOWER_BOUNDS", "RULE_KEYWORDS", "UPPER_BOUNDS", "SchemaView", "SchemaViews"]
+__all__ = [
+    "CONTENT_KEYWORDS",
+    "LOWER_BOUNDS",
+    "RULE_KEYWORDS",
+    "UPPER_BOUNDS",
+    "SchemaView",
+    "SchemaViews",
+]
 
 LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
-_OTHER_KEYWORDS = ("multipleOf", "uniqueItems", "pattern", "format")
-#: Extension keywords that state a rule for clients or servers; every other `x-` keyword
-#: (`x-source`, `x-internal`, ...) changes nothing on the wire and is never a change.
-RULE_KEYWORDS = (
-    "x-input-dtypes",
-    "x-exclusive-inputs",
-    "x-tensor-length",
-    "x-required-inputs",
-    "x-requires-inputs-when-positive",
-    "x-at-least",
+CONTENT_KEYWORDS = ("contentMediaType", "contentEncoding")
+_OTHER_KEYWORDS = ("multipleOf", "uniqueItems", "pattern", "format", *CONTENT_KEYWORDS)
+#: this project's extension keywords that state a rule (the configuration is `_keywords`)
+RULE_KEYWORDS = PROJECT_KEYWORDS.rules
+#: keywords read into the view, and keywords that never change what is valid; any other
+#: keyword that changes is reported as a change this tool does not judge (`keyword-changed`)
+_MODELLED = frozenset(
+    {
+        *("type", "nullable", "enum", "const", "properties", "required", "additionalProperties"),
+        *("items", "prefixItems", "oneOf", "anyOf", "allOf", "not", "if", "then", "else"),
+        *("dependentRequired", "dependentSchemas", "unevaluatedProperties", "readOnly"),
+        *("writeOnly", "default", "$ref", *LOWER_BOUNDS, *UPPER_BOUNDS, *_OTHER_KEYWORDS),
+    }
+)
+_ANNOTATIONS = frozenset(
+    {
+        *("title", "description", "summary", "example", "examples", "externalDocs", "xml"),
+        *("deprecated", "$comment", "$id", "$schema", "$anchor", "$dynamicAnchor", "$defs"),
+        "definitions",
+    }
 )
 _MISSING: Any = object()
 _NUMERIC = frozenset({"integer", "number"})
@@ -45,17 +63,18 @@ class SchemaView:
     variants: list[Any] | None = None  # oneOf / anyOf members (null-only members removed)
     variant_keyword: str = "oneOf"
     keywords: dict[str, Any] = field(default_factory=dict)
-    default: Any = _MISSING
-    server_default: Any = _MISSING
-    rules: dict[str, Any] = field(default_factory=dict)  # RULE_KEYWORDS and x-rules
-
-    @property
-    def has_default(self) -> bool:
-        return self.default is not _MISSING
-
-    @property
-    def has_server_default(self) -> bool:
-        return self.server_default is not _MISSING
+    defaults: dict[str, Any] = field(default_factory=dict)  # `default` and x- default keywords
+    rules: dict[str, Any] = field(default_factory=dict)  # x- rule keywords and rule lists
+    read_only: bool = False
+    write_only: bool = False
+    prefix_items: list[Any] | None = None
+    unevaluated: Any = True  # unevaluatedProperties: True, False or a schema node
+    negated: list[Any] = field(default_factory=list)  # `not` members (allOf merges add up)
+    conditions: list[dict[str, Any]] = field(default_factory=list)  # {if, then, else} each
+    dependent_required: dict[str, frozenset[str]] = field(default_factory=dict)
+    dependent_schemas: dict[str, Any] = field(default_factory=dict)
+    unjudged: dict[str, Any] = field(default_factory=dict)  # keywords not modelled
+    extensions: dict[str, Any] = field(default_factory=dict)  # x- keywords not configured
 
 
 def _as_number(value: Any) -> Any:
@@ -86,14 +105,14 @@ def _types_of(node: dict[str, Any]) -> frozenset[str] | None:
     return frozenset(types)
 
 
-def _x_rules(node: dict[str, Any]) -> Any:
-    rules = node.get("x-rules")
+def _rule_list(rules: Any, annotations: tuple[str, ...]) -> Any:
+    """A list of rules compared without the entries' annotation keys (`x-source`)."""
     if not isinstance(rules, list) or not rules:
         return _MISSING
     texts = []
     for rule in rules:
         if isinstance(rule, dict):
-            texts.append({k: v for k, v in rule.items() if k != "x-source"})
+            texts.append({k: v for k, v in rule.items() if k not in annotations})
         else:
             texts.append(rule)
     return sorted(texts, key=lambda item: json.dumps(item, sort_keys=True, default=str))
@@ -102,8 +121,9 @@ def _x_rules(node: dict[str, Any]) -> Any:
 class SchemaViews:
     """Views and fingerprints of one document's schemas, cached by node."""
 
-    def __init__(self, resolver: Resolver) -> None:
+    def __init__(self, resolver: Resolver, keywords: Keywords = PROJECT_KEYWORDS) -> None:
         self.resolver = resolver
+        self.keywords = keywords
         self._views: dict[int, SchemaView] = {}
         self._fingerprints: dict[int, str] = {}
         self._keep: list[Any] = []  # synthetic nodes stay alive, so their ids stay unique
@@ -157,22 +177,22 @@ class SchemaViews:
                     view.keywords[bound] = view.keywords.pop(plain)
         if view.keywords.get("uniqueItems") is False:
             del view.keywords["uniqueItems"]
-        if "default" in node:
-            view.default = node["default"]
-        if "x-server-default" in node:
-            view.server_default = node["x-server-default"]
+        for keyword in ("default", *self.keywords.defaults):
+            if keyword in node:
+                view.defaults[keyword] = node[keyword]
         if view.types is not None and view.types <= _NUMERIC | {"null"}:
-            view.default = _as_number(view.default)
-            view.server_default = _as_number(view.server_default)
+            view.defaults = {k: _as_number(v) for k, v in view.defaults.items()}
             for keyword, value in list(view.keywords.items()):
                 if keyword in (*LOWER_BOUNDS, *UPPER_BOUNDS, "multipleOf"):
                     view.keywords[keyword] = _as_number(value)
-        for keyword in RULE_KEYWORDS:
+        for keyword in self.keywords.rules:
             if keyword in node:
                 view.rules[keyword] = node[keyword]
-        x_rules = _x_rules(node)
-        if x_rules is not _MISSING:
-            view.rules["x-rules"] = x_rules
+        for keyword in self.keywords.rule_lists:
+            listed = _rule_list(node.get(keyword), self.keywords.annotations)
+            if listed is not _MISSING:
+                view.rules[keyword] = listed
+        self._read_json_schema_keywords(view, node)
         for keyword in ("oneOf", "anyOf"):
             if isinstance(node.get(keyword), list):
                 self._add_variants(view, node[keyword], keyword, active)
@@ -181,6 +201,35 @@ class SchemaViews:
                 resolved, _ = self.follow(member)
                 self._merge(view, self._build(resolved, active))
         return view
+
+    def _read_json_schema_keywords(self, view: SchemaView, node: dict[str, Any]) -> None:
+        """readOnly/writeOnly, tuples, conditionals, `not`, dependencies; the rest as unjudged."""
+        view.read_only = node.get("readOnly") is True
+        view.write_only = node.get("writeOnly") is True
+        if isinstance(node.get("prefixItems"), list):
+            view.prefix_items = list(node["prefixItems"])
+        if "unevaluatedProperties" in node:
+            view.unevaluated = node["unevaluatedProperties"]
+            if view.unevaluated == {}:
+                view.unevaluated = True
+        if "not" in node:
+            view.negated = [node["not"]]
+        if any(keyword in node for keyword in ("then", "else")):
+            view.conditions = [{k: node[k] for k in ("if", "then", "else") if k in node}]
+        if isinstance(node.get("dependentRequired"), dict):
+            view.dependent_required = {
+                str(name): frozenset(map(str, needed))
+                for name, needed in node["dependentRequired"].items()
+                if isinstance(needed, list)
+            }
+        if isinstance(node.get("dependentSchemas"), dict):
+            view.dependent_schemas = dict(node["dependentSchemas"])
+        for keyword in node.keys() - _MODELLED - _ANNOTATIONS:
+            name = str(keyword)
+            if not name.startswith("x-"):
+                view.unjudged[name] = node[keyword]
+            elif not self.keywords.known(name):
+                view.extensions[name] = node[keyword]
 
     def _add_variants(
         self, view: SchemaView, members: list[Any], keyword: str, active: set[int]
@@ -238,11 +287,25 @@ class SchemaViews:
                 into.keywords[keyword] = max(current, value)
             elif keyword in UPPER_BOUNDS:
                 into.keywords[keyword] = min(current, value)
-        if other.has_default:
-            into.default = other.default
-        if other.has_server_default:
-            into.server_default = other.server_default
+        into.defaults.update(other.defaults)
         into.rules.update(other.rules)
+        into.read_only = into.read_only or other.read_only
+        into.write_only = into.write_only or other.write_only
+        if other.prefix_items is not None and into.prefix_items is None:
+            into.prefix_items = other.prefix_items
+        if other.unevaluated is not True and into.unevaluated is True:
+            into.unevaluated = other.unevaluated
+        into.negated = into.negated + other.negated
+        into.conditions = into.conditions + other.conditions
+        for name, needed in other.dependent_required.items():
+            into.dependent_required[name] = into.dependent_required.get(name, frozenset()) | needed
+        for name, schema in other.dependent_schemas.items():
+            current = into.dependent_schemas.get(name)
+            into.dependent_schemas[name] = (
+                schema if current is None else self._synthetic_all_of(current, schema)
+            )
+        into.unjudged.update(other.unjudged)
+        into.extensions.update(other.extensions)
 
     def fingerprint(self, node: Any) -> str:
         """Equal for two schemas that accept the same values (descriptions ignored)."""
@@ -265,9 +328,32 @@ class SchemaViews:
             else None,
             "required": sorted(view.required),
             "keywords": {k: str(v) for k, v in sorted(view.keywords.items())},
-            "default": repr(view.default) if view.has_default else None,
-            "server_default": repr(view.server_default) if view.has_server_default else None,
+            "defaults": {k: repr(v) for k, v in sorted(view.defaults.items())},
             "rules": json.dumps(view.rules, sort_keys=True, default=str),
+            "access": [view.read_only, view.write_only],
+            "other": json.dumps(
+                [
+                    view.unjudged,
+                    view.extensions,
+                    {k: sorted(v) for k, v in view.dependent_required.items()},
+                ],
+                sort_keys=True,
+                default=str,
+            ),
+            "prefix": None
+            if view.prefix_items is None
+            else [self._fingerprint(member, active) for member in view.prefix_items],
+            "unevaluated": view.unevaluated
+            if isinstance(view.unevaluated, bool)
+            else self._fingerprint(view.unevaluated, active),
+            "not": sorted(self._fingerprint(member, active) for member in view.negated),
+            "conditions": [
+                {k: self._fingerprint(v, active) for k, v in sorted(condition.items())}
+                for condition in view.conditions
+            ],
+            "dependent": {
+                k: self._fingerprint(v, active) for k, v in sorted(view.dependent_schemas.items())
+            },
             "properties": {
                 name: self._fingerprint(schema, active)
                 for name, schema in sorted(view.properties.items())
