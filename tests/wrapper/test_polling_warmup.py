@@ -7,7 +7,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from together_rl._polling import SLACK, PollHistory, PollPlanner, PollPolicy
+from together_rl._polling import PollHistory, PollPlanner, PollPolicy
+
+SLACK = PollPolicy().slack
 
 DURATIONS = [0.02 * 100 ** (i / 20) for i in range(21)]  # 20 ms to 2 s, geometrically
 
