@@ -1,4 +1,4 @@
-"""Base models the emulator serves, with their real vocabulary sizes and limits."""
+"""Base models the emulator serves, with their real vocabulary sizes, limits and sizes."""
 
 from __future__ import annotations
 
@@ -24,15 +24,18 @@ class BaseModel:
     max_batch_size: int
     max_seq_length: int
     context_length: int
+    parameters: int  # the model's weights: what the GPU model (`_gpu_model.py`) costs by
 
 
 CATALOG: dict[str, BaseModel] = {
     model.name: model
     for model in (
-        BaseModel("Qwen/Qwen3-8B", 151_936, 256, 32_768, 32_768),
-        BaseModel("meta-llama/Llama-3.1-8B-Instruct", 128_256, 256, 32_768, 131_072),
+        # Parameter counts from the model cards: Qwen3-8B "8.2B"; Llama 3.1 8B 8,030,261,248.
+        BaseModel("Qwen/Qwen3-8B", 151_936, 256, 32_768, 32_768, 8_200_000_000),
+        BaseModel("meta-llama/Llama-3.1-8B-Instruct", 128_256, 256, 32_768, 131_072, 8_030_261_248),
         # Small enough for fast tests: a full bigram policy, exact softmax over 1,024 tokens.
-        BaseModel("emulator/tiny-1k", 1_024, 256, 8_192, 8_192),
+        # Its weights are those of `_policy_model`: b (1,024) + W (1,024 x 16) + E (1,024 x 16).
+        BaseModel("emulator/tiny-1k", 1_024, 256, 8_192, 8_192, 33_792),
     )
 }
 

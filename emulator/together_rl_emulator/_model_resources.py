@@ -21,6 +21,7 @@ from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
 from ._errors import ApiError, found_or_404, invalid
+from ._gpu_model import GENERATOR_GPUS_PER_REPLICA, GPU, PRICE_CURRENCY, trainer_gpus
 from ._paging import PageRequest, empty_page, page_of
 from ._spec import MODEL_RESOURCES_READY, SESSION_RUNNING, enum_value, spec_defaults
 from ._store import Store
@@ -40,11 +41,6 @@ DEFAULT_INACTIVE_TIMEOUT_S = int(spec_defaults("ModelResourcesCreate")["inactive
 # Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
 LORA_SESSION_CAP = 5
 FULL_WEIGHT_SESSION_CAP = 1
-# The emulator's own price table (not Together's prices), stated in the spec's estimate-cost.
-PRICE_CURRENCY = "USD"
-PRICE_PER_GPU_HOUR = 4.0
-TRAINER_GPUS_LORA = 1
-TRAINER_GPUS_FULL_WEIGHT = 2
 EXPIRY_GRANULARITY_S = 1.0
 # The latest `expires_at` an RFC 3339 date-time can state: 9999-12-31T23:59:59Z.
 LATEST_TIME = 253_402_300_799.0
@@ -79,8 +75,9 @@ def rfc3339(t: float) -> str:
 
 
 def estimate_price_per_hour(lora_enabled: bool, num_generator_replicas: int) -> float:
-    trainer = TRAINER_GPUS_LORA if lora_enabled else TRAINER_GPUS_FULL_WEIGHT
-    return PRICE_PER_GPU_HOUR * (trainer + num_generator_replicas)
+    """The GPU model's list price (`_gpu_model.py`), stated in the spec's estimate-cost."""
+    gpus = trainer_gpus(lora_enabled) + num_generator_replicas * GENERATOR_GPUS_PER_REPLICA
+    return GPU.price_per_gpu_hour * gpus
 
 
 def _validated_create_body(body: Any) -> dict[str, Any]:
