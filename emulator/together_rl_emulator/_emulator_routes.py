@@ -38,7 +38,10 @@ async def emulator_stats(request: Request) -> Response:
 
 
 async def emulator_operation(request: Request) -> Response:
-    """When one of the caller's operations arrived and finished (Unix seconds, server clock)."""
+    """When one of the caller's operations arrived, started and finished (Unix seconds, server
+    clock), how many operations run before it starts (`queue_position`, null once it is over),
+    and how long the timing model holds it (`predicted_seconds`: from its start with
+    `--timing realistic`, from its POST with `fixed`; null until it starts)."""
     st = state_of(request)
     owner = st.authenticate(request)
     operation_id = request.path_params["operation_id"]
@@ -52,7 +55,11 @@ async def emulator_operation(request: Request) -> Response:
             "kind": row.kind,
             "status": row.status,
             "submitted_at": row.submitted_at,
+            "started_at": row.started_at,
             "finished_at": row.finished_at,
+            "queue_position": st.worker.queue_position(row.id),
+            "timing": str(st.timing),
+            "predicted_seconds": row.predicted_seconds,
         }
     )
 

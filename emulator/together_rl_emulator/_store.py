@@ -302,12 +302,14 @@ class Store(ResourceTables):
             ).fetchall()
             return [operation_row(r) for r in rows]
 
-    def mark_running(self, operation_id: str) -> bool:
-        """PENDING -> RUNNING; False if the operation is no longer PENDING (e.g. failed by stop)."""
+    def mark_running(self, operation_id: str, started_at: float, predicted_seconds: float) -> bool:
+        """PENDING -> RUNNING at `started_at`, held `predicted_seconds`; False if the operation
+        is no longer PENDING (e.g. failed by stop)."""
         with self._transaction() as db:
             cur = db.execute(
-                "UPDATE operations SET status = ? WHERE id = ? AND status IN (?, ?)",
-                (OP_RUNNING, operation_id, OP_PENDING, OP_RUNNING),
+                "UPDATE operations SET status = ?, started_at = ?, predicted_seconds = ?"
+                " WHERE id = ? AND status IN (?, ?)",
+                (OP_RUNNING, started_at, predicted_seconds, operation_id, OP_PENDING, OP_RUNNING),
             )
             return cur.rowcount == 1
 
