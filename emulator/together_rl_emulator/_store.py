@@ -289,6 +289,15 @@ class Store(ResourceTables):
             return None
         return operation_row(row)
 
+    def session_operations(self, owner: str, session_id: str) -> list[OperationRow]:
+        """The owner's operations of `session_id`, in submission order."""
+        with self.lock:
+            rows = self._db.execute(
+                "SELECT * FROM operations WHERE session_id = ? AND owner = ? ORDER BY seq",
+                (session_id, owner),
+            ).fetchall()
+            return [operation_row(r) for r in rows]
+
     def operation_request(self, operation_id: str) -> bytes | None:
         row = self._one("SELECT request FROM operations WHERE id = ?", (operation_id,))
         return None if row is None else row["request"]

@@ -100,6 +100,8 @@ def test_operations_wait_in_order_and_run_as_long_as_their_work(
         for op_id in ids:
             assert wait_operation(client, sid, op_id)["status"] == COMPLETED
         ran = [client.get(f"/_emulator/operations/{op_id}").json() for op_id in ids]
+        listed = client.get(f"/_emulator/sessions/{sid}/operations").json()["data"]
+    assert listed == ran  # the session's operations, in submission order
     assert all(op["timing"] == "realistic" and op["queue_position"] is None for op in ran)
     for op in ran:
         assert op["predicted_seconds"] == pytest.approx(

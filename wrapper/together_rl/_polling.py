@@ -30,7 +30,7 @@ class PollPolicy:
     tokens and samples: a slope fitted over the kind's last ``fit_window`` operations). GETs are
     planned from an operation's predicted start (when the one queued ahead is predicted done).
     Knowing nothing: at ``first_poll`` (or half the shortest duration learned for another kind),
-    then every 2 x the time waited. A bracket: spread geometrically (``min_lateness / 2`` apart
+    then each GET at ``search_growth`` x the time of the one before. A bracket: spread geometrically (``min_lateness / 2`` apart
     at least, its end + ``slack`` last), the first ``warmup_ops`` operations spending
     ``warmup_budget`` GETs each on average, later ones spaced by ``max(min_lateness, lateness x
     D)`` until it is that narrow (its end is then the estimate). Learned: at the predicted end,
@@ -41,6 +41,7 @@ class PollPolicy:
     ``readiness_growth`` x per GET up to ``readiness_max``."""
 
     first_poll: float = 0.015
+    search_growth: float = 2.0
     max_interval: float = 1.0
     warmup_budget: float = 3.0
     warmup_ops: int = 4
@@ -48,6 +49,7 @@ class PollPolicy:
     min_lateness: float = 0.010
     slack: float = 0.003  # timing noise: added to a bracket's end; a first GET later is no news
     hit_rate: float = 0.7
+    fast_misses: int = 3
     step: float = 0.02
     min_step: float = 0.0005
     max_run: float = 64.0
@@ -91,6 +93,10 @@ class _Kind:
         self.spent = self.ops = 0
         self.run: float = 1.0  # the last step's size (x the base step) and its direction
         self.up: bool | None = None
+        # The estimate before it jumped up more than 2 x (one operation was far slower):
+        # polled first, until an operation is done by then (back to it) or `fast_misses` are not.
+        self.fast: float | None = None
+        self.misses = 0
         self.fitted = self.slope > 0
         # (work, duration, weight) of the last operations seen closely
         self.seen: collections.deque[tuple[float, float, float]] = collections.deque(
@@ -128,6 +134,8 @@ class _Kind:
         """The planned GETs of an operation at the reference work, as durations after its
         start ([]: search)."""
         if self.estimate is not None:
+            if self.fast is not None and self.fast < self.estimate:
+                return [self.fast, self.estimate]
             return [self.estimate]
         if self.high == math.inf:
             return []
@@ -157,18 +165,30 @@ class _Kind:
             low = max(self.low, policy.min_lateness)
             self.history[self.name] = math.sqrt(low * self.high)
 
-    def step(self, up: bool, running: float = 0.0) -> None:
-        """A learned operation is done: its first GET found it done, or running (``up``)."""
+    def step(self, running: float | None) -> None:
+        """A learned operation is done: ``running`` is the last time a GET found it running
+        (None: its first GET found it done)."""
         assert self.estimate is not None
-        policy = self.policy
+        policy, before = self.policy, self.estimate
+        if self.fast is not None:
+            if running is None:  # done by the earlier estimate: the slow one was an exception
+                self.set(self.fast)
+                self.fast, self.run, self.up = None, 1.0, None
+                return
+            self.misses += 1
+            if self.misses >= policy.fast_misses:  # it did get slower
+                self.fast = None
+        up = running is not None and running >= self.estimate - policy.slack
         self.run, self.up = min(policy.max_run, 2 * self.run) if up == self.up else 1.0, up
         step = self.run * max(policy.min_step, policy.step * self.estimate)
         rise = policy.hit_rate * step
         fall = min((1 - policy.hit_rate) * step, self.estimate / 2)
         self.set(self.estimate + rise if up else self.estimate - fall)
-        if running > self.estimate:  # seen running past it (it got slower): jump there
+        if running is not None and running > self.estimate:  # seen running past it: jump there
             self.set(running)
             self.run, self.up = 1.0, None
+            if self.fast is None and running > 2 * before and policy.fast_misses:  # exception?
+                self.fast, self.misses = before, 0
 
     def fit(self, work: float, duration: float, width: float) -> None:
         """An operation of ``work`` took ``duration``, give or take ``width`` / 2: refit the
@@ -246,7 +266,8 @@ class OperationPoll:
             base = max(p.late_interval, p.lateness / 2 * (points[-1] - self.start))
             return self.last_pending_at + min(p.max_interval, base * 2.0**misses)
         waited = self.last_pending_at - self.start
-        return self.last_pending_at + min(p.max_interval, max(p.first_poll, 2 * waited))
+        grown = (p.search_growth - 1) * waited
+        return self.last_pending_at + min(p.max_interval, max(p.first_poll, grown))
 
     def observe(self, *, sent_at: float, done: bool) -> None:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
@@ -264,9 +285,9 @@ class OperationPoll:
             kind.warm(kind.to_reference(sent_at - self.start, self.work, done), done)
         elif learned and done and self.last_pending_at is not None:
             running = self.last_pending_at - self.start
-            kind.step(True, kind.to_reference(running, self.work, False))
+            kind.step(kind.to_reference(running, self.work, False))
         elif learned and done and sent_at <= self._points[0] + kind.policy.slack:  # (late: no news)
-            kind.step(False)
+            kind.step(None)
         if done and self.last_pending_at is not None:
             width = sent_at - self.last_pending_at
             if width <= 0.25 * (sent_at - self.start):  # seen closely enough
