@@ -30,13 +30,15 @@ class PollPolicy:
     tokens and samples: a slope fitted over the kind's last ``fit_window`` operations). GETs are
     planned from an operation's predicted start (when the one queued ahead is predicted done).
     Knowing nothing: at ``first_poll`` (or half the shortest duration learned for another kind),
-    then each GET at ``search_growth`` x the time of the one before. A bracket: spread geometrically (``min_lateness / 2`` apart
-    at least, its end + ``slack`` last), the first ``warmup_ops`` operations spending
-    ``warmup_budget`` GETs each on average, later ones spaced by ``max(min_lateness, lateness x
-    D)`` until it is that narrow (its end is then the estimate). Learned: at the predicted end,
-    the estimate moving to where ``hit_rate`` of first GETs find the operation done, by steps
-    (``step`` of it, ``min_step`` at least) that double while they go one way (``max_run`` x at
-    most). Then every ``lateness / 2`` of D (``late_interval`` at least), doubling, at most
+    then each GET at ``search_growth`` x the time of the one before. A bracket: spread
+    geometrically (``min_lateness / 2`` apart at least, its end + ``slack`` last), the first
+    ``warmup_ops`` operations spending ``warmup_budget`` GETs each on average, later ones spaced
+    by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is then the
+    estimate). Learned: at the predicted end, the estimate moving to where ``hit_rate`` of first
+    GETs find the operation done, by steps (``step`` of it, ``min_step`` at least) that double
+    while they go one way (``max_run`` x at most); after a jump past twice the estimate, the
+    earlier one is polled first until an operation is done by then or ``fast_misses`` are not.
+    Then every ``lateness / 2`` of D (``late_interval`` at least), doubling, at most
     ``max_interval``. A session or model resources starting: every ``readiness_first``, growing
     ``readiness_growth`` x per GET up to ``readiness_max``."""
 
