@@ -244,10 +244,14 @@ def fixed_interval(interval: float) -> Runner:
                         return
                     assert status != "TRAINING_OPERATION_STATUS_FAILED", status
 
-            steps = trace.steps if trace.ahead else tuple((op,) for op in trace.ops())
-            flight = [submit(op) for op in steps[0]]
-            for k in range(len(steps)):
-                later = [submit(op) for op in steps[k + 1]] if k + 1 < len(steps) else []
+            if not trace.ahead:
+                for op in trace.ops():
+                    collect(*submit(op))
+                return held
+            flight = [submit(op) for op in trace.steps[0]]
+            for k in range(len(trace.steps)):
+                ahead = trace.steps[k + 1] if k + 1 < len(trace.steps) else ()
+                later = [submit(op) for op in ahead]
                 for path, operation_id in flight:
                     collect(path, operation_id)
                 flight = later
@@ -267,6 +271,7 @@ class Run:
     gets: int
     lateness: list[float] = field(default_factory=list)
     durations: list[float] = field(default_factory=list)  # started -> finished, server clock
+    spans: list[float] = field(default_factory=list)  # submitted -> finished, server clock
 
     def over_bound_from_5th(self) -> list[float]:
         return [
@@ -322,16 +327,17 @@ def run_trace(base_url: str, client: str, runner: Runner, trace: Trace) -> Run:
         gets,
         [h - op["finished_at"] for h, op in zip(held, ops, strict=True)],
         [op["finished_at"] - op["started_at"] for op in ops],
+        [op["finished_at"] - op["submitted_at"] for op in ops],
     )
 
 
 def matching_interval(run: Run) -> float:
-    """The fixed interval that spends about the wrapper's GETs on its operations' durations
-    (each operation polled from its submission: ceil(D / interval) GETs)."""
+    """The fixed interval that spends about the wrapper's GETs on its operations (each polled
+    from its submission to its COMPLETED: ceil(span / interval) GETs)."""
     low, high = 0.001, 10.0
     for _ in range(60):
         mid = math.sqrt(low * high)
-        spent = sum(math.ceil(d / mid) for d in run.durations)
+        spent = sum(math.ceil(d / mid) for d in run.spans)
         low, high = (mid, high) if spent > run.gets else (low, mid)
     return high
 
@@ -370,6 +376,29 @@ def _row(run: Run) -> list[str]:
         f"{1000 * max(run.lateness):.0f}",
         f"{_percentile(over, 0.95):.2f}",
     ]
+
+
+def goals(runs: list[Run], trace: Trace) -> str:
+    """What the trace's runs say of the wrapper's goals, measured (met or not)."""
+    mine = [r for r in runs if r.trace == trace]
+    wrapper = next(r for r in mine if r.client == "wrapper")
+    others = [r for r in mine if r is not wrapper]
+    per_op = {r.client: r.gets / len(r.lateness) for r in mine}
+    fastest = min(mine, key=lambda r: r.seconds)
+    sdk = next((r for r in others if r.client.startswith("official SDK")), None)
+    frugal = [r for r in others if per_op[r.client] <= per_op["wrapper"]]
+    p95 = {r.client: _percentile(r.lateness, 0.95) for r in mine}
+    within = _percentile(wrapper.over_bound_from_5th(), 0.95)
+    checks = [
+        f"lowest wall time: {'yes' if fastest is wrapper else 'no, ' + fastest.client}",
+        "GETs per op <= the SDK's: "
+        + ("n/a" if sdk is None else "yes" if per_op["wrapper"] <= per_op[sdk.client] else "no"),
+        "p95 below every client spending as few GETs: "
+        + ("yes" if all(p95["wrapper"] < p95[r.client] for r in frugal) else "no")
+        + f" ({', '.join(r.client for r in frugal) or 'none'})",
+        f"p95 from the 5th op within the bound: {'yes' if within <= 1 else 'no'} ({within:.2f})",
+    ]
+    return f"*{trace.name}*, the wrapper's goals: " + "; ".join(checks) + "."
 
 
 def plot(runs: list[Run]) -> None:
@@ -463,10 +492,11 @@ def main(argv: list[str] | None = None) -> int:
         facts=checked_facts("polling_traces.side_by_side", args.quick),
         align="l r r r r r r",
         notes=[
+            *(goals(runs, trace) for trace in _traces(args.quick)),
             "Lateness: from the emulator's COMPLETED (`finished_at`) to the client holding the "
             "result, both on the machine's wall clock; bound = max(10 ms, 5 % of the "
             "operation's duration). GETs: the emulator's count of operation GETs during the "
-            "run, over the trace's operations. The plot: [polling_traces.png](polling_traces.png)."
+            "run, over the trace's operations. The plot: [polling_traces.png](polling_traces.png).",
         ],
     )
     section = "## Polling on realistic traces\n\n" + table.render(run.finish())

@@ -155,3 +155,19 @@ def test_after_one_far_slower_operation_the_quick_ones_are_not_waited_for() -> N
     slower = [(0.02, 0.0)] * 10 + [(0.8, 0.0)] * 8  # a lasting change: the earlier one dropped
     outcomes = run(PollPlanner(history=PollHistory(fb=0.02)), slower)
     assert all(late <= 0.05 * 0.8 and gets <= 2 for gets, late, _ in outcomes[-3:])
+
+
+def test_one_found_done_at_once_is_taken_to_finish_when_predicted() -> None:
+    """Submitted ahead, an optim-step behind a forward-backward is found done by its first GET
+    long after it finished: the operation behind it is predicted from when it was predicted
+    done, not from mid-way since its submission."""
+    history = PollHistory({"fb": 0.5, "optim": 0.04})
+    planner = PollPlanner(history=history)
+    fb, optim, later = (planner.submitted(k, 0.0) for k in ("fb", "optim", "fb"))
+    fb.observe(sent_at=0.5, done=True)  # on time: the estimate steps down a little
+    fb.finish()
+    fb_done = history["fb"]
+    assert optim.next_poll_at() == pytest.approx(fb_done + 0.04)
+    optim.observe(sent_at=2.0, done=True)  # read late: teaches nothing
+    optim.finish()
+    assert later.next_poll_at() == pytest.approx(fb_done + 0.04 + history["fb"])

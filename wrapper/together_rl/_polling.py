@@ -238,6 +238,19 @@ class OperationPoll:
         if self._planner is not None:
             self._planner.finished(self)
 
+    def likely_finished_at(self) -> float | None:
+        """When the operation most likely finished: mid-way between the GET that last found it
+        running and the one that found it done; found done at once, when it was predicted
+        done (if that is before), else mid-way from its predicted start. None: not seen done."""
+        if self.finished_at is None:
+            return None
+        if self.last_pending_at is not None:
+            return (self.last_pending_at + self.finished_at) / 2
+        predicted = self.predicted_done()
+        if predicted is not None and self.start <= predicted <= self.finished_at:
+            return predicted
+        return (self.start + self.finished_at) / 2
+
     def predicted_done(self) -> float | None:
         estimate = self._kind.estimate
         return None if estimate is None else self.start + max(0.0, estimate + self._shift())
@@ -328,14 +341,13 @@ class PollPlanner:
 
     def finished(self, poll: OperationPoll) -> None:
         """The operation is over (or its caller gave up): those queued behind it, not polled
-        yet, start no earlier than it most likely finished (mid-way between its last GETs)."""
+        yet, start no earlier than it most likely finished (:meth:`likely_finished_at`)."""
         with self._lock:
             if poll not in self._queue:
                 return
             index = self._queue.index(poll)
             del self._queue[index]
-            lower = poll.submitted_at if poll.last_pending_at is None else poll.last_pending_at
-            start = None if poll.finished_at is None else (lower + poll.finished_at) / 2
+            start = poll.likely_finished_at()
             for later in self._queue[index:]:
                 if start is None:
                     break
