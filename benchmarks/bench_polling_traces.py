@@ -402,7 +402,11 @@ def goals(runs: list[Run], trace: Trace) -> str:
 
 
 def plot(runs: list[Run]) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib is not installed (the `plots` extra): docs/polling_traces.png not drawn")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
