@@ -13,6 +13,7 @@ import uvicorn
 
 from ._app import create_app
 from ._embedded import uvicorn_config
+from ._timing import Timing
 
 __all__ = ["main", "parse_args", "resolve_api_keys"]
 
@@ -38,16 +39,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--state-dir", type=Path, help="persist state here (default: in memory)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the session policies")
     parser.add_argument(
+        "--timing",
+        nargs="+",
+        metavar="MODE",
+        help="how long operations take: 'realistic' (from their work, on the GPU model), "
+        "'fixed MS' (no sooner than MS ms after the POST) or 'none' (the default)",
+    )
+    parser.add_argument(
         "--op-latency-ms",
         type=int,
-        default=0,
-        help="an operation completes no sooner than this many ms after its POST",
+        help="the same as --timing fixed MS",
     )
     parser.add_argument("--max-body-mb", type=float, default=64.0, help="request body limit (MB)")
     parser.add_argument("--log-level", default="warning", help="uvicorn log level")
     args = parser.parse_args(argv)
-    if args.op_latency_ms < 0:
+    if args.op_latency_ms is not None and args.op_latency_ms < 0:
         parser.error("--op-latency-ms must be >= 0")
+    if args.op_latency_ms is not None and args.timing is not None:
+        parser.error("--op-latency-ms is --timing fixed MS: give one of them")
+    try:
+        args.timing = (
+            Timing.parse(args.timing)
+            if args.timing is not None
+            else Timing("fixed", args.op_latency_ms)
+            if args.op_latency_ms
+            else Timing()
+        )
+    except ValueError as exc:
+        parser.error(f"--timing: {exc}")
     if args.max_body_mb <= 0:
         parser.error("--max-body-mb must be > 0")
     return args
@@ -98,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     app = create_app(
         api_keys=keys,
         seed=args.seed,
-        op_latency_ms=args.op_latency_ms,
+        timing=args.timing,
         state_dir=args.state_dir,
         max_body_mb=args.max_body_mb,
     )

@@ -26,6 +26,7 @@ from ._http import API_PREFIX
 from ._middleware import EmulatorApp
 from ._spec import load_spec
 from ._state import EmulatorState
+from ._timing import Timing
 
 __all__ = ["EmulatorApp", "EmulatorState", "build_routes", "create_app", "owner_id"]
 
@@ -61,13 +62,18 @@ def create_app(
     op_latency_ms: int = 0,
     state_dir: str | Path | None = None,
     max_body_mb: float = 64,
+    timing: Timing | str | None = None,
 ) -> EmulatorApp:
     """The emulator as an ASGI app. The operation worker starts with the first request (or at
-    lifespan startup) and stops at lifespan shutdown or `app.state.emulator.close()`."""
+    lifespan startup) and stops at lifespan shutdown or `app.state.emulator.close()`.
+    `timing`: `"realistic"`, `"none"` or `"fixed MS"` (`_timing.py`); without it,
+    `op_latency_ms` (`fixed`, 0 by default)."""
+    if isinstance(timing, str):
+        timing = Timing.parse(timing)
     state = EmulatorState(
         list(api_keys) if api_keys is not None else ["test-key"],
         seed,
-        op_latency_ms,
+        timing or Timing("fixed", op_latency_ms),
         state_dir,
         max_body_mb,
     )

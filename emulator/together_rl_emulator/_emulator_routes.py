@@ -15,7 +15,8 @@ from ._faults import parse_fault
 from ._http import API_PREFIX, JSON, json_response, parse_json, read_body, require_object
 from ._payloads import PAYLOAD_ROUTE
 from ._spec import spec_bytes
-from ._state import state_of
+from ._state import EmulatorState, state_of
+from ._store_rows import OperationRow
 
 __all__ = ["EMULATOR_ROUTES", "api_route_keys"]
 
@@ -37,24 +38,41 @@ async def emulator_stats(request: Request) -> Response:
     return json_response(body)
 
 
+def _operation_times(st: EmulatorState, row: OperationRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "session_id": row.session_id,
+        "kind": row.kind,
+        "status": row.status,
+        "submitted_at": row.submitted_at,
+        "started_at": row.started_at,
+        "finished_at": row.finished_at,
+        "queue_position": st.worker.queue_position(row.id),
+        "timing": str(st.timing),
+        "predicted_seconds": row.predicted_seconds,
+    }
+
+
 async def emulator_operation(request: Request) -> Response:
-    """When one of the caller's operations arrived and finished (Unix seconds, server clock)."""
+    """When one of the caller's operations arrived, started and finished (Unix seconds, server
+    clock), how many operations run before it starts (`queue_position`, null once it is over),
+    and how long the timing model holds it (`predicted_seconds`: from its start with
+    `--timing realistic`, from its POST with `fixed`; null until it starts)."""
     st = state_of(request)
     owner = st.authenticate(request)
     operation_id = request.path_params["operation_id"]
     row = found_or_404(
         st.store.find_operation(owner, operation_id), "operation", "operation_id", operation_id
     )
-    return json_response(
-        {
-            "id": row.id,
-            "session_id": row.session_id,
-            "kind": row.kind,
-            "status": row.status,
-            "submitted_at": row.submitted_at,
-            "finished_at": row.finished_at,
-        }
-    )
+    return json_response(_operation_times(st, row))
+
+
+async def emulator_session_operations(request: Request) -> Response:
+    """The same for every operation of one of the caller's sessions, in submission order."""
+    st = state_of(request)
+    owner = st.authenticate(request)
+    rows = st.store.session_operations(owner, request.path_params["session_id"])
+    return json_response({"data": [_operation_times(st, row) for row in rows]})
 
 
 async def emulator_faults(request: Request) -> Response:
@@ -123,6 +141,11 @@ EMULATOR_ROUTES: list[BaseRoute] = [
     Route("/healthz", healthz, methods=["GET"]),
     Route("/_emulator/stats", emulator_stats, methods=["GET"]),
     Route("/_emulator/operations/{operation_id}", emulator_operation, methods=["GET"]),
+    Route(
+        "/_emulator/sessions/{session_id}/operations",
+        emulator_session_operations,
+        methods=["GET"],
+    ),
     Route("/_emulator/faults", emulator_faults, methods=["GET", "POST", "DELETE"]),
     Route(PAYLOAD_ROUTE, presigned_payload, methods=["GET", "PUT"]),
     Route(CHECKPOINT_FILE_ROUTE, presigned_checkpoint_file, methods=["GET"]),

@@ -12,6 +12,7 @@ from ._faults import FaultInjector
 from ._service import EmulatorService
 from ._stats import Stats
 from ._store import Store
+from ._timing import Timing
 from ._worker import OperationWorker
 
 __all__ = ["EmulatorState", "state_of"]
@@ -24,17 +25,17 @@ class EmulatorState:
         self,
         api_keys: list[str],
         seed: int,
-        op_latency_ms: int,
+        timing: Timing,
         state_dir: str | Path | None,
         max_body_mb: float,
     ) -> None:
         self.keys = ApiKeys(api_keys, owner_secret(state_dir))
         self.store = Store(state_dir)
         self.max_body_bytes = int(max_body_mb * 1024 * 1024)
-        self.op_latency_ms = op_latency_ms
+        self.timing = timing
         self.stats = Stats()
         self.faults = FaultInjector()
-        self.worker = OperationWorker(self.store, op_latency_ms)
+        self.worker = OperationWorker(self.store, timing)
         self.service = EmulatorService(self.store, self.worker, self.stats, seed)
         self.store.clean_stale_files()
         self.requeued = self.service.requeue_unfinished()

@@ -289,6 +289,15 @@ class Store(ResourceTables):
             return None
         return operation_row(row)
 
+    def session_operations(self, owner: str, session_id: str) -> list[OperationRow]:
+        """The owner's operations of `session_id`, in submission order."""
+        with self.lock:
+            rows = self._db.execute(
+                "SELECT * FROM operations WHERE session_id = ? AND owner = ? ORDER BY seq",
+                (session_id, owner),
+            ).fetchall()
+            return [operation_row(r) for r in rows]
+
     def operation_request(self, operation_id: str) -> bytes | None:
         row = self._one("SELECT request FROM operations WHERE id = ?", (operation_id,))
         return None if row is None else row["request"]
@@ -302,12 +311,14 @@ class Store(ResourceTables):
             ).fetchall()
             return [operation_row(r) for r in rows]
 
-    def mark_running(self, operation_id: str) -> bool:
-        """PENDING -> RUNNING; False if the operation is no longer PENDING (e.g. failed by stop)."""
+    def mark_running(self, operation_id: str, started_at: float, predicted_seconds: float) -> bool:
+        """PENDING -> RUNNING at `started_at`, held `predicted_seconds`; False if the operation
+        is no longer PENDING (e.g. failed by stop)."""
         with self._transaction() as db:
             cur = db.execute(
-                "UPDATE operations SET status = ? WHERE id = ? AND status IN (?, ?)",
-                (OP_RUNNING, operation_id, OP_PENDING, OP_RUNNING),
+                "UPDATE operations SET status = ?, started_at = ?, predicted_seconds = ?"
+                " WHERE id = ? AND status IN (?, ?)",
+                (OP_RUNNING, started_at, predicted_seconds, operation_id, OP_PENDING, OP_RUNNING),
             )
             return cur.rowcount == 1
 

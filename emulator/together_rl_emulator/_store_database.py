@@ -29,7 +29,8 @@ CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, ordinal);
 CREATE TABLE IF NOT EXISTS operations (
     id TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT NULL, kind TEXT NOT NULL,
     seq INTEGER NOT NULL UNIQUE, status TEXT NOT NULL, submitted_at REAL NOT NULL,
-    request BLOB, output BLOB, error BLOB, finished_at REAL);
+    request BLOB, output BLOB, error BLOB, finished_at REAL, started_at REAL,
+    predicted_seconds REAL);
 CREATE INDEX IF NOT EXISTS operations_by_status ON operations (status, seq);
 CREATE TABLE IF NOT EXISTS idempotency (
     owner TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
@@ -56,7 +57,11 @@ _ADDED_COLUMNS = {
          "UPDATE sessions SET grads_version = accumulated_passes"),
         ("trainer_version", "INTEGER NOT NULL DEFAULT 0", None),
     ),
-    "operations": (("finished_at", "REAL", None),),
+    "operations": (
+        ("finished_at", "REAL", None),
+        ("started_at", "REAL", None),
+        ("predicted_seconds", "REAL", None),
+    ),
 }  # fmt: skip
 
 

@@ -79,6 +79,8 @@ class OperationRow:
     output: bytes | None  # orjson bytes of the `ForwardBackwardResult`
     error: bytes | None  # orjson bytes of the `OperationError`
     finished_at: float | None = None  # when it became COMPLETED or FAILED (Unix time)
+    started_at: float | None = None  # when it became RUNNING (the ones before it were done)
+    predicted_seconds: float | None = None  # how long `--timing` holds it (see `_timing.py`)
 
     def to_json(self) -> bytes:
         """The `ForwardBackwardOperation` body, spliced from the stored bytes (no re-encoding)."""

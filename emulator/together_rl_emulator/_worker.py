@@ -2,10 +2,11 @@
 
 A single FIFO across all sessions and operation kinds keeps every session's operations strictly in
 submission order (an optim-step queued after three forward-backwards applies all three; a sample
-queued after a weights-sync sees the new weights). For each operation: PENDING -> RUNNING,
-compute, wait until `submitted_at + op_latency_ms`, then COMPLETED (the new trainer state, if
-any, committed with the result) or FAILED (NON_FINITE_LOSS; or SESSION_NOT_ACTIVE if the session
-stopped meanwhile, in which case nothing changes).
+queued after a weights-sync sees the new weights). For each operation: PENDING -> RUNNING (its
+start, once the ones before it are done), compute, wait until the `--timing` choice lets it
+complete (`_timing.py`), then COMPLETED (the new trainer state, if any, committed with the
+result) or FAILED (NON_FINITE_LOSS; or SESSION_NOT_ACTIVE if the session stopped meanwhile, in
+which case nothing changes).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ._spec import (
     SESSION_RUNNING,
 )
 from ._store import Store
+from ._timing import Timing, operation_work
 from ._trainer import TRAINER_CHANGED
 
 __all__ = ["OperationWorker", "QueuedOperation"]
@@ -50,9 +52,10 @@ class QueuedOperation:
 
 
 class OperationWorker:
-    def __init__(self, store: Store, op_latency_ms: int) -> None:
+    def __init__(self, store: Store, timing: Timing) -> None:
         self._store = store
-        self._latency_s = max(0, op_latency_ms) / 1000.0
+        self.timing = timing
+        self._current: str | None = None  # the operation being executed
         self._queue: collections.deque[QueuedOperation] = collections.deque()
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -90,6 +93,17 @@ class OperationWorker:
         with self._cond:
             return len(self._queue)
 
+    def queue_position(self, operation_id: str) -> int | None:
+        """How many operations run before this one starts (0: it runs), None if not queued."""
+        with self._cond:
+            if operation_id == self._current:
+                return 0
+            ahead = 0 if self._current is None else 1
+            for index, item in enumerate(self._queue):
+                if item.operation_id == operation_id:
+                    return ahead + index
+            return None
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -98,6 +112,7 @@ class OperationWorker:
                 if self._stopping:
                     return
                 item = self._queue.popleft()
+                self._current = item.operation_id
             try:
                 self._execute(item)
             except Exception:  # a bug: keep the worker alive, fail the operation visibly
@@ -105,6 +120,9 @@ class OperationWorker:
                 self._store.fail_operation(
                     item.operation_id, ERR_INTERNAL, "The emulator failed internally (a bug)."
                 )
+            finally:
+                with self._cond:
+                    self._current = None
 
     def _execute(self, item: QueuedOperation) -> None:
         session = self._store.get_session(None, item.session_id)
@@ -113,16 +131,21 @@ class OperationWorker:
                 item.operation_id, ERR_SESSION_NOT_ACTIVE, SESSION_NOT_ACTIVE
             )
             return
-        if not self._store.mark_running(item.operation_id):
-            return  # already terminal (failed by a stop)
         kind = kind_named(item.kind)
         request = item.request
         if item.stored and kind.validate is not None:
             request = self._reload(item, session.vocab_size)
             if request is None:
                 return
-        state = self._store.trainer(session)
         resources_id = session.body["model_resources_id"]
+        resources = self._store.get_model_resources(None, resources_id) or {}
+        base_model = str(resources.get("base_model", ""))
+        predicted = self.timing.predicted_seconds(base_model, item.kind, operation_work(request))
+        started_at = time.time()
+        if not self._store.mark_running(item.operation_id, started_at, predicted):
+            return  # already terminal (failed by a stop)
+        completes_at = self.timing.completes_at(item.submitted_at, started_at, predicted)
+        state = self._store.trainer(session)
         context = RunContext(
             seed=derived_seed(session.policy_seed, item.seq),  # reproducible per --seed, order
             operation_id=item.operation_id,
@@ -130,12 +153,12 @@ class OperationWorker:
             session=session.body,
             vocab_size=session.vocab_size,
             policy_seed=session.policy_seed,
-            resources=self._store.get_model_resources(None, resources_id) or {},
+            resources=resources,
         )
         try:
             outcome = kind.run(state, request, context)
         except NonFiniteLoss as exc:
-            self._wait_until(item)
+            self._wait_until(item, completes_at)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
             return
         output, payload = outcome.output, None
@@ -145,7 +168,7 @@ class OperationWorker:
         fields = None
         if update is not None and update.change == TRAINER_CHANGED:
             fields = session_fields(update.state)
-        self._wait_until(item)
+        self._wait_until(item, completes_at)
         self._store.commit_operation(
             item.operation_id, item.session_id, output, update, payload, fields, outcome.record
         )
@@ -164,9 +187,8 @@ class OperationWorker:
             )
             return None
 
-    def _wait_until(self, item: QueuedOperation) -> None:
-        """Hold the result until the op latency has passed, or the session stopped, or shutdown."""
-        deadline = item.submitted_at + self._latency_s
+    def _wait_until(self, item: QueuedOperation, deadline: float) -> None:
+        """Hold the result until `deadline`, or the session stopped, or shutdown."""
         with self._cond:
             while not self._stopping:
                 remaining = deadline - time.time()

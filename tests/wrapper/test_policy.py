@@ -184,7 +184,7 @@ def test_an_operation_attached_by_id_learns_nothing_and_searches() -> None:
         times.append(poll.next_poll_at())
     poll.observe(sent_at=times[-1], done=True)
     assert history == {"fb": 0.2}
-    assert times == pytest.approx([0.0, 0.015, 0.045, 0.135, 0.405])
+    assert times == pytest.approx([0.0, 0.015, 0.03, 0.06, 0.12])  # each 2 x the one before
 
 
 def test_poll_wait_stops_at_deadline() -> None:
@@ -200,3 +200,12 @@ def test_completed_without_output_fails_except_for_custom_forward_backward(kind:
     assert isinstance(state.failure, MalformedResponseError)
     assert "op-1" in str(state.failure)
     assert interpret_operation(body, CUSTOM_FORWARD_BACKWARD).failure is None
+
+
+def test_a_broken_connection_is_retried_at_once_then_with_backoff() -> None:
+    """The first retry after a connection error waits `reconnect_delay` (20 ms), the later
+    ones the exponential backoff (no jitter here)."""
+    state = RetryState(RetryPolicy(), clock=lambda: 0.0, rand=lambda: 0.0)
+    assert [state.after_transport_error() for _ in range(3)] == [0.02, 0.5, 1.0]
+    status = RetryState(RetryPolicy(), clock=lambda: 0.0, rand=lambda: 0.0)
+    assert status.after_status(503, {}) == 0.25  # an overloaded server: the backoff at once

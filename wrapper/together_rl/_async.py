@@ -10,7 +10,9 @@ is here."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -94,7 +96,11 @@ class AsyncClient:
         self._http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
         # What one session learns of operation durations, the client's next sessions start from.
         self._poll_history = PollHistory()
-        self._planners: dict[str, PollPlanner] = {}
+        # A session's planner lives as long as a handle on the session (or a future of it).
+        self._planners: weakref.WeakValueDictionary[str, PollPlanner] = (
+            weakref.WeakValueDictionary()
+        )
+        self._planners_lock = threading.Lock()
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
         self.checkpoints = AsyncCheckpointsAPI(self)
@@ -141,21 +147,56 @@ class AsyncClient:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
     def _planner(self, session_id: str) -> PollPlanner:
-        """The session's planner: one per session id (``setdefault`` is atomic)."""
-        planner = PollPlanner(self.poll_policy, self._poll_history)
-        return self._planners.setdefault(session_id, planner)
+        """The session's planner: one per session id while a handle on the session lives."""
+        with self._planners_lock:
+            planner = self._planners.get(session_id)
+            if planner is None:
+                planner = PollPlanner(self.poll_policy, self._poll_history)
+                self._planners[session_id] = planner
+            return planner
+
+    def _now(self) -> float:
+        """The client's clock (``clock`` of the constructor)."""
+        return self._http.clock()
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` on the client's ``sleep``."""
+        await self._http.sleep(seconds)
+
+    async def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
+        """An operation's encoded body, or, above the upload threshold, the shrunk stand-in of
+        the body uploaded for ``session_id`` (inline when the server has no upload protocol:
+        then no later body is offered for upload either)."""
+        content = _bodies.encode_body(body)
+        if not self._uploads_supported or not _payloads.needs_upload(
+            len(content), self.upload_threshold
+        ):
+            return content
+        try:
+            upload = await self._call(rl.create_payload_upload_url.ENDPOINT, b"", session_id)
+        except APIStatusError as exc:
+            if not _payloads.upload_unsupported(exc):
+                raise
+            self._uploads_supported = False
+            return content
+        await self._http.send(_payloads.upload_request(upload.upload_url, content))
+        return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
+
+    async def _download_file(self, url: str, path: Path, bar: Any) -> None:
+        """Stream the file at ``url`` (no Authorization) to ``path``."""
+        await self._http.download(_payloads.download_request(url), path, bar)
 
     async def _wait_ready(
         self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None
     ) -> InfoT:
         """Poll ``info``'s session or model resources (``get``) until ready (:func:`readiness`)."""
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
-        clock, attempt = self._http.clock, 0
-        deadline = None if timeout is None else clock() + timeout
+        attempt = 0
+        deadline = None if timeout is None else self._now() + timeout
         while not _responses.readiness(info):
-            if deadline is not None and clock() >= deadline:
+            if deadline is not None and self._now() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            await self._http.sleep(_polling.readiness_interval(attempt))
+            await self._pause(self.poll_policy.readiness_interval(attempt))
             attempt += 1
             info = await self._call(get, None, info.id)
         return info
@@ -540,7 +581,7 @@ class AsyncSession:
 
     # internals: one implementation for every operation kind
     async def _attach(self, kind: OperationKind[R], operation_id: str) -> AsyncOperationFuture[R]:
-        poll = self._planner.attached(kind.name, self._client._http.clock())
+        poll = self._planner.attached(kind.name, self._client._now())
         future = AsyncOperationFuture(self, OperationState(operation_id, ""), poll, None, kind)
         await future._fetch()
         return future
@@ -553,35 +594,17 @@ class AsyncSession:
     ) -> AsyncOperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or _http.new_idempotency_key()
-        content = None if body is None else await self._post_content(body)
+        content = None if body is None else await self._client._operation_content(self.id, body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
         state = _responses.interpret_operation(await self._client._json(spec), kind)
         forward_only = bool(body and body.get("forward_only"))
         learned_as = _polling.duration_class(kind.name, forward_only)
-        poll = self._planner.submitted(learned_as, self._client._http.clock())
+        work = _bodies.operation_work(body)
+        poll = self._planner.submitted(learned_as, self._client._now(), work)
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             await future._download()
         return future
-
-    async def _post_content(self, body: dict[str, Any]) -> bytes:
-        """The encoded body, or, above the upload threshold, the shrunk stand-in of an
-        uploaded body (inline when the server has no upload protocol)."""
-        content = _bodies.encode_body(body)
-        client = self._client
-        if not client._uploads_supported or not _payloads.needs_upload(
-            len(content), client.upload_threshold
-        ):
-            return content
-        try:
-            upload = await client._call(rl.create_payload_upload_url.ENDPOINT, b"", self.id)
-        except APIStatusError as exc:
-            if not _payloads.upload_unsupported(exc):
-                raise
-            client._uploads_supported = False
-            return content
-        await client._http.send(_payloads.upload_request(upload.upload_url, content))
-        return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
 
 
 class AsyncCheckpointsAPI:
@@ -639,7 +662,7 @@ class AsyncCheckpointsAPI:
         for item in listing.data:
             path = _downloads.checkpoint_file_path(folder, item.filename)
             bar = None if progress is False else _downloads.terminal_progress(item.filename)
-            await self._client._http.download(_payloads.download_request(item.url), path, bar)
+            await self._client._download_file(item.url, path, bar)
             paths.append(path)
         return tuple(paths)
 
@@ -665,7 +688,7 @@ class AsyncOperationFuture(Generic[R]):
         self._poll = poll
         self._lock = asyncio.Lock()
         if state.server_done:
-            session._planner.finished(poll)
+            poll.finish()
 
     def done(self) -> bool:
         """True once a terminal status has been seen (no request is sent)."""
@@ -682,22 +705,22 @@ class AsyncOperationFuture(Generic[R]):
         when the time is up (it keeps running: call ``result`` again, or re-attach with
         ``session.get_operation(kind, id)``)."""
         async with self._lock:
-            http = self.session._client._http
-            start = http.clock()
+            client = self.session._client
+            start = client._now()
             deadline = None if timeout is None else start + timeout
             while not self._state.terminal:
                 if self._state.offloaded is not None:
                     await self._download()
                     continue
-                wait = _polling.poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
+                wait = _polling.poll_wait(self._poll.next_poll_at(), client._now(), deadline)
                 if wait is None:
-                    remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
+                    remaining = 0.0 if deadline is None else max(0.0, deadline - client._now())
                     if remaining > 0:
-                        await http.sleep(remaining)
-                    self.session._planner.finished(self._poll)
-                    raise OperationTimeoutError(self.operation_id, http.clock() - start)
+                        await client._pause(remaining)
+                    self._poll.finish()
+                    raise OperationTimeoutError(self.operation_id, client._now() - start)
                 if wait > 0:
-                    await http.sleep(wait)
+                    await client._pause(wait)
                 await self._fetch()
             if self._state.failure is not None:
                 raise self._state.failure
@@ -707,12 +730,12 @@ class AsyncOperationFuture(Generic[R]):
     async def _fetch(self) -> None:
         """GET the operation once."""
         client = self.session._client
-        sent_at = client._http.clock()
+        sent_at = client._now()
         spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
         self._state = _responses.interpret_operation(await client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
         if self._state.server_done:
-            self.session._planner.finished(self._poll)
+            self._poll.finish()
 
     async def _download(self) -> None:
         """Download the output the server offloaded, and merge it into the inline one."""

@@ -31,6 +31,7 @@ __all__ = [
     "build_weights_sync",
     "encode_body",
     "encode_json",
+    "operation_work",
     "params_from",
 ]
 
@@ -176,6 +177,27 @@ def build_sample(
     if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
         body[name] = topk
     return body
+
+
+def _tokens(model_input: Mapping[str, Any]) -> int:
+    chunks = model_input.get("chunks") or ()
+    return sum(len(c.get("encoded_text", {}).get("tokens", ())) for c in chunks)
+
+
+def operation_work(body: Mapping[str, Any] | None) -> float:
+    """The work an operation's body asks for, the unit its duration is learned against: the
+    tokens of a forward-backward's samples; a sample's prompt tokens and completions (each
+    ``max_tokens`` long when it is set, one unit when it is not); 0 for a kind without tokens."""
+    if not body:
+        return 0.0
+    if "samples" in body:
+        return float(sum(_tokens(s.get("model_input") or {}) for s in body["samples"]))
+    if "model_inputs" in body:
+        completions = len(body["model_inputs"]) * int(body.get("num_samples") or 1)
+        length = (body.get("sampling_params") or {}).get("max_tokens") or 1
+        prompts = sum(_tokens(m) for m in body["model_inputs"])
+        return float(prompts * int(body.get("num_samples") or 1) + completions * length)
+    return 0.0
 
 
 def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:

@@ -3,9 +3,11 @@ starts. No I/O and no sleeping here: the clients ask when the next GET is due, t
 
 from __future__ import annotations
 
+import collections
 import math
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "DEFAULT_RESULT_TIMEOUT",
@@ -15,65 +17,134 @@ __all__ = [
     "PollPolicy",
     "duration_class",
     "poll_wait",
-    "readiness_interval",
 ]
 
 DEFAULT_RESULT_TIMEOUT = 300.0  # how long a blocking `result()` waits, as the official SDK
-WARMUP_OPS = 4  # the warm-up budget is over a kind's first 4 operations
-SLACK = 0.003  # timing noise: added to a bracket's end; a first GET later than that is not news
 
 
 @dataclass(frozen=True)
 class PollPolicy:
-    """The polling schedule. A session knows an operation kind's duration D as an estimate or,
-    warming up, as a bracket (the longest time an operation was seen running, the shortest it
-    was seen done). GETs are planned from an operation's predicted start (when the one queued
-    ahead is predicted done). Knowing nothing: at ``first_poll`` (or half the shortest duration
-    learned for another kind), then every 2 x the time waited. A bracket: spread geometrically
-    (``min_lateness / 2`` apart at least), the first 4 operations spending ``warmup_budget``
-    GETs each on average, later ones spaced by ``max(min_lateness, lateness x D)`` until it is
-    that narrow (its end is then the estimate). Learned: at the predicted end, the estimate
-    moving to where 70 % of first GETs find the operation done, by steps that double while
-    they go one way. Then every ``lateness / 2`` of D, doubling, at most ``max_interval``."""
+    """The polling schedule, every setting of it. A session knows an operation kind's duration
+    D as an estimate or, warming up, as a bracket (the longest time an operation was seen
+    running, the shortest it was seen done), and how D grows with an operation's work (its
+    tokens and samples: a slope fitted over the kind's last ``fit_window`` operations). GETs are
+    planned from an operation's predicted start (when the one queued ahead is predicted done).
+    Knowing nothing: at ``first_poll`` (or half the shortest duration learned for another kind),
+    then each GET at ``search_growth`` x the time of the one before. A bracket: spread
+    geometrically (``min_lateness / 2`` apart at least, its end + ``slack`` last), the first
+    ``warmup_ops`` operations spending ``warmup_budget`` GETs each on average, later ones spaced
+    by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is then the
+    estimate). Learned: at the predicted end, the estimate moving to where ``hit_rate`` of first
+    GETs find the operation done, by steps (``step`` of it, ``min_step`` at least) that double
+    while they go one way (``max_run`` x at most); after a jump past twice the estimate, the
+    earlier one is polled first until an operation is done by then or ``fast_misses`` are not.
+    Then every ``lateness / 2`` of D (``late_interval`` at least), doubling, at most
+    ``max_interval``. A session or model resources starting: every ``readiness_first``, growing
+    ``readiness_growth`` x per GET up to ``readiness_max``."""
 
     first_poll: float = 0.015
+    search_growth: float = 2.0
     max_interval: float = 1.0
     warmup_budget: float = 3.0
+    warmup_ops: int = 4
     lateness: float = 0.05
     min_lateness: float = 0.010
+    slack: float = 0.003  # timing noise: added to a bracket's end; a first GET later is no news
+    hit_rate: float = 0.7
+    fast_misses: int = 3
+    step: float = 0.02
+    min_step: float = 0.0005
+    max_run: float = 64.0
+    late_interval: float = 0.002
+    fit_window: int = 16
+    readiness_first: float = 0.05
+    readiness_growth: float = 1.5
+    readiness_max: float = 5.0
+    queue_memory: int = 1024  # operations a session remembers (futures dropped uncollected)
 
     def bound(self, duration: float) -> float:
         """The lateness the schedule aims at for an operation of ``duration`` (1 ms at least)."""
         return max(self.min_lateness, self.lateness * duration, 0.001)
 
+    def readiness_interval(self, attempt: int) -> float:
+        """Wait before the ``attempt``-th GET of a session or model resources starting."""
+        growth: float = self.readiness_growth**attempt
+        return min(self.readiness_max, self.readiness_first * growth)
+
 
 class PollHistory(dict[str, float]):
-    """Each operation kind's duration as a client learned it: where its new sessions start."""
+    """Each operation kind's duration as a client learned it (at its reference work), and in
+    ``trends`` how it grows with the work (reference work, seconds per unit of work): where the
+    client's new sessions start."""
+
+    def __init__(self, *args: Any, **kwargs: float) -> None:
+        super().__init__(*args, **kwargs)
+        self.trends: dict[str, tuple[float, float]] = {}
 
 
 class _Kind:
-    """One session's knowledge of a kind's duration: ``estimate``, or a bracket and its cost."""
+    """One session's knowledge of a kind's duration: ``estimate`` (at the reference work
+    ``reference``; ``slope`` seconds more per unit of work above it), or a bracket and its cost.
+    Durations given to :meth:`warm` and :meth:`step` are brought to the reference work."""
 
     def __init__(self, policy: PollPolicy, name: str, history: PollHistory) -> None:
         self.policy, self.name, self.history = policy, name, history
         self.estimate = history.get(name)
+        self.reference, self.slope = history.trends.get(name, (math.nan, 0.0))
         self.low, self.high = 0.0, math.inf
         self.spent = self.ops = 0
         self.run: float = 1.0  # the last step's size (x the base step) and its direction
         self.up: bool | None = None
+        # The estimate before it jumped up more than 2 x (one operation was far slower):
+        # polled first, until an operation is done by then (back to it) or `fast_misses` are not.
+        self.fast: float | None = None
+        self.misses = 0
+        self.fitted = self.slope > 0
+        # (work, duration, weight) of the last operations seen closely
+        self.seen: collections.deque[tuple[float, float, float]] = collections.deque(
+            maxlen=policy.fit_window
+        )
+
+    def to_reference(self, duration: float, work: float, done: bool) -> float:
+        """What an operation of ``work`` seen running (or ``done``) ``duration`` after its
+        start says of the duration at the reference work. Before the slope is fitted only that
+        durations grow with the work, no faster than in proportion (a fixed overhead and a
+        cost per unit of work): so a bound, lower (running) or upper (done), scaled toward
+        the reference work when that makes it weaker."""
+        if self.fitted:
+            return duration - self.slope * (work - self.reference)
+        if work <= 0 or self.reference <= 0:
+            return duration
+        ratio = self.reference / work
+        return duration * (max(1.0, ratio) if done else min(1.0, ratio))
+
+    def offset(self, work: float) -> float:
+        """How much longer than at the reference work an operation of ``work`` takes. Before
+        the slope is fitted, a guess on the early side (so that the GETs see the operation
+        running, and its duration closely): no longer above the reference work, shorter in
+        proportion below it."""
+        if self.fitted or math.isnan(self.reference):
+            return self.slope * (work - self.reference)
+        if self.estimate is None or work >= self.reference or self.reference <= 0:
+            return 0.0
+        return self.estimate * (work / self.reference - 1)
 
     def set(self, estimate: float) -> None:
         self.estimate = self.history[self.name] = max(0.0, estimate)
 
     def plan(self) -> list[float]:
-        """The planned GETs of an operation, as durations after its start ([]: search)."""
+        """The planned GETs of an operation at the reference work, as durations after its
+        start ([]: search)."""
         if self.estimate is not None:
+            if self.fast is not None and self.fast < self.estimate:
+                return [self.fast, self.estimate]
             return [self.estimate]
         if self.high == math.inf:
             return []
-        low, high, policy = self.low, self.high + SLACK, self.policy
-        if self.ops < WARMUP_OPS and low > 0:  # the budget left, less a GET per later operation
-            n = int(policy.warmup_budget * WARMUP_OPS) - self.spent - (WARMUP_OPS - 1 - self.ops)
+        policy = self.policy
+        low, high, ops = self.low, self.high + policy.slack, policy.warmup_ops
+        if self.ops < ops and low > 0:  # the budget left, less a GET per later operation
+            n = int(policy.warmup_budget * ops) - self.spent - (ops - 1 - self.ops)
             return [low * (high / low) ** (k / max(1, n)) for k in range(1, max(1, n) + 1)]
         points = [low + policy.bound(low)]  # as many GETs as the lateness bound takes
         while points[-1] < high:
@@ -87,73 +158,155 @@ class _Kind:
             self.low = max(self.low, duration)
             return
         self.high, self.ops = min(self.high, duration), self.ops + 1
+        policy = self.policy
         if self.low >= self.high:  # durations vary more than the bracket
             self.set(self.low)
-        elif self.high - self.low <= self.policy.bound(self.low) or self.ops > WARMUP_OPS:
+        elif self.high - self.low <= policy.bound(self.low) or self.ops > policy.warmup_ops:
             self.set(self.high)
-        elif self.ops == WARMUP_OPS:  # still wide: later sessions start from its middle
-            low = max(self.low, self.policy.min_lateness)
+        elif self.ops == policy.warmup_ops:  # still wide: later sessions start from its middle
+            low = max(self.low, policy.min_lateness)
             self.history[self.name] = math.sqrt(low * self.high)
 
-    def step(self, up: bool, running: float = 0.0) -> None:
-        """A learned operation is done: its first GET found it done, or running (``up``)."""
+    def step(self, running: float | None) -> None:
+        """A learned operation is done: ``running`` is the last time a GET found it running
+        (None: its first GET found it done)."""
         assert self.estimate is not None
-        self.run, self.up = min(64.0, 2 * self.run) if up == self.up else 1.0, up
-        step = self.run * max(0.0005, 0.02 * self.estimate)
-        rise, fall = 0.7 * step, min(0.3 * step, self.estimate / 2)  # 70 % of first GETs hit
+        policy, before = self.policy, self.estimate
+        if self.fast is not None:
+            if running is None:  # done by the earlier estimate: the slow one was an exception
+                self.set(self.fast)
+                self.fast, self.run, self.up = None, 1.0, None
+                return
+            self.misses += 1
+            if self.misses >= policy.fast_misses:  # it did get slower
+                self.fast = None
+        up = running is not None and running >= self.estimate - policy.slack
+        self.run, self.up = min(policy.max_run, 2 * self.run) if up == self.up else 1.0, up
+        step = self.run * max(policy.min_step, policy.step * self.estimate)
+        rise = policy.hit_rate * step
+        fall = min((1 - policy.hit_rate) * step, self.estimate / 2)
         self.set(self.estimate + rise if up else self.estimate - fall)
-        if running > self.estimate:  # seen running past it (it got slower): jump there
+        if running is not None and running > self.estimate:  # seen running past it: jump there
             self.set(running)
             self.run, self.up = 1.0, None
+            if self.fast is None and running > 2 * before and policy.fast_misses:  # exception?
+                self.fast, self.misses = before, 0
+
+    def fit(self, work: float, duration: float, width: float) -> None:
+        """An operation of ``work`` took ``duration``, give or take ``width`` / 2: refit the
+        slope (least squares weighted by 1 / width², over the last operations seen closely)
+        once their work varies."""
+        self.seen.append((work, duration, 1 / max(width, 1e-4) ** 2))
+        works = [w for w, _, _ in self.seen]
+        if len(works) < 3 or max(works) <= 1.1 * min(works):
+            return
+        total = sum(k for _, _, k in self.seen)
+        mean_w = sum(w * k for w, _, k in self.seen) / total
+        mean_d = sum(d * k for _, d, k in self.seen) / total
+        spread = sum(k * (w - mean_w) ** 2 for w, _, k in self.seen)
+        slope = sum(k * (w - mean_w) * (d - mean_d) for w, d, k in self.seen) / spread
+        self.slope = max(0.0, slope)
+        self.fitted = True
+        self.set(mean_d + self.slope * (self.reference - mean_w))
+        self.history.trends[self.name] = (self.reference, self.slope)
 
 
 class OperationPoll:
-    """The GET schedule of one operation; its outcomes teach its kind."""
+    """The GET schedule of one operation (of ``work``: its tokens and samples, in the unit its
+    kind is learned in); its outcomes teach its kind."""
 
-    def __init__(self, kind: _Kind, submitted_at: float, start: float) -> None:
+    def __init__(
+        self,
+        kind: _Kind,
+        submitted_at: float,
+        start: float,
+        work: float = 0.0,
+        planner: PollPlanner | None = None,
+    ) -> None:
         self._kind, self.submitted_at, self.start, self.gets = kind, submitted_at, start, 0
+        self.work, self._planner = work, planner
+        if math.isnan(kind.reference):
+            kind.reference = work  # the kind's first operation sets it
         self.last_pending_at: float | None = None
         self.finished_at: float | None = None
+        self._offset = 0.0  # the plan and the offset, fixed by the first GET
         self._points: list[float] = []
         self._learned = False
 
+    def finish(self) -> None:
+        """The operation is over, or its caller gave up: its session's queue moves on."""
+        if self._planner is not None:
+            self._planner.finished(self)
+
+    def likely_finished_at(self) -> float | None:
+        """When the operation most likely finished: mid-way between the GET that last found it
+        running and the one that found it done; found done at once, when it was predicted
+        done (if that is before), else mid-way from its predicted start. None: not seen done."""
+        if self.finished_at is None:
+            return None
+        if self.last_pending_at is not None:
+            return (self.last_pending_at + self.finished_at) / 2
+        predicted = self.predicted_done()
+        if predicted is not None and self.start <= predicted <= self.finished_at:
+            return predicted
+        return (self.start + self.finished_at) / 2
+
     def predicted_done(self) -> float | None:
-        return None if self._kind.estimate is None else self.start + self._kind.estimate
+        estimate = self._kind.estimate
+        return None if estimate is None else self.start + max(0.0, estimate + self._shift())
+
+    def _shift(self) -> float:
+        return self._offset if self.gets else self._kind.offset(self.work)
+
+    def _plan(self) -> list[float]:
+        """The planned GETs: as the first GET fixed them, or as they stand before it."""
+        if self.gets:
+            return self._points
+        shift = self._shift()
+        return [self.start + max(0.0, d + shift) for d in self._kind.plan()]
 
     def next_poll_at(self) -> float:
-        """Absolute (clock) time of the next GET."""
-        kind, p = self._kind, self._kind.policy
-        if self.gets == 0:
-            self._learned = kind.estimate is not None
-            self._points = [self.start + d for d in kind.plan()]
-        if self.gets < len(self._points):
+        """Absolute (clock) time of the next GET (a query: nothing changes)."""
+        p, points = self._kind.policy, self._plan()
+        if self.gets < len(points):
             last = -math.inf if self.last_pending_at is None else self.last_pending_at
-            return max(self._points[self.gets], last + p.min_lateness / 2)  # 5 ms apart at least
+            return max(points[self.gets], last + p.min_lateness / 2)
         if self.gets == 0:
+            kind = self._kind
             other = min((d for k, d in list(kind.history.items()) if k != kind.name), default=0)
             return self.start + max(p.first_poll, 0.5 * other)  # half the shortest other kind
         assert self.last_pending_at is not None
-        if self._points:  # later than planned: every half bound, doubling
-            misses = self.gets - len(self._points)
-            base = max(0.002, p.lateness / 2 * (self._points[-1] - self.start))
+        if points:  # later than planned: every half bound, doubling
+            misses = self.gets - len(points)
+            base = max(p.late_interval, p.lateness / 2 * (points[-1] - self.start))
             return self.last_pending_at + min(p.max_interval, base * 2.0**misses)
         waited = self.last_pending_at - self.start
-        return self.last_pending_at + min(p.max_interval, max(p.first_poll, 2 * waited))
+        grown = (p.search_growth - 1) * waited
+        return self.last_pending_at + min(p.max_interval, max(p.first_poll, grown))
 
     def observe(self, *, sent_at: float, done: bool) -> None:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
+        kind = self._kind
+        if self.gets == 0:
+            self._points, self._offset = self._plan(), self._shift()
+            self._learned = kind.estimate is not None
         self.gets += 1
         if done:
             self.finished_at = sent_at
         else:
             self.last_pending_at = sent_at
-        kind, learned = self._kind, self._learned
+        learned = self._learned
         if not learned and kind.estimate is None:
-            kind.warm(sent_at - self.start, done)
+            kind.warm(kind.to_reference(sent_at - self.start, self.work, done), done)
         elif learned and done and self.last_pending_at is not None:
-            kind.step(True, self.last_pending_at - self.start)
-        elif learned and done and sent_at <= self._points[0] + SLACK:  # (late: no news)
-            kind.step(False)
+            running = self.last_pending_at - self.start
+            kind.step(kind.to_reference(running, self.work, False))
+        elif learned and done and sent_at <= self._points[0] + kind.policy.slack:  # (late: no news)
+            kind.step(None)
+        if done and self.last_pending_at is not None:
+            width = sent_at - self.last_pending_at
+            if width <= 0.25 * (sent_at - self.start):  # seen closely enough
+                kind.fit(self.work, (self.last_pending_at + sent_at) / 2 - self.start, width)
 
 
 class PollPlanner:
@@ -170,14 +323,16 @@ class PollPlanner:
         self._queue: list[OperationPoll] = []
         self._lock = threading.Lock()
 
-    def submitted(self, kind: str, now: float) -> OperationPoll:
-        """Register an acknowledged submission and return its polling plan."""
+    def submitted(self, kind: str, now: float, work: float = 0.0) -> OperationPoll:
+        """Register an acknowledged submission (of ``work``) and return its polling plan."""
         with self._lock:
-            state = self._kinds.setdefault(kind, _Kind(self.policy, kind, self.history))
+            state = self._kinds.get(kind)
+            if state is None:
+                state = self._kinds[kind] = _Kind(self.policy, kind, self.history)
             ahead = self._queue[-1].predicted_done() if self._queue else None
-            poll = OperationPoll(state, now, max(now, ahead or now))
+            poll = OperationPoll(state, now, max(now, ahead or now), work, self)
             self._queue.append(poll)
-            del self._queue[:-1024]  # futures dropped without being collected
+            del self._queue[: -self.policy.queue_memory]
             return poll
 
     def attached(self, kind: str, now: float) -> OperationPoll:
@@ -186,25 +341,19 @@ class PollPlanner:
 
     def finished(self, poll: OperationPoll) -> None:
         """The operation is over (or its caller gave up): those queued behind it, not polled
-        yet, start no earlier than it most likely finished (mid-way between its last GETs)."""
+        yet, start no earlier than it most likely finished (:meth:`likely_finished_at`)."""
         with self._lock:
             if poll not in self._queue:
                 return
             index = self._queue.index(poll)
             del self._queue[index]
-            lower = poll.submitted_at if poll.last_pending_at is None else poll.last_pending_at
-            start = None if poll.finished_at is None else (lower + poll.finished_at) / 2
+            start = poll.likely_finished_at()
             for later in self._queue[index:]:
                 if start is None:
                     break
                 if later.gets == 0:
                     later.start = max(later.submitted_at, start)
                 start = later.predicted_done()
-
-
-def readiness_interval(attempt: int) -> float:
-    """Wait between GETs while a session or model resource starts (50 ms growing to 5 s)."""
-    return float(min(5.0, 0.05 * 1.5**attempt))
 
 
 def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float | None:

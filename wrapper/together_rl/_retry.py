@@ -32,13 +32,16 @@ class RetryPolicy:
     4xx. A ``x-should-retry: true|false`` response header overrides the status. The delay is
     ``Retry-After`` (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``
     when the server sends one, else ``min(initial_backoff * 2**n, max_backoff)`` minus up to
-    ``jitter`` of it at random. ``call_timeout`` bounds a whole call, all attempts included.
+    ``jitter`` of it at random; the first retry after a connection error or a timeout waits
+    ``reconnect_delay`` instead (the connection broke, which says nothing of the server's load).
+    ``call_timeout`` bounds a whole call, all attempts included.
     """
 
     max_retries: int = 8
     initial_backoff: float = 0.25
     max_backoff: float = 8.0
     jitter: float = 0.25
+    reconnect_delay: float = 0.02
     max_retry_after: float = 60.0
     call_timeout: float | None = 600.0
     request_timeout: float = 120.0
@@ -115,6 +118,8 @@ class RetryState:
 
     def after_transport_error(self) -> float | None:
         """Seconds to wait before retrying a connection error or timeout, or None to give up."""
+        if self.retries == 0:
+            return self._next_delay(self.policy.reconnect_delay)
         return self._next_delay(None)
 
     def _next_delay(self, retry_after: float | None) -> float | None:

@@ -1,0 +1,511 @@
+"""Polling on realistic traces: every client side by side against the realistic emulator.
+
+    .venv/bin/python -m benchmarks.bench_polling_traces [--quick] [--no-write]
+
+`together-rl-emulator --timing realistic` on loopback (operations take their GPU-model time on
+Qwen/Qwen3-8B), three traces (a GRPO loop, a loop that submits ahead, a mix in which the
+forward-backward durations vary 10x), each run by each client on a fresh session (and a fresh
+client), one client after the other: this project's wrapper, the official SDK's Trainer and
+Generator (together==3.1.1, its default 0.5 s interval, as its users call it), the TypeScript
+port (its forward-backward only: the port has no other operation), and a fixed-interval poller
+(plain httpx) at the interval that spends the wrapper's GETs and at 10 ms. Per client: wall
+time per step, GETs per operation (the emulator's request counts), and lateness: from the
+emulator's COMPLETED (`finished_at` of `/_emulator/sessions/{id}/operations`, the same clock)
+to the client holding the result, p50 / p95 / max, and the p95 from the 5th operation over the
+bound max(10 ms, 5 % of the operation's duration). Writes its section of docs/benchmarks.md and
+docs/polling_traces.png (lateness against operation duration, per client).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from together_rl import Client
+
+from benchmarks._emulator_process import emulator_process
+from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
+
+__all__ = ["TRACES", "checked_facts", "main", "measure"]
+
+MODEL = "Qwen/Qwen3-8B"
+KEY = "bench-key"
+VOCAB = 1000  # token ids drawn below it (any id of the model's vocabulary would do)
+LOSS = {"type": "LOSS_TYPE_CROSS_ENTROPY"}
+TS_DRIVER = ROOT / "client_kit" / "ports" / "typescript" / "dist" / "driver.js"
+PLOT = ROOT / "docs" / "polling_traces.png"
+OPS = "/v1/rl/training-sessions/{}/operations/{}"
+
+
+@dataclass(frozen=True)
+class Op:
+    kind: str  # "sample", "forward-backward" or "optim-step"
+    size: int = 0  # sample: completions' max_tokens; forward-backward: tokens per sequence
+    count: int = 0  # sample: prompts (8 completions each); forward-backward: sequences
+
+    def describe(self) -> str:
+        if self.kind == "sample":
+            return f"sample {self.count}x8x{self.size}"
+        if self.kind == "forward-backward":
+            return f"fb {self.count}x{self.size}"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str
+    steps: tuple[tuple[Op, ...], ...]
+    ahead: bool = False  # submit step k+1 before collecting step k
+
+    def ops(self) -> list[Op]:
+        return [op for step in self.steps for op in step]
+
+
+def _traces(quick: bool) -> list[Trace]:
+    rng = random.Random(7)
+    steps = 4 if quick else 8
+    grpo = tuple(
+        (
+            Op("sample", 32, 8),
+            Op("forward-backward", rng.randrange(64, 257, 16), 64),
+            Op("optim-step"),
+        )
+        for _ in range(steps)
+    )
+    ahead = tuple(
+        (Op("forward-backward", rng.randrange(64, 257, 16), 64), Op("optim-step"))
+        for _ in range(steps)
+    )
+    mix = tuple((Op("forward-backward", rng.randrange(32, 321, 8), 64),) for _ in range(3 * steps))
+    return [
+        Trace("GRPO loop (sample, forward-backward, optim-step)", grpo),
+        Trace("submit-ahead loop (forward-backward, optim-step)", ahead, ahead=True),
+        Trace("forward-backward durations varying 10x", mix),
+    ]
+
+
+TRACES = _traces(quick=False)
+
+
+def _tokens(rng: random.Random, n: int) -> list[int]:
+    return [rng.randrange(1, VOCAB) for _ in range(n)]
+
+
+def fb_samples(op: Op, rng: random.Random) -> list[dict[str, Any]]:
+    return [
+        {
+            "model_input": {"chunks": [{"encoded_text": {"tokens": _tokens(rng, op.size)}}]},
+            "loss_fn_inputs": {
+                "target_tokens": {"data": _tokens(rng, op.size), "dtype": "int64"},
+                "weights": {"data": [1.0] * op.size, "dtype": "float32"},
+            },
+        }
+        for _ in range(op.count)
+    ]
+
+
+def prompts(op: Op, rng: random.Random) -> list[list[int]]:
+    return [_tokens(rng, 16) for _ in range(op.count)]
+
+
+def wire_body(op: Op, rng: random.Random) -> dict[str, Any]:
+    """The body of ``op`` as every client sends it."""
+    if op.kind == "sample":
+        return {
+            "model_inputs": [
+                {"chunks": [{"encoded_text": {"tokens": p}}]} for p in prompts(op, rng)
+            ],
+            "num_samples": 8,
+            "sampling_params": {"max_tokens": op.size, "seed": 1},
+        }
+    if op.kind == "forward-backward":
+        return {"samples": fb_samples(op, rng), "loss": LOSS}
+    return {"adam_params": {"learning_rate": 1e-4}}
+
+
+# --- the clients: each runs a trace on a session and returns when it held each result ------
+
+
+Runner = Callable[[str, str, Trace], list[float]]
+
+
+def run_wrapper(base_url: str, session_id: str, trace: Trace) -> list[float]:
+    rng, held = random.Random(1), []
+    with Client(KEY, base_url) as client:
+        session = client.session(session_id)
+
+        def submit(op: Op) -> Any:
+            body = wire_body(op, rng)
+            if op.kind == "sample":
+                return session.sample(
+                    [m["chunks"][0]["encoded_text"]["tokens"] for m in body["model_inputs"]],
+                    num_samples=8,
+                    sampling_params=body["sampling_params"],
+                )
+            if op.kind == "forward-backward":
+                return session.forward_backward(body["samples"], LOSS)
+            return session.optim_step(**body["adam_params"])
+
+        if trace.ahead:
+            flight = [submit(op) for op in trace.steps[0]]
+            for k in range(len(trace.steps)):
+                later = (
+                    [submit(op) for op in trace.steps[k + 1]] if k + 1 < len(trace.steps) else []
+                )
+                for future in flight:
+                    future.result()
+                    held.append(time.time())
+                flight = later
+        else:
+            for op in trace.ops():
+                submit(op).result()
+                held.append(time.time())
+    return held
+
+
+def run_official_sdk(base_url: str, session_id: str, trace: Trace) -> list[float]:
+    """The SDK's Trainer and Generator, blocking calls at their default interval (0.5 s)."""
+    from together.post_training import SessionClient
+
+    rng, held = random.Random(1), []
+    with contextlib.redirect_stdout(open(os.devnull, "w")):
+        handle = SessionClient.attach(session_id=session_id, api_key=KEY, base_url=base_url)
+    try:
+        for op in trace.ops():
+            body = wire_body(op, rng)
+            if op.kind == "sample":
+                handle.generator.sample_batch(
+                    body["model_inputs"], num_samples=8, sampling_params=body["sampling_params"]
+                )
+            elif op.kind == "forward-backward":
+                handle.trainer.forward_backward(samples=body["samples"], loss=LOSS)
+            else:
+                handle.trainer.optim_step(adam_params=body["adam_params"])
+            held.append(time.time())
+    finally:
+        handle.detach()
+    return held
+
+
+def run_typescript(base_url: str, session_id: str, trace: Trace) -> list[float]:
+    """The TypeScript port through its kit driver (forward-backward only), one call at a time."""
+    rng, held = random.Random(1), []
+    env = {**os.environ, "TOGETHER_BASE_URL": base_url, "TOGETHER_API_KEY": KEY}
+    with subprocess.Popen(
+        ["node", str(TS_DRIVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    ) as node:
+        assert node.stdin is not None and node.stdout is not None
+        node.stdout.readline()  # its declaration
+        for n, op in enumerate(trace.ops()):
+            request = {"id": n, "op": "forwardBackward", "path": {"session_id": session_id}}
+            node.stdin.write(json.dumps({**request, "body": wire_body(op, rng)}) + "\n")
+            node.stdin.flush()
+            answer = json.loads(node.stdout.readline())
+            held.append(time.time())
+            assert answer["ok"], answer
+        node.stdin.close()
+    return held
+
+
+def fixed_interval(interval: float) -> Runner:
+    """A plain poller: POST, then a GET every ``interval`` until COMPLETED (submitting ahead
+    as the trace says, collecting in submission order)."""
+
+    def run(base_url: str, session_id: str, trace: Trace) -> list[float]:
+        rng, held = random.Random(1), []
+        headers = {"Authorization": f"Bearer {KEY}"}
+        with httpx.Client(base_url=base_url, headers=headers) as http:
+
+            def submit(op: Op) -> tuple[str, str]:
+                path = OPS.format(session_id, op.kind)
+                key = {"Idempotency-Key": str(uuid.uuid4())}
+                posted = http.post(path, json=wire_body(op, rng), headers=key)
+                posted.raise_for_status()
+                return path, posted.json()["id"]
+
+            def collect(path: str, operation_id: str) -> None:
+                while True:
+                    time.sleep(interval)
+                    status = http.get(f"{path}/{operation_id}").json()["status"]
+                    if status == "TRAINING_OPERATION_STATUS_COMPLETED":
+                        held.append(time.time())
+                        return
+                    assert status != "TRAINING_OPERATION_STATUS_FAILED", status
+
+            if not trace.ahead:
+                for op in trace.ops():
+                    collect(*submit(op))
+                return held
+            flight = [submit(op) for op in trace.steps[0]]
+            for k in range(len(trace.steps)):
+                ahead = trace.steps[k + 1] if k + 1 < len(trace.steps) else ()
+                later = [submit(op) for op in ahead]
+                for path, operation_id in flight:
+                    collect(path, operation_id)
+                flight = later
+        return held
+
+    return run
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    client: str
+    trace: Trace
+    seconds: float
+    gets: int
+    lateness: list[float] = field(default_factory=list)
+    durations: list[float] = field(default_factory=list)  # started -> finished, server clock
+    spans: list[float] = field(default_factory=list)  # submitted -> finished, server clock
+
+    def over_bound_from_5th(self) -> list[float]:
+        return [
+            late / max(0.010, 0.05 * d)
+            for late, d in zip(self.lateness[4:], self.durations[4:], strict=True)
+        ]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] if ordered else math.nan
+
+
+@contextlib.contextmanager
+def realistic_emulator() -> Iterator[str]:
+    launcher = [str(Path(sys.executable).parent / "together-rl-emulator")]
+    args = ("--host", "127.0.0.1", "--api-key", KEY, "--timing", "realistic")
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    with emulator_process(*args, env=env, launcher=launcher) as (base_url, _):
+        yield base_url
+
+
+def _get_count(http: httpx.Client) -> int:
+    requests = http.get("/_emulator/stats").json()["requests"]
+    return sum(
+        n for route, n in requests.items() if route.startswith("GET ") and "/operations/" in route
+    )
+
+
+def run_trace(base_url: str, client: str, runner: Runner, trace: Trace) -> Run:
+    headers = {"Authorization": f"Bearer {KEY}"}
+    with httpx.Client(base_url=base_url, headers=headers, timeout=60) as http:
+        resources = http.post(
+            "/v1/rl/model-resources",
+            json={"base_model": MODEL, "lora_enabled": True,
+                  "compute_config": {"num_generator_replicas": 1}},
+        ).json()  # fmt: skip
+        session = http.post(
+            "/v1/rl/training-sessions", json={"model_resources_id": resources["id"]}
+        ).json()
+        gets = _get_count(http)
+        started = time.perf_counter()
+        held = runner(base_url, session["id"], trace)
+        seconds = time.perf_counter() - started
+        gets = _get_count(http) - gets
+        ops = http.get(f"/_emulator/sessions/{session['id']}/operations").json()["data"]
+        http.post(f"/v1/rl/model-resources/{resources['id']}/stop", params={"force": "true"})
+    assert len(ops) == len(held), (client, len(ops), len(held))
+    return Run(
+        client,
+        trace,
+        seconds,
+        gets,
+        [h - op["finished_at"] for h, op in zip(held, ops, strict=True)],
+        [op["finished_at"] - op["started_at"] for op in ops],
+        [op["finished_at"] - op["submitted_at"] for op in ops],
+    )
+
+
+def matching_interval(run: Run) -> float:
+    """The fixed interval that spends about the wrapper's GETs on its operations (each polled
+    from its submission to its COMPLETED: ceil(span / interval) GETs)."""
+    low, high = 0.001, 10.0
+    for _ in range(60):
+        mid = math.sqrt(low * high)
+        spent = sum(math.ceil(d / mid) for d in run.spans)
+        low, high = (mid, high) if spent > run.gets else (low, mid)
+    return high
+
+
+def measure(quick: bool) -> list[Run]:
+    traces = _traces(quick)
+    runs: list[Run] = []
+    with realistic_emulator() as base_url:
+        for trace in traces:
+            wrapper = run_trace(base_url, "wrapper", run_wrapper, trace)
+            interval = matching_interval(wrapper)
+            clients: dict[str, Runner] = {"official SDK Trainer": run_official_sdk}
+            if all(op.kind == "forward-backward" for op in trace.ops()) and TS_DRIVER.exists():
+                clients["TypeScript port"] = run_typescript
+            clients[f"fixed {interval * 1000:.0f} ms (the wrapper's GETs)"] = fixed_interval(
+                interval
+            )
+            clients["fixed 10 ms"] = fixed_interval(0.010)
+            runs.append(wrapper)
+            for name, runner in clients.items():
+                if trace.ahead and runner in (run_official_sdk, run_typescript):
+                    continue  # blocking calls: they cannot submit ahead
+                runs.append(run_trace(base_url, name, runner, trace))
+    return runs
+
+
+def _row(run: Run) -> list[str]:
+    ops = len(run.lateness)
+    over = run.over_bound_from_5th()
+    return [
+        run.client,
+        f"{run.seconds / len(run.trace.steps):.2f}",
+        f"{run.gets / ops:.2f}",
+        f"{1000 * _percentile(run.lateness, 0.5):.0f}",
+        f"{1000 * _percentile(run.lateness, 0.95):.0f}",
+        f"{1000 * max(run.lateness):.0f}",
+        f"{_percentile(over, 0.95):.2f}",
+    ]
+
+
+def goals(runs: list[Run], trace: Trace) -> str:
+    """What the trace's runs say of the wrapper's goals, measured (met or not)."""
+    mine = [r for r in runs if r.trace == trace]
+    wrapper = next(r for r in mine if r.client == "wrapper")
+    others = [r for r in mine if r is not wrapper]
+    per_op = {r.client: r.gets / len(r.lateness) for r in mine}
+    fastest = min(mine, key=lambda r: r.seconds)
+    sdk = next((r for r in others if r.client.startswith("official SDK")), None)
+    frugal = [r for r in others if per_op[r.client] <= per_op["wrapper"]]
+    p95 = {r.client: _percentile(r.lateness, 0.95) for r in mine}
+    within = _percentile(wrapper.over_bound_from_5th(), 0.95)
+    checks = [
+        f"lowest wall time: {'yes' if fastest is wrapper else 'no, ' + fastest.client}",
+        "GETs per op <= the SDK's: "
+        + ("n/a" if sdk is None else "yes" if per_op["wrapper"] <= per_op[sdk.client] else "no"),
+        "p95 below every client spending as few GETs: "
+        + ("yes" if all(p95["wrapper"] < p95[r.client] for r in frugal) else "no")
+        + f" ({', '.join(r.client for r in frugal) or 'none'})",
+        f"p95 from the 5th op within the bound: {'yes' if within <= 1 else 'no'} ({within:.2f})",
+    ]
+    return f"*{trace.name}*, the wrapper's goals: " + "; ".join(checks) + "."
+
+
+def plot(runs: list[Run]) -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib is not installed (the `plots` extra): docs/polling_traces.png not drawn")
+        return
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 5))
+    clients = sorted({r.client for r in runs}, key=lambda c: [r.client for r in runs].index(c))
+    for client in clients:
+        mine = [r for r in runs if r.client == client]
+        xs = [d for r in mine for d in r.durations]
+        ys = [max(late, 1e-4) for r in mine for late in r.lateness]
+        axes.scatter(xs, ys, s=12, label=client, alpha=0.7)
+    xs = sorted(d for r in runs for d in r.durations)
+    axes.plot(xs, [max(0.010, 0.05 * d) for d in xs], "k--", label="max(10 ms, 5 % of D)")
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("operation duration D (s, emulator: started -> COMPLETED)")
+    axes.set_ylabel("lateness (s, COMPLETED -> result held)")
+    axes.set_title("Lateness against duration, three traces, --timing realistic (Qwen3-8B)")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(PLOT, dpi=110)
+
+
+def checked_facts(key: str, quick: bool = False) -> dict[str, Any]:
+    assert key == "polling_traces.side_by_side", key
+    traces = _traces(quick)
+    return {
+        "quick": quick,
+        "model": MODEL,
+        "traces": {
+            t.name: {
+                "ops": len(t.ops()),
+                "ahead": t.ahead,
+                "digest": digest(" ".join(op.describe() for op in t.ops()).encode()),
+            }
+            for t in traces
+        },
+        "clients": {
+            "wrapper": f"{run_wrapper.__module__}.{run_wrapper.__qualname__}",
+            "official SDK": f"{run_official_sdk.__module__}.{run_official_sdk.__qualname__}",
+            "TypeScript port": str(TS_DRIVER.relative_to(ROOT)),
+            "fixed interval": f"{fixed_interval.__module__}.{fixed_interval.__qualname__}",
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = bench_arguments(__doc__, quick="4 steps per trace instead of 8").parse_args(argv)
+    if args.facts:
+        print(json.dumps(checked_facts(args.facts, args.quick)))
+        return 0
+    run = RunInfo(
+        ".venv/bin/python -m benchmarks.bench_polling_traces" + (" --quick" if args.quick else "")
+    )
+    runs = measure(args.quick)
+    if not args.no_write:
+        plot(runs)
+    rows = [_row(r) for r in runs]
+    table_rows: list[list[str]] = []
+    for trace in _traces(args.quick):
+        table_rows.append([f"**{trace.name}**", "", "", "", "", "", ""])
+        table_rows += [row for r, row in zip(runs, rows, strict=True) if r.trace == trace]
+    table = Table(
+        key="polling_traces.side_by_side",
+        title="Realistic traces, every client side by side",
+        payload=(
+            f"{MODEL} on `together-rl-emulator --timing realistic` (127.0.0.1, a subprocess); "
+            "batch sizes scaled down to keep the run to minutes: a GRPO step samples 8 prompts x "
+            "8 completions of 32 tokens (not 8 x 64 prompts), then a forward-backward over 64 "
+            "sequences of 64-256 tokens (varying per step), then an optim-step; the submit-ahead "
+            "loop keeps the next step's forward-backward and optim-step submitted while "
+            "collecting one; the mix is forward-backwards of 64 x 32-320 tokens (0.1-1.1 s). "
+            "Each client runs each trace once on a fresh session and a fresh client object, one "
+            "client after the other; the TypeScript port only in the mix (it has forward-backward "
+            "only), neither it nor the SDK in the submit-ahead loop (blocking calls)."
+        ),
+        columns=[
+            "client",
+            "s per step",
+            "GETs per op",
+            "lateness p50 ms",
+            "p95 ms",
+            "max ms",
+            "p95 from 5th op / bound",
+        ],
+        rows=table_rows,
+        facts=checked_facts("polling_traces.side_by_side", args.quick),
+        align="l r r r r r r",
+        notes=[
+            *(goals(runs, trace) for trace in _traces(args.quick)),
+            "Lateness: from the emulator's COMPLETED (`finished_at`) to the client holding the "
+            "result, both on the machine's wall clock; bound = max(10 ms, 5 % of the "
+            "operation's duration). GETs: the emulator's count of operation GETs during the "
+            "run, over the trace's operations. The plot: [polling_traces.png](polling_traces.png).",
+        ],
+    )
+    section = "## Polling on realistic traces\n\n" + table.render(run.finish())
+    return publish("polling-traces", section, args.no_write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
