@@ -119,7 +119,7 @@ def stages(
         op = NewOperation(str(uuid.uuid4()), sid, "owner", "forward-backward", time.time(),
                           raw if store.persistent else None, "k", "digest")  # fmt: skip
         store.insert_operation(op)
-        store.mark_running(op.id)
+        store.mark_running(op.id, time.time(), 0.0)
         session = store.get_session(None, sid)
         assert session is not None and result.grads is not None
         update = pass_update(store.trainer(session), result.grads)
