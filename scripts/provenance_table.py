@@ -240,6 +240,9 @@ def source_problem(source: str, sdk_root: Path | None, repo_root: Path = ROOT) -
     the symbol appears as a name. A `live` source must name a cassette of the repository.
     """
     kind = source_kind(source)
+    page = re.match(r"^docs (?:https://)?(?:docs\.together\.ai/)?reference/(\S+)$", source)
+    if kind is None and page:
+        return f"{source!r}: a reference page is written `docs:{page.group(1)}`"
     if kind is None:
         return (
             f"{source!r} is not one of `together==3.1.1 <path> <Symbol>`, `docs:<page>`, "

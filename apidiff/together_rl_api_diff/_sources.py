@@ -12,10 +12,7 @@ SOURCE_PATTERNS: dict[str, re.Pattern[str]] = {
     # the official SDK: a file of the package and the symbol stating the rule
     "sdk": re.compile(r"^together==3\.1\.1 (together/[\w/]+\.py) ([A-Za-z_][\w.]*)$"),
     # a page of the published API reference, docs.together.ai/reference/<page>
-    "reference": re.compile(
-        r"^docs:[\w-]+(?:/[\w.-]+)+$"
-        r"|^docs (?:https://)?(?:docs\.together\.ai/)?reference/[\w./-]+$"
-    ),
+    "reference": re.compile(r"^docs:[\w-]+(?:/[\w.-]+)+$"),
     # a guide page of the documentation, docs.together.ai/docs/<page>
     "guide": re.compile(r"^docs (?:https://)?(?:docs\.together\.ai/)?docs/[\w./-]+$"),
     # the user's document the project started from (../shared/seed/<file>)

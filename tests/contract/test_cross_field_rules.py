@@ -34,7 +34,7 @@ def test_a_body_below_its_bound_names_the_field_and_the_rule() -> None:
     (rule,) = problems[0].rules
     assert rule.keyword == "x-at-least"
     assert rule.where == "#/components/schemas/RolloutEstimateRequest"
-    assert rule.source == "docs docs.together.ai/reference/post-training/rollouts-estimate"
+    assert rule.source == "docs:post-training/rollouts-estimate"
     assert not problems[0].emulator_choice
 
 

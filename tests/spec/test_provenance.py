@@ -203,7 +203,6 @@ def test_a_malformed_source_string_is_reported(source: str) -> None:
         "emulator",
         f"{SDK}session.py Session",
         "docs docs.together.ai/docs/post-training/multi-lora",
-        "docs https://docs.together.ai/reference/post-training/model-resources-extend-expiry",
         "docs docs/post-training/limits-and-errors",
         "docs:post-training/model-resources-create",
         "seed forward-backward-endpoint.txt",
@@ -211,6 +210,15 @@ def test_a_malformed_source_string_is_reported(source: str) -> None:
 )
 def test_well_formed_sources_pass(source: str, sdk_root: Path) -> None:
     assert provenance.source_problem(source, sdk_root) is None
+
+
+PAGE = "post-training/model-resources-extend-expiry"
+
+
+def test_a_reference_page_has_one_spelling() -> None:
+    source = f"docs https://docs.together.ai/reference/{PAGE}"
+    problem = provenance.source_problem(source, None)
+    assert problem == f"{source!r}: a reference page is written `docs:{PAGE}`"
 
 
 def test_an_sdk_source_must_name_a_file_of_the_installed_sdk(sdk_root: Path) -> None:
