@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from together_rl_contract_tests._http import wait_until_terminal
 from together_rl_contract_tests._provision import KIND_PROBE_BODIES, PROBE_BODY
-from together_rl_emulator._spec import load_spec
+from together_rl_spec import server_path, spec_document
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -40,12 +40,13 @@ ClientFactory = Callable[[str | None], httpx.Client]  # key (None: no Authorizat
 
 
 def spec_routes() -> list[tuple[str, str]]:
-    """(METHOD, /v1 path template) of every operation of the installed spec."""
+    """(METHOD, URL path template: the server's path and the operation's) of every operation of
+    the installed spec."""
     routes = []
-    for path, item in load_spec()["paths"].items():
+    for path, item in spec_document()["paths"].items():
         for method, op in item.items():
             if isinstance(op, dict) and "operationId" in op:
-                routes.append((method.upper(), "/v1" + path))
+                routes.append((method.upper(), server_path() + path))
     return routes
 
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+from together_rl_spec import parse_document, resolve_ref, upload_threshold_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec" / "openapi.yaml"
@@ -62,17 +62,17 @@ from together_rl_client import models
 '''
 
 
-def python_type(prop: dict[str, Any], schemas: dict[str, Any]) -> str:
+def python_type(prop: dict[str, Any], spec: dict[str, Any]) -> str:
     """The annotation (without ``| None``) of a property as the wrapper takes it."""
     if "$ref" in prop:
-        target = schemas[prop["$ref"].rsplit("/", 1)[1]]
+        target = resolve_ref(prop, spec)
         if "enum" in target:
             return "str"
         if any(branch.get("type") == "integer" for branch in target.get("oneOf", ())):
             return "int"  # Int64Value: an integer, or its decimal string on the wire
-        return python_type(target, schemas)
+        return python_type(target, spec)
     if prop.get("type") == "array":
-        return f"Sequence[{python_type(prop['items'], schemas)}]"
+        return f"Sequence[{python_type(prop['items'], spec)}]"
     if prop.get("type") == "object":
         return "Mapping[str, Any]"
     if prop.get("type") not in _SCALARS:
@@ -92,7 +92,7 @@ def derive(spec: dict[str, Any]) -> str:
             f"    spec_model: ClassVar[type | None] = models.{name}",
         ]
         for field, prop in schemas[name].get("properties", {}).items():
-            lines.append(f"    {field}: {python_type(prop, schemas)} | None = None")
+            lines.append(f"    {field}: {python_type(prop, spec)} | None = None")
         blocks.append("\n".join(lines))
     for name in KEYWORDS:
         schema = schemas[name]
@@ -103,11 +103,18 @@ def derive(spec: dict[str, Any]) -> str:
         ]
         for field, prop in schema.get("properties", {}).items():
             if field not in schema.get("required", ()):
-                lines.append(f"    {field}: {python_type(prop, schemas)} | None")
+                lines.append(f"    {field}: {python_type(prop, spec)} | None")
         blocks.append("\n".join(lines))
     names = [f"{name}Fields" for name in DATACLASSES] + [f"{name}Keywords" for name in KEYWORDS]
-    listing = "".join(f'    "{name}",\n' for name in sorted(names))
-    return HEADER + f"\n__all__ = [\n{listing}]\n\n\n" + "\n\n\n".join(blocks) + "\n"
+    names.append("UPLOAD_THRESHOLD_BYTES")
+    ordered = sorted(names, key=lambda name: (not name.isupper(), name))  # constants first
+    listing = "".join(f'    "{name}",\n' for name in ordered)
+    threshold = (
+        "#: Operation bodies whose compact JSON is longer are uploaded (x-upload-threshold-bytes)\n"
+        f"UPLOAD_THRESHOLD_BYTES = {upload_threshold_bytes(spec)}"
+    )
+    blocks.insert(0, threshold)
+    return HEADER + f"\n__all__ = [\n{listing}]\n\n" + "\n\n\n".join(blocks) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, default=SPEC, help="the spec (default: %(default)s)")
     parser.add_argument("--output", type=Path, default=TARGET, help="default: %(default)s")
     args = parser.parse_args(argv)
-    fresh = derive(yaml.safe_load(args.spec.read_text(encoding="utf-8")))
+    fresh = derive(parse_document(args.spec.read_bytes(), str(args.spec)))
     target: Path = args.output
     current = target.read_text(encoding="utf-8") if target.exists() else ""
     if fresh == current:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from together_rl_api_diff import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
+from together_rl_spec import parse_document
 
 __all__ = [
     "NON_RULE_EXTENSIONS",
@@ -449,9 +449,7 @@ def render_table(spec: Mapping[str, Any]) -> str:
 
 
 def _load_spec() -> dict[str, Any]:
-    with SPEC_PATH.open(encoding="utf-8") as handle:
-        spec: dict[str, Any] = yaml.safe_load(handle)
-    return spec
+    return parse_document(SPEC_PATH.read_bytes(), str(SPEC_PATH))
 
 
 def main(argv: list[str] | None = None) -> int:

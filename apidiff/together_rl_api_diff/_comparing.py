@@ -22,7 +22,7 @@ from ._keywords import PROJECT_KEYWORDS, Keywords
 from ._loading import Document
 from ._messages import describe
 from ._refs import Resolver, pointer_join
-from ._schemas import SchemaViews
+from ._schemas import SchemaViews, rule_list
 from ._security import Requirement, implies, requirement, shown
 
 __all__ = ["compare_documents"]
@@ -204,6 +204,23 @@ class _Comparison:
         yield from self._responses(old, new)
         yield from self._security(old, new)
         yield from self._callbacks(old, new)
+        yield from self._operation_rules(old, new)
+
+    def _operation_rules(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
+        """An operation's rule lists (`x-rules`), compared as a schema's are: without the
+        entries' annotations (`x-source`)."""
+        keywords = self.new.views.keywords
+        for keyword in keywords.rule_lists:
+            was = rule_list(old.node.get(keyword), keywords.annotations)
+            now = rule_list(new.node.get(keyword), keywords.annotations)
+            if was != now:
+                before = was if isinstance(was, list) else []
+                after = now if isinstance(now, list) else []
+                removed = [entry for entry in before if entry not in after] or None
+                added = [entry for entry in after if entry not in before] or None
+                where = pointer_join(new.pointer, keyword)
+                kind = "operation-rules-changed"
+                yield Finding(kind, where, keyword, removed, added, "operation")
 
     def _callbacks(self, old: _Operation, new: _Operation) -> Iterator[Finding]:
         old_callbacks, new_callbacks = self.old.callbacks(old), self.new.callbacks(new)

@@ -50,6 +50,10 @@ _ALL: tuple[Rule, ...] = (
     Rule("webhook-removed", "operation", "clients", "clients", "{old} removed"),
     Rule("callback-added", "operation", "servers", "servers", "{new} added"),
     Rule("callback-removed", "operation", "clients", "clients", "{old} removed"),
+    Rule("operation-rules-changed", "operation", "both", "both",
+         "the operation's {detail} changed: entries {old} replaced by {new}", "rule",
+         why="no other tool reads an operation's prose rules; a rule stated by an operation "
+         "(the upload threshold, what it creates) binds both sides, so any change does"),
     Rule("parameter-added-required", "request", "narrows", "narrows",
          "required parameter {new} added"),
     Rule("parameter-added-optional", "request", "widens", "widens",

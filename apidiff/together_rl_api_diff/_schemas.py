@@ -21,6 +21,7 @@ __all__ = [
     "UPPER_BOUNDS",
     "SchemaView",
     "SchemaViews",
+    "rule_list",
 ]
 
 LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -105,8 +106,9 @@ def _types_of(node: dict[str, Any]) -> frozenset[str] | None:
     return frozenset(types)
 
 
-def _rule_list(rules: Any, annotations: tuple[str, ...]) -> Any:
-    """A list of rules compared without the entries' annotation keys (`x-source`)."""
+def rule_list(rules: Any, annotations: tuple[str, ...]) -> Any:
+    """A list of rules compared without the entries' annotation keys (`x-source`); a sentinel
+    (never equal to a list) when there is none."""
     if not isinstance(rules, list) or not rules:
         return _MISSING
     texts = []
@@ -189,7 +191,7 @@ class SchemaViews:
             if keyword in node:
                 view.rules[keyword] = node[keyword]
         for keyword in self.keywords.rule_lists:
-            listed = _rule_list(node.get(keyword), self.keywords.annotations)
+            listed = rule_list(node.get(keyword), self.keywords.annotations)
             if listed is not _MISSING:
                 view.rules[keyword] = listed
         self._read_json_schema_keywords(view, node)

@@ -1,7 +1,7 @@
 """The facts of `spec/openapi.yaml` the kit acts on, read from the spec (never typed again).
 
-The document's bytes are the installed tree's one copy (`together_rl_spec.spec_bytes`); the
-kit reads and judges with its own code, without importing the emulator.
+The document is the installed tree's one copy, read by `together_rl_spec` (the one reader of the
+spec); the kit judges with its own code, without importing the emulator.
 """
 
 from __future__ import annotations
@@ -10,10 +10,14 @@ import functools
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
 
-import yaml
-from together_rl_spec import spec_bytes
+from together_rl_spec import (
+    enum_value,
+    enum_values,
+    server_path,
+    spec_document,
+    upload_threshold_bytes,
+)
 
 __all__ = [
     "Route",
@@ -28,10 +32,6 @@ __all__ = [
 ]
 
 _METHODS = ("get", "post", "put", "patch", "delete")
-_UPLOAD_OPERATION = "createPayloadUploadUrl"
-# The upload threshold is stated in the upload-url operation's description (the official SDK's
-# `_payloads` limit): "over 0.5 MiB (524,288 bytes of compact JSON)".
-_THRESHOLD = re.compile(r"\(([0-9][0-9,]*) bytes of compact JSON\)")
 
 
 @dataclass(frozen=True)
@@ -48,17 +48,15 @@ class Route:
         return re.sub(r"\{([a-z_]+)\}", lambda m: params[m.group(1)], self.template)
 
 
-@functools.cache
 def spec() -> dict[str, Any]:
-    """The parsed spec."""
-    loaded: dict[str, Any] = yaml.safe_load(spec_bytes())
-    return loaded
+    """The parsed spec (parsed once by `together_rl_spec`; callers must not mutate it)."""
+    return spec_document()
 
 
 @functools.cache
 def api_prefix() -> str:
     """The path prefix of every route: the path of the spec's first server URL (`/v1`)."""
-    return str(urlparse(spec()["servers"][0]["url"]).path).rstrip("/")
+    return server_path()
 
 
 @functools.cache
@@ -109,19 +107,6 @@ def poll_route(operation_id: str) -> Route | None:
     return None
 
 
-def enum_values(name: str) -> tuple[str, ...]:
-    """Every value of the enum schema ``name``, in the spec's order."""
-    return tuple(spec()["components"]["schemas"][name]["enum"])
-
-
-def enum_value(name: str, suffix: str) -> str:
-    """The one value of enum ``name`` ending in ``_<suffix>``."""
-    found = [v for v in enum_values(name) if v.endswith(f"_{suffix}")]
-    if len(found) != 1:
-        raise KeyError(f"enum {name} has {len(found)} values ending in _{suffix}")
-    return found[0]
-
-
 def request_example(operation_id: str, name: str) -> dict[str, Any]:
     """The request-body example ``name`` of ``operation_id``."""
     posted = route(operation_id)
@@ -131,14 +116,3 @@ def request_example(operation_id: str, name: str) -> dict[str, Any]:
         raise KeyError(f"{operation_id} has no request example {name!r} (has {sorted(examples)})")
     value: dict[str, Any] = examples[name]["value"]
     return value
-
-
-@functools.cache
-def upload_threshold_bytes() -> int:
-    """Bodies whose compact JSON is larger than this go through the upload protocol."""
-    posted = route(_UPLOAD_OPERATION)
-    operation = spec()["paths"][posted.template[len(api_prefix()) :]][posted.method.lower()]
-    found = _THRESHOLD.search(operation["description"])
-    if found is None:
-        raise ValueError(f"the description of {_UPLOAD_OPERATION} no longer states the threshold")
-    return int(found.group(1).replace(",", ""))

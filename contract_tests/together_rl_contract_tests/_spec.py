@@ -1,11 +1,12 @@
 """The one reader of the spec for the contract suite and the proxy: schema facts, routes, sources.
 
-The spec's bytes are the installed tree's one copy (``together_rl_spec.spec_bytes``), never a
-path of the checkout, so an installed suite finds it too; the parsing and every judgement are the
-suite's own. Code names a value it gives a meaning to by the suffix the spec spells it with
-(``enum_value("OperationStatus", "COMPLETED")``) and an operation kind by its path segment
-(``operation_kind("optim-step")``), so a value or kind the spec drops fails at import instead of
-drifting. The proto zero values (``*_UNSPECIFIED``) are never a client's choice.
+The document is the installed tree's one copy, read by ``together_rl_spec`` (the one reader of
+the spec: parsing, ``$ref``, schemas, enums), never a path of the checkout, so an installed suite
+finds it too; every judgement is the suite's own. Code names a value it gives a meaning to by
+the suffix the spec spells it with (``enum_value("OperationStatus", "COMPLETED")``) and an
+operation kind by its path segment (``operation_kind("optim-step")``), so a value or kind the
+spec drops fails at import instead of drifting. The proto zero values (``*_UNSPECIFIED``) are
+never a client's choice.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-from together_rl_spec import SPEC_FILE, spec_bytes
+from together_rl_spec import enum_value, enum_values, resolve_ref, schema, spec_document
 
 __all__ = [
     "LOSS_TYPES",
@@ -53,14 +53,9 @@ _PARAM = re.compile(r"\{([^}/]+)\}")
 _PACKAGE_FILES = importlib.resources.files("together_rl_contract_tests")
 
 
-@functools.cache
 def spec() -> dict[str, Any]:
-    """The parsed spec (shared: callers must not mutate it)."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loaded = yaml.load(spec_bytes(), Loader=loader)
-    if not isinstance(loaded, dict):
-        raise RuntimeError(f"the installed {SPEC_FILE} is not a YAML mapping")
-    return loaded
+    """The parsed spec (parsed once by ``together_rl_spec``; callers must not mutate it)."""
+    return spec_document()
 
 
 def invalid_examples() -> list[Traversable]:
@@ -74,46 +69,12 @@ def spec_version() -> str:
     return str(spec().get("info", {}).get("version", "unknown"))
 
 
-def resolve_ref(node: dict[str, Any], root: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Follow a local ``$ref`` (``#/components/...``) chain of ``root`` (default: the spec)."""
-    document = spec() if root is None else root
-    seen: set[str] = set()
-    while "$ref" in node:
-        ref = node["$ref"]
-        if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
-            raise KeyError(f"unresolvable $ref {ref!r}")
-        seen.add(ref)
-        target: Any = document
-        for part in ref[2:].split("/"):
-            target = target[part.replace("~1", "/").replace("~0", "~")]
-        node = target
-    return node
-
-
-def schema(name: str) -> dict[str, Any]:
-    """``#/components/schemas/<name>``, ``$ref`` followed."""
-    return resolve_ref(spec()["components"]["schemas"][name])
-
-
 # ----------------------------------------------------------------------------- enums
-
-
-def enum_values(name: str) -> tuple[str, ...]:
-    """Every value of the enum schema ``name``, in the spec's order."""
-    return tuple(schema(name)["enum"])
 
 
 def choices(name: str) -> tuple[str, ...]:
     """The values of an enum a client may choose: all but the proto zero value."""
     return tuple(v for v in enum_values(name) if not v.endswith(_UNSPECIFIED))
-
-
-def enum_value(name: str, suffix: str) -> str:
-    """The one value of enum ``name`` ending in ``_<suffix>``."""
-    found = [v for v in enum_values(name) if v.endswith(f"_{suffix}")]
-    if len(found) != 1:
-        raise LookupError(f"the spec's {name} has no single value ending in _{suffix}: {found}")
-    return found[0]
 
 
 # ----------------------------------------------------------------------------- operations

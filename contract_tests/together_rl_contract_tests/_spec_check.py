@@ -19,11 +19,12 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import jsonschema
 import jsonschema_rs
+from together_rl_spec import format_path
 
 from together_rl_contract_tests._spec import operation_in, resolve_ref, spec
 
@@ -302,17 +303,6 @@ def _coerce(text: str, schema: dict[str, Any]) -> object:
 
 def _short(message: str) -> str:
     return message if len(message) <= 200 else message[:200] + "..."
-
-
-def format_path(parts: Sequence[str | int]) -> str | None:
-    """``["samples", 2, "loss_fn_inputs"]`` -> ``samples[2].loss_fn_inputs`` (None if empty)."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or None
 
 
 @functools.cache

@@ -9,13 +9,14 @@ from typing import Any
 
 import orjson
 import pytest
+from together_rl_spec import upload_threshold_bytes
 
 from together_rl_contract_tests import _training as t
 from together_rl_contract_tests._http import COMPLETED, FORWARD_BACKWARD, SAMPLE, TargetClient
 
 UPLOAD = "POST /rl/training-sessions/{session_id}/payloads/upload-url"
 DOWNLOAD = "POST /rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
-LARGE_PAYLOAD_BYTES = 512 * 1024
+LARGE_PAYLOAD_BYTES = upload_threshold_bytes()  # the spec's x-upload-threshold-bytes
 STAND_IN_LENGTH = 8  # the SDK cuts numeric arrays of the inline stand-in to 8 elements
 
 

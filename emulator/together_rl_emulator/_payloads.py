@@ -17,6 +17,7 @@ import uuid
 from typing import Any
 
 import orjson
+from together_rl_spec import upload_threshold_bytes
 
 from ._body_scan import extend_scan
 from ._errors import ApiError, invalid
@@ -32,7 +33,9 @@ __all__ = [
     "payload_url",
 ]
 
-LARGE_PAYLOAD_BYTES = 512 * 1024  # the SDK's threshold (0.5 MiB of compact JSON)
+#: Bodies and outputs whose compact JSON is longer go through the upload protocol (the spec's
+#: `x-upload-threshold-bytes`).
+LARGE_PAYLOAD_BYTES = upload_threshold_bytes()
 PAYLOAD_ROUTE = "/_emulator/payloads/{payload_id}"
 
 

@@ -12,13 +12,19 @@ values (`*_UNSPECIFIED`) are never accepted as a choice.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-from together_rl_spec import SPEC_FILE, spec_bytes
+from together_rl_spec import (
+    enum_value,
+    enum_values,
+    find_operation,
+    resolve_ref,
+    schema,
+    spec_bytes,
+    spec_document,
+)
 
 __all__ = [
     "ADAM_BOUNDS",
@@ -71,39 +77,9 @@ SERVER_DEFAULT = "x-server-default"
 
 
 # ------------------------------------------------------------------ reading the file
-@functools.cache
 def load_spec() -> dict[str, Any]:
-    """The parsed spec (parsed once). Shared: callers must not mutate it."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    spec = yaml.load(spec_bytes(), Loader=loader)  # a safe loader either way
-    if not isinstance(spec, dict):
-        raise RuntimeError(f"the installed {SPEC_FILE} is not a YAML mapping")
-    return spec
-
-
-def find_operation(operation_id: str) -> tuple[str, str, dict[str, Any]]:
-    """`(path, method, operation)` of the operation with this `operationId`; KeyError if none."""
-    for path, item in load_spec()["paths"].items():
-        for method, operation in item.items():
-            if isinstance(operation, dict) and operation.get("operationId") == operation_id:
-                return path, method, operation
-    raise KeyError(f"no operation {operation_id!r} in the spec")
-
-
-def resolve_ref(node: dict[str, Any]) -> dict[str, Any]:
-    """Follow a local `$ref` (`#/components/...`) chain to the node it names."""
-    spec = load_spec()
-    seen: set[str] = set()
-    while "$ref" in node:
-        ref = node["$ref"]
-        if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
-            raise KeyError(f"unresolvable $ref {ref!r}")
-        seen.add(ref)
-        target: Any = spec
-        for part in ref[2:].split("/"):
-            target = target[part.replace("~1", "/").replace("~0", "~")]
-        node = target
-    return node
+    """The parsed spec (parsed once, by `together_rl_spec`). Shared: callers must not mutate it."""
+    return spec_document()
 
 
 def node_at(root: Any, path: list[str | int]) -> Any:
@@ -112,25 +88,6 @@ def node_at(root: Any, path: list[str | int]) -> Any:
     for part in path:
         node = node[part]
     return node
-
-
-def schema(name: str) -> dict[str, Any]:
-    """`#/components/schemas/<name>`, `$ref`s followed; KeyError if the spec has none."""
-    return resolve_ref(load_spec()["components"]["schemas"][name])
-
-
-def enum_values(name: str) -> tuple[str, ...]:
-    """The values of the enum schema `name`, in the spec's order."""
-    return tuple(schema(name)["enum"])
-
-
-def enum_value(name: str, suffix: str) -> str:
-    """The one value of enum `name` ending in `_<suffix>` (`OperationStatus`, `PENDING` ->
-    `TRAINING_OPERATION_STATUS_PENDING`); KeyError when the spec has no such value."""
-    found = [value for value in enum_values(name) if value.endswith("_" + suffix)]
-    if len(found) != 1:
-        raise KeyError(f"the spec's {name} has no single value ending in _{suffix}: {found}")
-    return found[0]
 
 
 def choices(enum_name: str) -> tuple[str, ...]:

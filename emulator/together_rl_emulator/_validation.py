@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema_rs
+from together_rl_spec import format_path
 
 from ._body_scan import MIN_LENGTH
 from ._errors import invalid
@@ -370,17 +371,6 @@ def _allowed_properties(schema_path: Sequence[str | int]) -> list[str] | None:
     except (KeyError, IndexError, TypeError):
         return None
     return list(properties)
-
-
-def format_path(parts: Sequence[str | int]) -> str | None:
-    """`["samples", 2, "loss_fn_inputs", "x"]` -> `samples[2].loss_fn_inputs.x` (None if empty)."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or None
 
 
 def json_type(value: object) -> str:

@@ -1,24 +1,45 @@
-"""The API description, shipped once in the installed tree.
+"""The API description, shipped once in the installed tree, and the one reader of it.
 
 `openapi.yaml` beside this module is the only copy of the spec a wheel holds (in a checkout, a
 link to `spec/openapi.yaml`). Every package that reads the document (the emulator, the contract
-suite and its proxy, the client kit) gets its bytes from :func:`spec_bytes`; how each one parses
-and judges them stays its own. `python -m together_rl_spec` writes the document to stdout, for
-a port's build that needs it as a file.
+suite and its proxy, the client kit, the scripts) gets it from here: its bytes
+(:func:`spec_bytes`), the parsed document (:func:`spec_document`), local `$ref`s, schemas,
+enums, operations and the numbers the spec states (:func:`upload_threshold_bytes`). How each
+one validates and judges stays its own. The wrapper reads none of it: it reads the generated
+client and `_fields.py`, which `scripts/derive_fields.py` derives from here.
+`python -m together_rl_spec` writes the document to stdout, for a port's build that needs it as
+a file.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
+from ._files import SPEC_FILE, spec_bytes
+from ._reading import (
+    UPLOAD_THRESHOLD_KEYWORD,
+    enum_value,
+    enum_values,
+    find_operation,
+    format_path,
+    parse_document,
+    resolve_ref,
+    schema,
+    server_path,
+    spec_document,
+    upload_threshold_bytes,
+)
 
-__all__ = ["SPEC_FILE", "spec_bytes"]
-
-#: The document's file name inside this package (and the emulator's route: `GET /openapi.yaml`).
-SPEC_FILE = "openapi.yaml"
-
-
-@functools.cache
-def spec_bytes() -> bytes:
-    """The installed `openapi.yaml`, byte for byte (read once)."""
-    return (importlib.resources.files(__name__) / SPEC_FILE).read_bytes()
+__all__ = [
+    "SPEC_FILE",
+    "UPLOAD_THRESHOLD_KEYWORD",
+    "enum_value",
+    "enum_values",
+    "find_operation",
+    "format_path",
+    "parse_document",
+    "resolve_ref",
+    "schema",
+    "server_path",
+    "spec_bytes",
+    "spec_document",
+    "upload_threshold_bytes",
+]

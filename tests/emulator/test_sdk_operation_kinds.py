@@ -16,6 +16,7 @@ from _emulator_bodies import TINY, fb_body, stats, wait_sdk_operation
 from _operation_kind_bodies import custom_body, model_input
 from ci_policy import import_required
 from emulator_harness import COMPLETED, LiveEmulator
+from together_rl_spec import upload_threshold_bytes
 
 together = import_required("together", "3.1.1")
 from together import BadRequestError, Together  # noqa: E402
@@ -117,7 +118,7 @@ def test_trainer_and_generator_with_large_payloads(live_emulator: LiveEmulator) 
             assert session.has_generator
             trainer, generator = session.trainer, session.generator
             batch = _big_ce_batch(8, 8000)
-            assert len(orjson.dumps({"samples": batch})) > 512 * 1024  # the SDK uploads it
+            assert len(orjson.dumps({"samples": batch})) > upload_threshold_bytes()  # uploaded
             loss = {"type": "LOSS_TYPE_CROSS_ENTROPY"}
             scored = trainer.forward(samples=batch, loss=loss, interval=0.01)
             outputs = scored.loss_fn_outputs or []  # downloaded: the result was offloaded too

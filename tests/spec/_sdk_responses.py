@@ -8,6 +8,7 @@ from typing import Any
 
 from _spec_schema import operation_by_id, resolve
 from emulator_harness import EMULATOR_KEY
+from together.post_training import _payloads
 
 API_KEY = EMULATOR_KEY
 BASE_URL = "http://testserver"
@@ -20,7 +21,8 @@ UPLOAD_PAYLOAD_ID = "payload-in-1"
 RESULT_PAYLOAD_ID = "payload-out-1"
 UPLOAD_URL = f"http://{STORAGE_HOST}/uploads/{UPLOAD_PAYLOAD_ID}?signature=up"
 DOWNLOAD_URL = f"http://{STORAGE_HOST}/downloads/{RESULT_PAYLOAD_ID}?signature=down"
-LARGE_PAYLOAD_BYTES = 512 * 1024  # the SDK's threshold: 0.5 MiB of compact JSON
+# the SDK's threshold (0.5 MiB of compact JSON); the spec states it too (test_spec_reader.py)
+LARGE_PAYLOAD_BYTES = int(_payloads._LARGE_PAYLOAD_THRESHOLD)
 
 # ----------------------------------------------------------------------------- responses
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypedDict
 from together_rl_client import models
 
 __all__ = [
+    "UPLOAD_THRESHOLD_BYTES",
     "AdamParamsFields",
     "AdamParamsKeywords",
     "CISPOLossParamsFields",
@@ -29,6 +30,9 @@ __all__ = [
     "SessionCreateKeywords",
     "SessionUpdateKeywords",
 ]
+
+#: Operation bodies whose compact JSON is longer are uploaded (x-upload-threshold-bytes)
+UPLOAD_THRESHOLD_BYTES = 524288
 
 
 @dataclass(frozen=True, kw_only=True)

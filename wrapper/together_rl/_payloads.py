@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
+from ._fields import UPLOAD_THRESHOLD_BYTES
 from ._http import RequestSpec
 from ._schema import all_of_type
 
@@ -24,8 +25,9 @@ __all__ = [
     "upload_unsupported",
 ]
 
-#: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit)
-UPLOAD_THRESHOLD = 512 * 1024
+#: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit, the
+#: spec's `x-upload-threshold-bytes`)
+UPLOAD_THRESHOLD = UPLOAD_THRESHOLD_BYTES
 #: the official SDK refuses bodies above 4.995 GiB
 MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
 STAND_IN_LENGTH = 8

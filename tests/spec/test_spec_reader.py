@@ -1,0 +1,125 @@
+"""`together_rl_spec`, the one reader of the spec: the document, local `$ref`s, schemas, enums,
+operations, the server path and the upload threshold; every package reads the spec through it
+(no other YAML parse of the spec, no other `$ref` walker in the hand-written packages)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import together_rl_spec as spec
+from together.post_training import _payloads as sdk_payloads
+
+REPO = Path(__file__).resolve().parents[2]
+
+TINY = {
+    "openapi": "3.1.0",
+    "servers": [{"url": "https://api.example.test/v2/"}],
+    "paths": {
+        "/things/upload": {
+            "post": {
+                "operationId": "upload",
+                "x-rules": [{"rule": "big bodies are uploaded", "x-upload-threshold-bytes": 10}],
+            }
+        },
+        "/things/{id}": {"get": {"operationId": "getThing"}},
+    },
+    "components": {
+        "schemas": {
+            "Colour": {"enum": ["COLOUR_UNSPECIFIED", "COLOUR_RED", "COLOUR_DARK_RED"]},
+            "Alias": {"$ref": "#/components/schemas/Colour"},
+            "Loop": {"$ref": "#/components/schemas/Loop"},
+            "Slash": {"$ref": "#/components/schemas/a~1b"},
+            "a/b": {"type": "integer"},
+        }
+    },
+}
+
+
+def test_refs_are_followed_to_the_end_of_the_chain() -> None:
+    assert spec.schema("Alias", TINY)["enum"][1] == "COLOUR_RED"
+    assert spec.schema("Slash", TINY) == {"type": "integer"}  # ~1 is "/"
+
+
+@pytest.mark.parametrize(
+    "ref", ["#/components/schemas/Loop", "#/components/schemas/Nothing", "other.yaml#/x"]
+)
+def test_a_ref_that_loops_names_nothing_or_is_not_local_is_a_key_error(ref: str) -> None:
+    with pytest.raises(KeyError, match="unresolvable"):
+        spec.resolve_ref({"$ref": ref}, TINY)
+
+
+def test_enum_values_by_their_suffix() -> None:
+    assert spec.enum_values("Colour", TINY)[0] == "COLOUR_UNSPECIFIED"
+    assert spec.enum_value("Colour", "DARK_RED", TINY) == "COLOUR_DARK_RED"
+    with pytest.raises(KeyError, match="no single value ending in _BLUE"):
+        spec.enum_value("Colour", "BLUE", TINY)
+
+
+def test_operations_server_path_and_threshold_of_any_document() -> None:
+    assert spec.find_operation("getThing", TINY)[:2] == ("/things/{id}", "get")
+    with pytest.raises(KeyError, match="no operation 'nope'"):
+        spec.find_operation("nope", TINY)
+    assert spec.server_path(TINY) == "/v2"
+    assert spec.server_path({"paths": {}}) == ""
+    assert spec.upload_threshold_bytes(TINY) == 10
+
+
+def test_a_threshold_stated_twice_or_not_at_all_is_refused() -> None:
+    twice = {**TINY, "paths": {**TINY["paths"], "/again": TINY["paths"]["/things/upload"]}}
+    with pytest.raises(ValueError, match="x-upload-threshold-bytes 2 times"):
+        spec.upload_threshold_bytes(twice)
+    with pytest.raises(ValueError, match="0 times"):
+        spec.upload_threshold_bytes({"paths": {}})
+
+
+def test_a_document_that_is_not_a_mapping_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="other.yaml is not a YAML mapping"):
+        spec.parse_document(b"- a list\n", "other.yaml")
+
+
+def test_the_installed_spec_states_the_sdks_upload_threshold() -> None:
+    assert spec.upload_threshold_bytes() == sdk_payloads._LARGE_PAYLOAD_THRESHOLD
+    assert spec.server_path() == "/v1"
+
+
+def test_every_consumer_takes_the_threshold_from_the_spec() -> None:
+    from together_rl import _fields, _payloads
+    from together_rl_client_kit import _spec as kit_spec
+    from together_rl_emulator import _payloads as emulator_payloads
+
+    threshold = spec.upload_threshold_bytes()
+    assert _fields.UPLOAD_THRESHOLD_BYTES == _payloads.UPLOAD_THRESHOLD == threshold
+    assert emulator_payloads.LARGE_PAYLOAD_BYTES == kit_spec.upload_threshold_bytes() == threshold
+    facts = (REPO / "client_kit" / "ports" / "typescript" / "src" / "facts.ts").read_text()
+    assert f"UPLOAD_THRESHOLD_BYTES = {threshold};" in facts
+
+
+#: the hand-written packages and scripts that read the spec
+READERS = ("emulator", "contract_tests", "client_kit", "reliability", "scripts", "wrapper")
+#: what only the one reader may do: parse YAML into the spec, walk a `$ref` by hand
+_PARSE = re.compile(r"yaml\.(safe_)?load\(|spec_bytes\(\)\)")
+_REF_WALK = re.compile(r"""\["\$ref"\]\.(rsplit|split|removeprefix)|ref\[2:\]\.split""")
+
+
+def _hand_written() -> list[Path]:
+    return [
+        path
+        for folder in READERS
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if "node_modules" not in path.parts and path.name != "_fields.py"
+    ]
+
+
+def test_one_reader_parses_the_spec_and_follows_its_refs() -> None:
+    """A YAML load in another package is of another document (a scenario, a config), never the
+    spec: it names no spec file."""
+    problems = []
+    for path in _hand_written():
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            if _REF_WALK.search(line) or (_PARSE.search(line) and "spec" in line.lower()):
+                problems.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert problems == [], "read the spec through together_rl_spec:\n" + "\n".join(problems)
+    assert "def resolve_ref" not in "".join(p.read_text() for p in _hand_written())
