@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from together_rl_api_diff import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
-from together_rl_spec import parse_document
+from together_rl_spec import UPLOAD_THRESHOLD_KEYWORD, parse_document
 
 __all__ = [
     "NON_RULE_EXTENSIONS",
@@ -308,8 +308,11 @@ def _x_rules_entry_problems(location: str, node: Mapping[str, Any]) -> Iterator[
         if not isinstance(entry, Mapping):
             yield f"{where} is not a mapping"
             continue
-        if set(entry) - {"rule", "status", "x-source"}:
-            yield f"{where} has keys other than rule, status, x-source: {sorted(entry)}"
+        if set(entry) - {"rule", "status", "x-source", UPLOAD_THRESHOLD_KEYWORD}:
+            yield (
+                f"{where} has keys other than rule, status, x-source, "
+                f"{UPLOAD_THRESHOLD_KEYWORD}: {sorted(entry)}"
+            )
         if not isinstance(entry.get("rule"), str) or not entry["rule"].strip():
             yield f"{where} has no rule text"
         if "status" in entry and not _STATUS.match(str(entry["status"])):

@@ -106,7 +106,9 @@ class OurSources:
         (`upstream_only`), only where we state the same keyword otherwise."""
         keyword = next(
             (kw for prefix, kw in _KEYWORD_OF_KIND.items() if change.kind.startswith(prefix)),
-            change.detail if change.kind.startswith(("bound-", "rule-", "default-")) else None,
+            change.detail
+            if change.kind.startswith(("bound-", "rule-", "default-", "operation-rules-"))
+            else None,
         )
         if upstream_only and keyword is None:
             return None  # something only upstream has: no rule of ours
@@ -128,6 +130,8 @@ class OurSources:
             return found
         if keyword == "required":
             return _source_in(place, keyword) or _source_in(parent, keyword)
+        if change.kind.startswith("operation-rules-"):
+            return _source_in(parent, keyword)  # the place is the list, its holder the operation
         if keyword is not None and keyword not in place and tokens[-2:-1] in (["oneOf"], ["anyOf"]):
             # the variant's index is the upstream's: ours is the member that has the rule
             holder = nodes[-3] if len(nodes) >= 3 else {}

@@ -75,7 +75,7 @@ def test_a_threshold_stated_twice_or_not_at_all_is_refused() -> None:
 
 
 def test_a_document_that_is_not_a_mapping_is_refused_by_name() -> None:
-    with pytest.raises(ValueError, match="other.yaml is not a YAML mapping"):
+    with pytest.raises(ValueError, match=r"other\.yaml is not a YAML mapping"):
         spec.parse_document(b"- a list\n", "other.yaml")
 
 
