@@ -16,15 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from together_rl_spec import (
-    enum_value,
-    enum_values,
-    find_operation,
-    resolve_ref,
-    schema,
-    spec_bytes,
-    spec_document,
-)
+import together_rl_spec
+from together_rl_spec import spec_bytes, spec_document
 
 __all__ = [
     "ADAM_BOUNDS",
@@ -80,6 +73,32 @@ SERVER_DEFAULT = "x-server-default"
 def load_spec() -> dict[str, Any]:
     """The parsed spec (parsed once, by `together_rl_spec`). Shared: callers must not mutate it."""
     return spec_document()
+
+
+# Read through `together_rl_spec`, on `load_spec()` (one seam, which tests may replace).
+def find_operation(operation_id: str) -> tuple[str, str, dict[str, Any]]:
+    """`(path, method, operation)` of the operation with this `operationId`; KeyError if none."""
+    return together_rl_spec.find_operation(operation_id, load_spec())
+
+
+def resolve_ref(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local `$ref` chain to the node it names."""
+    return together_rl_spec.resolve_ref(node, load_spec())
+
+
+def schema(name: str) -> dict[str, Any]:
+    """`#/components/schemas/<name>`, `$ref`s followed; KeyError if the spec has none."""
+    return together_rl_spec.schema(name, load_spec())
+
+
+def enum_values(name: str) -> tuple[str, ...]:
+    """The values of the enum schema `name`, in the spec's order."""
+    return together_rl_spec.enum_values(name, load_spec())
+
+
+def enum_value(name: str, suffix: str) -> str:
+    """The one value of enum `name` ending in `_<suffix>`; KeyError if not exactly one."""
+    return together_rl_spec.enum_value(name, suffix, load_spec())
 
 
 def node_at(root: Any, path: list[str | int]) -> Any:
