@@ -13,33 +13,8 @@ a file.
 
 from __future__ import annotations
 
+from . import _reading
 from ._files import SPEC_FILE, spec_bytes
-from ._reading import (
-    UPLOAD_THRESHOLD_KEYWORD,
-    enum_value,
-    enum_values,
-    find_operation,
-    format_path,
-    parse_document,
-    resolve_ref,
-    schema,
-    server_path,
-    spec_document,
-    upload_threshold_bytes,
-)
+from ._reading import *  # noqa: F403 (its __all__ is the reading API)
 
-__all__ = [
-    "SPEC_FILE",
-    "UPLOAD_THRESHOLD_KEYWORD",
-    "enum_value",
-    "enum_values",
-    "find_operation",
-    "format_path",
-    "parse_document",
-    "resolve_ref",
-    "schema",
-    "server_path",
-    "spec_bytes",
-    "spec_document",
-    "upload_threshold_bytes",
-]
+__all__ = ["SPEC_FILE", "spec_bytes", *_reading.__all__]
