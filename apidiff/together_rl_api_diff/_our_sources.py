@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from together_rl_spec import Document
+
 from ._changes import Change
-from ._loading import Document
 from ._schema_pairing import follow_ref, operation_index
 
 __all__ = ["OurSources"]

@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from together_rl_spec import Document
+
 from ._comparing import _server_path  # the comparison's own join of server URL and path
-from ._loading import Document
 
 __all__ = ["SchemaPair", "follow_ref", "operation_index", "pair_schemas", "rename_schemas"]
 

@@ -18,6 +18,7 @@ from together_rl_spec import (
     spec_document,
     upload_threshold_bytes,
 )
+from together_rl_spec import match_route as spec_match_route
 
 __all__ = [
     "Route",
@@ -84,14 +85,12 @@ def route(operation_id: str) -> Route:
 
 
 def match_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:
-    """The spec route a request hits, with its path parameters; None outside the spec."""
-    for candidate in _routes().values():
-        if candidate.method != method:
-            continue
-        found = candidate.pattern.match(path)
-        if found:
-            return candidate, found.groupdict()
-    return None
+    """The spec route a request hits (a literal segment wins over a parameter), with its path
+    parameters; None outside the spec."""
+    found = spec_match_route(method, path)
+    if found is None:
+        return None
+    return _routes()[found[0].operation_id], found[1]
 
 
 def poll_route(operation_id: str) -> Route | None:
