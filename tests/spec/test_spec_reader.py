@@ -37,6 +37,68 @@ TINY = {
 }
 
 
+def _files_resolver(root: dict[str, object], files: dict[str, str]) -> spec.Resolver:
+    return spec.Resolver(root, "api/openapi.yaml", read=lambda name: files[name])
+
+
+def test_the_resolver_follows_refs_into_other_files_and_back() -> None:
+    root = {
+        "components": {
+            "schemas": {"Pet": {"$ref": "schemas/pet.yaml#/Pet"}, "Id": {"type": "string"}}
+        }
+    }
+    files = {
+        "schemas/pet.yaml": "Pet:\n  properties:\n"
+        "    id: {$ref: '../openapi.yaml#/components/schemas/Id'}\n"
+    }
+    refs = _files_resolver(root, files)
+    refs.check_references()
+    pet, name = refs.resolve("schemas/pet.yaml#/Pet")
+    assert name == "schemas/pet.yaml#/Pet"
+    id_ref = pet["properties"]["id"]["$ref"]
+    assert refs.resolve(id_ref, "schemas/pet.yaml") == (
+        {"type": "string"},
+        "#/components/schemas/Id",
+    )
+
+
+def test_the_resolver_names_a_cycle_across_files_and_a_dangling_pointer() -> None:
+    root = {"components": {"schemas": {"A": {"$ref": "b.yaml#/B"}}}}
+    with pytest.raises(spec.DocumentError, match=r"\$ref cycle"):
+        _files_resolver(
+            root, {"b.yaml": "B: {$ref: 'openapi.yaml#/components/schemas/A'}\n"}
+        ).check_references()
+    with pytest.raises(spec.DocumentError, match="dangling"):
+        _files_resolver(root, {"b.yaml": "C: {}\n"}).check_references()
+
+
+def test_a_literal_segment_wins_over_a_parameter_listed_before_it() -> None:
+    root = {
+        "servers": [{"url": "https://api.example.test/v2"}],
+        "paths": {
+            "/items/{item_id}/parts": {"get": {"operationId": "byId"}},
+            "/items/latest/parts": {"get": {"operationId": "latest"}},
+        },
+    }
+    hit = spec.match_route("GET", "/v2/items/latest/parts", root)
+    assert hit is not None and hit[0].operation_id == "latest"
+    hit = spec.match_route("get", "/v2/items/abc/parts", root)
+    assert hit is not None and (hit[0].operation_id, hit[1]) == ("byId", {"item_id": "abc"})
+    assert spec.match_route("GET", "/items/abc/parts", root) is None  # the spec's server path
+    assert spec.match_route("POST", "/v2/items/abc/parts", root) is None
+
+
+def test_the_judges_match_the_installed_upload_route_literal_first() -> None:
+    from together_rl_client_kit import _spec as kit_spec
+    from together_rl_contract_tests import _spec as suite_spec
+
+    path = spec.server_path() + "/rl/training-sessions/s1/payloads/upload-url"
+    kit = kit_spec.match_route("POST", path)
+    suite = suite_spec.find_route("POST", path)
+    assert kit is not None and kit[0].operation_id == "createPayloadUploadUrl"
+    assert suite is not None and suite.operation_id == "createPayloadUploadUrl"
+
+
 def test_refs_are_followed_to_the_end_of_the_chain() -> None:
     assert spec.schema("Alias", TINY)["enum"][1] == "COLOUR_RED"
     assert spec.schema("Slash", TINY) == {"type": "integer"}  # ~1 is "/"
@@ -97,7 +159,9 @@ def test_every_consumer_takes_the_threshold_from_the_spec() -> None:
 
 
 #: the hand-written packages and scripts that read the spec
-READERS = ("emulator", "contract_tests", "client_kit", "reliability", "scripts", "wrapper")
+READERS = (
+    "emulator", "contract_tests", "client_kit", "apidiff", "reliability", "scripts", "wrapper",
+)  # fmt: skip
 #: what only the one reader may do: parse YAML into the spec, walk a `$ref` by hand
 _PARSE = re.compile(r"yaml\.(safe_)?load\(|spec_bytes\(\)\)")
 _REF_WALK = re.compile(r"""\["\$ref"\]\.(rsplit|split|removeprefix)|ref\[2:\]\.split""")
@@ -122,4 +186,7 @@ def test_one_reader_parses_the_spec_and_follows_its_refs() -> None:
             if _REF_WALK.search(line) or (_PARSE.search(line) and "spec" in line.lower()):
                 problems.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert problems == [], "read the spec through together_rl_spec:\n" + "\n".join(problems)
-    assert "def resolve_ref" not in "".join(p.read_text() for p in _hand_written())
+    everything = "".join(p.read_text() for p in _hand_written())
+    assert "def resolve_ref" not in everything
+    assert "class Resolver" not in everything and "def _pointer_target" not in everything
+    assert "def load_document" not in everything and "def parse_text" not in everything
