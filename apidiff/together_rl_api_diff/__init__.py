@@ -8,10 +8,11 @@
 `source_kind` reads the spec's `x-source` strings (the provenance table and the drift report).
 """
 
+from together_rl_spec import Document, DocumentError, load_document, parse_text
+
 from ._changes import Change, DiffReport, Semver, advise_semver
 from ._comparing import compare_documents
 from ._judging import KIND_EFFECTS, judge
-from ._loading import Document, DocumentError, load_document, parse_text
 from ._rules import RULES, Rule
 from ._sources import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
 

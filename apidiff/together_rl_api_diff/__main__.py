@@ -9,13 +9,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from together_rl_spec import DEFAULT_SPEC_PATH, DocumentError, load_document
+
 from ._changelog import write_entry
 from ._comparing import compare_documents
 from ._formats import FORMATS, render, render_changelog_entry
 from ._impact import impact_of, impact_table, is_project_spec
 from ._judging import rules_table
 from ._keywords import PROJECT_KEYWORDS, load_keywords
-from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
 
 __all__ = ["main"]
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from together_rl_spec import Document, Resolver, pointer_join
+
 from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
 from ._comparing_schemas import SchemaComparison
 from ._judging import Position
 from ._keywords import PROJECT_KEYWORDS, Keywords
-from ._loading import Document
 from ._messages import describe
-from ._refs import Resolver, pointer_join
 from ._schemas import SchemaViews, rule_list
 from ._security import Requirement, implies, requirement, shown
 

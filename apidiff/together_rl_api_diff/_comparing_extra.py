@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from together_rl_spec import pointer_join
+
 from ._changes import Finding
 from ._judging import Position
-from ._refs import pointer_join
 from ._schemas import SchemaView, SchemaViews
 
 if TYPE_CHECKING:

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from together_rl_spec import pointer_join
+
 from ._bounds import RANGE_KEYWORDS, range_changes
 from ._bounds import number as _number
 from ._changes import Finding
@@ -22,7 +24,6 @@ from ._comparing_extra import openness as _openness
 from ._comparing_extra import tuples as _tuples
 from ._judging import Position
 from ._patterns import pattern_kind as _pattern_kind
-from ._refs import pointer_join
 from ._renames import find_renames
 from ._schemas import CONTENT_KEYWORDS, LOWER_BOUNDS, UPPER_BOUNDS, SchemaView, SchemaViews
 

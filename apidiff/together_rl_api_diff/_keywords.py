@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-
-from ._loading import DocumentError
+from together_rl_spec import DocumentError
 
 __all__ = ["PROJECT_KEYWORDS", "Keywords", "load_keywords"]
 

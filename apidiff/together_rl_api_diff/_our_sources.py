@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from together_rl_spec import Document
+
 from ._changes import Change
-from ._loading import Document
-from ._schema_pairing import follow_ref, operation_index
+from ._schema_pairing import follow_ref, operation_index, resolver
 
 __all__ = ["OurSources"]
 
@@ -34,6 +35,8 @@ class OurSources:
         """`spec` as written, `ours` and `theirs` as compared."""
         self.spec = spec.root
         self.theirs = theirs.root
+        self._spec_refs = resolver(spec)
+        self._their_refs = resolver(theirs)
         our_operations = operation_index(ours)
         # (their path, method) -> our path
         self.paths = {
@@ -62,12 +65,12 @@ class OurSources:
     def _our_parameter(self, base: dict[str, Any], index: str, our_path: str, method: str) -> str:
         """Our operation's index of the parameter at `index` of theirs (same `in` and name)."""
         try:
-            theirs = follow_ref(self.theirs, base["parameters"][int(index)])[0]
+            theirs = follow_ref(self._their_refs, base["parameters"][int(index)])[0]
         except (KeyError, IndexError, ValueError):
             return index
         listed = (self.spec["paths"][our_path].get(method) or {}).get("parameters") or []
         for position, raw in enumerate(listed):
-            ours = follow_ref(self.spec, raw)[0]
+            ours = follow_ref(self._spec_refs, raw)[0]
             if (ours.get("in"), str(ours.get("name")).lower()) == (
                 theirs.get("in"),
                 str(theirs.get("name")).lower(),
@@ -81,12 +84,14 @@ class OurSources:
         nodes: list[dict[str, Any]] = []
         node: Any = self.spec
         for token in tokens:
-            node = follow_ref(self.spec, node)[0]
+            node = follow_ref(self._spec_refs, node)[0]
             if isinstance(node, dict) and token not in node:
                 node = next(
                     (
                         member
-                        for member in (follow_ref(self.spec, m)[0] for m in node.get("allOf") or [])
+                        for member in (
+                            follow_ref(self._spec_refs, m)[0] for m in node.get("allOf") or []
+                        )
                         if isinstance(member, dict) and token in member
                     ),
                     node,
@@ -97,7 +102,7 @@ class OurSources:
                 node = node[int(token)] if isinstance(node, list) else node[token]
             except (KeyError, IndexError, ValueError):
                 return nodes
-            node = follow_ref(self.spec, node)[0]
+            node = follow_ref(self._spec_refs, node)[0]
             nodes.append(node if isinstance(node, dict) else {})
         return nodes
 
@@ -135,7 +140,7 @@ class OurSources:
         if keyword is not None and keyword not in place and tokens[-2:-1] in (["oneOf"], ["anyOf"]):
             # the variant's index is the upstream's: ours is the member that has the rule
             holder = nodes[-3] if len(nodes) >= 3 else {}
-            members = [follow_ref(self.spec, m)[0] for m in holder.get(tokens[-2]) or []]
+            members = [follow_ref(self._spec_refs, m)[0] for m in holder.get(tokens[-2]) or []]
             having = [m for m in members if isinstance(m, dict) and keyword in m]
             place = having[0] if len(having) == 1 else place
         return _source_in(place, keyword)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import copy
 
-from ._loading import Document
+from together_rl_spec import Document
+
 from ._schema_pairing import operation_index
 
 __all__ = ["expand_default_responses"]

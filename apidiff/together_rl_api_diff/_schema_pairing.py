@@ -18,10 +18,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._comparing import _server_path  # the comparison's own join of server URL and path
-from ._loading import Document
+from together_rl_spec import Document, DocumentError, Resolver
 
-__all__ = ["SchemaPair", "follow_ref", "operation_index", "pair_schemas", "rename_schemas"]
+from ._comparing import _server_path  # the comparison's own join of server URL and path
+
+__all__ = [
+    "SchemaPair", "follow_ref", "operation_index", "pair_schemas", "rename_schemas", "resolver",
+]  # fmt: skip
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PATH_PARAMETER = re.compile(r"\{[^}/]*\}")
@@ -59,21 +62,27 @@ def operation_index(document: Document) -> dict[tuple[str, str], tuple[str, dict
     return found
 
 
-def follow_ref(root: dict[str, Any], node: Any) -> tuple[Any, str | None]:
-    """The node a `$ref` chain ends at, and the first component name on the way (siblings
-    of a `$ref` are left out: what is compared is the named schema)."""
+def resolver(document: Document) -> Resolver:
+    """The one resolver (`together_rl_spec.Resolver`) over a document and its files."""
+    return Resolver(document.root, document.source, document.read_beside)
+
+
+def follow_ref(resolver: Resolver, node: Any) -> tuple[Any, str | None]:
+    """The node a `$ref` chain ends at (None where it points nowhere), and the first component
+    schema name on the way. Siblings of a `$ref` are left out: what is compared is the named
+    schema."""
     name = None
-    for _ in range(32):
-        if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
-            break
-        ref = node["$ref"]
-        if ref.startswith(_SCHEMAS) and name is None:
-            name = ref.removeprefix(_SCHEMAS).replace("~1", "/").replace("~0", "~")
-        target: Any = root
-        for token in ref.removeprefix("#/").split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            target = target.get(token) if isinstance(target, dict) else None
-        node = target
+    seen: set[str] = set()
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        try:
+            node, canonical = resolver.resolve(node["$ref"], resolver.owner(node))
+        except DocumentError:
+            return None, name
+        if canonical in seen:
+            return None, name
+        seen.add(canonical)
+        if canonical.startswith(_SCHEMAS) and name is None:
+            name = canonical.removeprefix(_SCHEMAS).replace("~1", "/").replace("~0", "~")
     return node, name
 
 
@@ -81,8 +90,8 @@ class _Walk:
     """Reads two documents' schemas side by side and counts the component pairs it meets."""
 
     def __init__(self, ours: Document, theirs: Document) -> None:
-        self.ours = ours.root
-        self.theirs = theirs.root
+        self.ours = resolver(ours)
+        self.theirs = resolver(theirs)
         self.votes: Counter[tuple[str, str]] = Counter()
         self._seen: set[tuple[int, int]] = set()
 
@@ -136,7 +145,7 @@ class _Walk:
                     (their_content[media] or {}).get("schema"),
                 )
 
-    def _parameters(self, root: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
+    def _parameters(self, root: Resolver, operation: dict[str, Any]) -> dict[str, Any]:
         found = {}
         for raw in operation.get("parameters") or []:
             parameter, _ = follow_ref(root, raw)

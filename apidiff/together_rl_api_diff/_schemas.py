@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from together_rl_spec import Resolver
+
 from ._keywords import PROJECT_KEYWORDS, Keywords
-from ._refs import Resolver
 
 __all__ = [
     "CONTENT_KEYWORDS",

@@ -14,9 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from together_rl_spec import DEFAULT_SPEC_PATH, DocumentError, load_document
+
 from ._drift_formats import DRIFT_FORMATS, render_drift
 from ._drift_report import drift_of
-from ._loading import DEFAULT_SPEC_PATH, DocumentError, load_document
 from ._sdk_surface import SdkSurfaceError
 from ._upstream import read_upstream
 

@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._loading import Document, DocumentError
+from together_rl_spec import Document, DocumentError
 
 __all__ = ["RL_PREFIX", "SdkSurfaceError", "project_spec", "sdk_document", "sdk_surface"]
 

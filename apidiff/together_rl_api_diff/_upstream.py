@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ._loading import Document, DocumentError, load_document, parse_text
+from together_rl_spec import Document, DocumentError, load_document, parse_text
+
 from ._sdk_surface import project_spec, sdk_document, sdk_surface
 
 __all__ = ["SDK_EXPLAINED", "Upstream", "read_upstream", "sdk_upstream"]

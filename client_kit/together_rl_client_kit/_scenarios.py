@@ -125,7 +125,7 @@ def _build(raw: dict[str, Any], source: str) -> Scenario:
 
 def _body(operation_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """The spec's request example, its first sample repeated and its number lists stretched."""
-    body = copy.deepcopy(_spec.request_example(operation_id, spec["example"]))
+    body: dict[str, Any] = copy.deepcopy(_spec.request_example(operation_id, spec["example"]))
     if "samples" in spec or "tokens" in spec:
         first = body["samples"][0]
         if "tokens" in spec:

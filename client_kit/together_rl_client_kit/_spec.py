@@ -14,10 +14,12 @@ from typing import Any
 from together_rl_spec import (
     enum_value,
     enum_values,
+    request_example,
     server_path,
     spec_document,
     upload_threshold_bytes,
 )
+from together_rl_spec import match_route as spec_match_route
 
 __all__ = [
     "Route",
@@ -84,14 +86,12 @@ def route(operation_id: str) -> Route:
 
 
 def match_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:
-    """The spec route a request hits, with its path parameters; None outside the spec."""
-    for candidate in _routes().values():
-        if candidate.method != method:
-            continue
-        found = candidate.pattern.match(path)
-        if found:
-            return candidate, found.groupdict()
-    return None
+    """The spec route a request hits (a literal segment wins over a parameter), with its path
+    parameters; None outside the spec."""
+    found = spec_match_route(method, path)
+    if found is None:
+        return None
+    return _routes()[found[0].operation_id], found[1]
 
 
 def poll_route(operation_id: str) -> Route | None:
@@ -105,14 +105,3 @@ def poll_route(operation_id: str) -> Route | None:
         if target.method == "GET" and target.template.startswith(posted.template + "/"):
             return target
     return None
-
-
-def request_example(operation_id: str, name: str) -> dict[str, Any]:
-    """The request-body example ``name`` of ``operation_id``."""
-    posted = route(operation_id)
-    operation = spec()["paths"][posted.template[len(api_prefix()) :]][posted.method.lower()]
-    examples = operation["requestBody"]["content"]["application/json"]["examples"]
-    if name not in examples:
-        raise KeyError(f"{operation_id} has no request example {name!r} (has {sorted(examples)})")
-    value: dict[str, Any] = examples[name]["value"]
-    return value

@@ -20,7 +20,15 @@ from importlib.resources.abc import Traversable
 from typing import Any
 from urllib.parse import urlsplit
 
-from together_rl_spec import enum_value, enum_values, resolve_ref, schema, spec_document
+from together_rl_spec import (
+    defaults,
+    enum_value,
+    enum_values,
+    match_route,
+    resolve_ref,
+    schema,
+    spec_document,
+)
 
 __all__ = [
     "LOSS_TYPES",
@@ -161,18 +169,6 @@ def server_prefix() -> str:
     return urlsplit(servers[0]["url"]).path.rstrip("/")
 
 
-@functools.cache
-def _routes() -> list[tuple[re.Pattern[str], str, str, str]]:
-    """(regex of the wire path, METHOD, template, operation id); literal segments before params."""
-    routes = []
-    for template, method, _, operation in _operations():
-        wire = re.escape(server_prefix()) + _PARAM.sub(r"(?P<\1>[^/]+)", template)
-        routes.append((re.compile(f"^{wire}$"), method, template, operation["operationId"]))
-    # A literal segment wins over a parameter (``/payloads/upload-url`` vs ``/{payload_id}``).
-    routes.sort(key=lambda r: (r[2].count("{"), r[2]))
-    return routes
-
-
 def operation_id(name: str) -> str:
     """``name``, checked to be an operationId of the spec (one the spec drops fails at import)."""
     if name not in operation_labels():
@@ -189,13 +185,11 @@ def wire_path(operation: str, /, **path_params: str) -> str:
 
 def find_route(method: str, path: str) -> Route | None:
     """The operation of the spec this request is, or None for a route the spec does not have."""
-    for pattern, route_method, template, operation_id in _routes():
-        if route_method != method.upper():
-            continue
-        match = pattern.match(path)
-        if match:
-            return Route(operation_id, route_method, template, match.groupdict())
-    return None
+    found = match_route(method, path)  # a literal segment wins over a parameter
+    if found is None:
+        return None
+    route, params = found
+    return Route(route.operation_id, route.method, route.template, params)
 
 
 # ----------------------------------------------------------------------------- losses
@@ -216,19 +210,6 @@ def _params_keys() -> dict[str, str]:
 PARAMS_KEYS: dict[str, str] = _params_keys()
 
 
-def _default(node: dict[str, Any]) -> tuple[bool, Any]:
-    """A node's `default`, else its `x-server-default` (a default the server applies that no
-    client sends for the user: see the spec's info), else its `$ref` target's."""
-    for keyword in ("default", "x-server-default"):
-        if keyword in node:
-            return True, node[keyword]
-    if "$ref" in node:
-        return _default(resolve_ref({"$ref": node["$ref"]}))
-    return False, None
-
-
 def params_defaults(params_key: str) -> dict[str, Any]:
     """The default of every property of the params object ``params_key`` that declares one."""
-    node = resolve_ref(schema("LossConfig")["properties"][params_key])
-    found = {name: _default(prop) for name, prop in node.get("properties", {}).items()}
-    return {name: value for name, (has, value) in found.items() if has}
+    return defaults(schema("LossConfig")["properties"][params_key])

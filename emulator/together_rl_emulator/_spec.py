@@ -65,8 +65,6 @@ __all__ = [
 ]
 
 _UNSPECIFIED = "_UNSPECIFIED"
-#: The spec's keyword for a default the server applies but a client must not send for the user.
-SERVER_DEFAULT = "x-server-default"
 
 
 # ------------------------------------------------------------------ reading the file
@@ -210,29 +208,10 @@ ADAM_BOUNDS: dict[str, Bounds] = {
 
 
 # ------------------------------------------------------------------ defaults
-def _default(node: dict[str, Any]) -> tuple[bool, Any]:
-    """A node's `default`, else its `x-server-default` (the server's default that the spec
-    keeps from generated clients: see the spec's info), else its `$ref` target's."""
-    for keyword in ("default", SERVER_DEFAULT):
-        if keyword in node:
-            return True, node[keyword]
-    if "$ref" in node:
-        return _default(resolve_ref(node))
-    return False, None
-
-
 def spec_defaults(schema_name_or_node: str | dict[str, Any]) -> dict[str, Any]:
     """The default of each property of an object schema that declares one (`default` or
     `x-server-default`, on the property or on the schema it refers to)."""
-    node = (
-        schema(schema_name_or_node) if isinstance(schema_name_or_node, str) else schema_name_or_node
-    )
-    out: dict[str, Any] = {}
-    for name, prop in node.get("properties", {}).items():
-        found, value = _default(prop)
-        if found:
-            out[name] = value
-    return out
+    return together_rl_spec.defaults(schema_name_or_node, load_spec())
 
 
 # Per `AdamParams` field, the value an optimizer step uses when the request leaves it out.

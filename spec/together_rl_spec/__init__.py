@@ -4,7 +4,10 @@
 link to `spec/openapi.yaml`). Every package that reads the document (the emulator, the contract
 suite and its proxy, the client kit, the scripts) gets it from here: its bytes
 (:func:`spec_bytes`), the parsed document (:func:`spec_document`), local `$ref`s, schemas,
-enums, operations and the numbers the spec states (:func:`upload_threshold_bytes`). How each
+enums, operations, routes (literal segments before parameters, :func:`match_route`) and the
+numbers the spec states (:func:`upload_threshold_bytes`). The one `$ref` resolver,
+:class:`Resolver` (JSON pointers, chains, other files beside the document, cycles reported), and
+:func:`load_document` (a path or a git revision of any document) serve apidiff too. How each
 one validates and judges stays its own. The wrapper reads none of it: it reads the generated
 client and `_fields.py`, which `scripts/derive_fields.py` derives from here.
 `python -m together_rl_spec` writes the document to stdout, for a port's build that needs it as
@@ -15,6 +18,29 @@ from __future__ import annotations
 
 from . import _reading
 from ._files import SPEC_FILE, spec_bytes
+from ._loading import (
+    DEFAULT_SPEC_PATH,
+    Document,
+    DocumentError,
+    load_document,
+    parse_data,
+    parse_text,
+)
 from ._reading import *  # noqa: F403 (its __all__ is the reading API)
+from ._refs import ReadBeside, Resolver, escape_pointer, pointer_join
 
-__all__ = ["SPEC_FILE", "spec_bytes", *_reading.__all__]
+__all__ = [
+    "SPEC_FILE",
+    "spec_bytes",
+    "DEFAULT_SPEC_PATH",
+    "Document",
+    "DocumentError",
+    "load_document",
+    "parse_data",
+    "parse_text",
+    "ReadBeside",
+    "Resolver",
+    "escape_pointer",
+    "pointer_join",
+    *_reading.__all__,
+]

@@ -5,26 +5,39 @@ it, the installed spec (`spec_document()`)."""
 from __future__ import annotations
 
 import functools
+import re
 import urllib.parse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ._files import SPEC_FILE, spec_bytes
+from ._loading import DocumentError
+from ._refs import Resolver
 
 __all__ = [
+    "SERVER_DEFAULT_KEYWORD",
     "UPLOAD_THRESHOLD_KEYWORD",
+    "Route",
+    "default",
+    "defaults",
     "enum_value",
     "enum_values",
     "find_operation",
     "format_path",
+    "match_route",
     "parse_document",
+    "request_example",
     "resolve_ref",
+    "routes",
     "schema",
     "server_path",
     "spec_document",
     "upload_threshold_bytes",
 ]
 
+#: The keyword of a default the server applies but a client must not send for the user.
+SERVER_DEFAULT_KEYWORD = "x-server-default"
 #: The keyword of the `x-rules` entry that states the upload threshold as a number.
 UPLOAD_THRESHOLD_KEYWORD = "x-upload-threshold-bytes"
 
@@ -53,23 +66,26 @@ def _root(root: Document | None) -> Document:
     return spec_document() if root is None else root
 
 
+@functools.cache
+def _installed_resolver() -> Resolver:
+    return Resolver(spec_document(), SPEC_FILE)
+
+
 def resolve_ref(node: dict[str, Any], root: Document | None = None) -> dict[str, Any]:
-    """Follow a chain of local `$ref`s (`#/components/...`) to the node it names; KeyError for
-    a `$ref` that is not local, names nothing or loops."""
-    document = _root(root)
+    """Follow a chain of `$ref`s (through the one resolver, `Resolver`) to the node it names;
+    KeyError naming the `$ref` when it names nothing (a `root` without files beside it: a
+    reference to another file names nothing) or loops."""
+    resolver = _installed_resolver() if root is None else Resolver(root, SPEC_FILE)
     seen: set[str] = set()
-    while "$ref" in node:
+    while isinstance(node, dict) and "$ref" in node:
         ref = node["$ref"]
-        if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
+        if not isinstance(ref, str) or ref in seen:
             raise KeyError(f"unresolvable $ref {ref!r}")
         seen.add(ref)
-        target: Any = document
-        for part in ref[2:].split("/"):
-            try:
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            except (KeyError, IndexError, TypeError):
-                raise KeyError(f"unresolvable $ref {ref!r}") from None
-        node = target
+        try:
+            node = resolver.target(ref)
+        except DocumentError as error:
+            raise KeyError(f"unresolvable $ref {ref!r}: {error.reason}") from None
     return node
 
 
@@ -99,6 +115,39 @@ def find_operation(operation_id: str, root: Document | None = None) -> tuple[str
             if isinstance(operation, dict) and operation.get("operationId") == operation_id:
                 return path, method, operation
     raise KeyError(f"no operation {operation_id!r} in the spec")
+
+
+def default(node: dict[str, Any], root: Document | None = None) -> tuple[bool, Any]:
+    """`(found, value)`: a node's `default`, else its `x-server-default` (a default the server
+    applies that no client sends for the user: see the spec's info), else its `$ref` target's."""
+    for keyword in ("default", SERVER_DEFAULT_KEYWORD):
+        if keyword in node:
+            return True, node[keyword]
+    if "$ref" in node:
+        return default(resolve_ref({"$ref": node["$ref"]}, root), root)
+    return False, None
+
+
+def defaults(schema_or_name: str | dict[str, Any], root: Document | None = None) -> dict[str, Any]:
+    """The default (`default` or `x-server-default`, on the property or the schema it refers
+    to) of each property of an object schema (a component's name or a node) that declares one."""
+    node = schema(schema_or_name, root) if isinstance(schema_or_name, str) else schema_or_name
+    found = {
+        name: default(prop, root)
+        for name, prop in resolve_ref(node, root).get("properties", {}).items()
+    }
+    return {name: value for name, (has, value) in found.items() if has}
+
+
+def request_example(operation_id: str, name: str, root: Document | None = None) -> Any:
+    """The value of the JSON request-body example `name` of `operation_id`; KeyError naming
+    the examples there are when it has none of that name."""
+    _, _, operation = find_operation(operation_id, root)
+    body = resolve_ref(operation.get("requestBody") or {}, root)
+    examples = ((body.get("content") or {}).get("application/json") or {}).get("examples") or {}
+    if name not in examples:
+        raise KeyError(f"{operation_id} has no request example {name!r} (has {sorted(examples)})")
+    return resolve_ref(examples[name], root)["value"]
 
 
 def server_path(root: Document | None = None) -> str:
@@ -133,3 +182,59 @@ def format_path(parts: Sequence[str | int]) -> str | None:
         else:
             out += f".{part}" if out else str(part)
     return out or None
+
+
+_PARAM = re.compile(r"\{([^}/]+)\}")
+_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation as it is on the wire: `pattern` matches its path (the server path
+    included) and captures the path parameters."""
+
+    operation_id: str
+    method: str  # upper case
+    template: str  # the document's path, without the server path
+    pattern: re.Pattern[str]
+
+
+def _routes_of(root: Document) -> tuple[Route, ...]:
+    prefix = re.escape(server_path(root))
+    found = []
+    for template, item in root.get("paths", {}).items():
+        for method in _METHODS:
+            operation = item.get(method) if isinstance(item, dict) else None
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            parts = [re.escape(part) for part in _PARAM.split(template)]
+            parts[1::2] = [f"(?P<{name}>[^/]+)" for name in _PARAM.findall(template)]
+            wire = re.compile(f"^{prefix}{''.join(parts)}$")
+            found.append(Route(operation["operationId"], method.upper(), template, wire))
+    # at the first segment where two templates differ, a literal one comes first
+    # (`/payloads/upload-url` before `/payloads/{payload_id}`)
+    found.sort(key=lambda route: [part.startswith("{") for part in route.template.split("/")])
+    return tuple(found)
+
+
+@functools.cache
+def _installed_routes() -> tuple[Route, ...]:
+    return _routes_of(spec_document())
+
+
+def routes(root: Document | None = None) -> tuple[Route, ...]:
+    """Every operation's route, literal segments before parameters (see `match_route`)."""
+    return _installed_routes() if root is None else _routes_of(root)
+
+
+def match_route(
+    method: str, path: str, root: Document | None = None
+) -> tuple[Route, dict[str, str]] | None:
+    """The route a request (`method`, wire `path`) hits and its path parameters; a literal
+    segment wins over a parameter, whatever the order of the paths. None outside the spec."""
+    for route in routes(root):
+        if route.method == method.upper():
+            found = route.pattern.match(path)
+            if found:
+                return route, found.groupdict()
+    return None

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from together_rl_api_diff._drift_formats import render_drift
 from together_rl_api_diff._drift_report import DriftReport, drift_of
-from together_rl_api_diff._loading import Document
 from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._upstream import read_upstream
+from together_rl_spec import Document
 
 
 def _ref(name: str) -> dict[str, str]:

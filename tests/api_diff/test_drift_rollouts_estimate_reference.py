@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 from together_rl_api_diff._drift_formats import render_drift
 from together_rl_api_diff._drift_report import DriftReport, drift_of
-from together_rl_api_diff._loading import load_document
 from together_rl_api_diff._upstream import read_upstream
+from together_rl_spec import load_document
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "docs" / "examples" / "rollouts-estimate-reference.yaml"

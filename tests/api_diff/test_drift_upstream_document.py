@@ -13,9 +13,9 @@ import yaml
 from ci_policy import missing
 from together_rl_api_diff._drift_formats import render_drift
 from together_rl_api_diff._drift_report import GROUPS, DriftReport, drift_of
-from together_rl_api_diff._loading import load_document
 from together_rl_api_diff._sdk_drift import main
 from together_rl_api_diff._upstream import read_upstream
+from together_rl_spec import load_document
 
 REPO = Path(__file__).resolve().parents[2]
 UPSTREAM = REPO.parent / "shared" / "reference" / "upstream" / "together-internal-2026-08-17.json"

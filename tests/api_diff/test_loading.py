@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from together_rl_api_diff import _loading
+from together_rl_spec import _loading
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 from together_rl_api_diff import compare_documents
-from together_rl_api_diff._loading import Document
+from together_rl_spec import Document
 
 RULE = {"rule": "Bodies over 10 bytes are uploaded.", "x-upload-threshold-bytes": 10}
 BASE: dict[str, Any] = {

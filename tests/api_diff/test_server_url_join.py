@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from together_rl_api_diff import compare_documents
-from together_rl_api_diff._loading import Document
+from together_rl_spec import Document
 
 BASE: dict[str, Any] = {
     "openapi": "3.1.0",

@@ -4,6 +4,7 @@ operations, the server path and the upload threshold; every package reads the sp
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -35,6 +36,125 @@ TINY = {
         }
     },
 }
+
+
+DEFAULTS = {
+    "paths": {
+        "/things": {
+            "post": {
+                "operationId": "createThing",
+                "requestBody": {"$ref": "#/components/requestBodies/Thing"},
+            }
+        }
+    },
+    "components": {
+        "requestBodies": {
+            "Thing": {
+                "content": {
+                    "application/json": {
+                        "examples": {
+                            "small": {"value": {"size": 1}},
+                            "shared": {"$ref": "#/components/examples/Big"},
+                        }
+                    }
+                }
+            }
+        },
+        "examples": {"Big": {"value": {"size": 9}}},
+        "schemas": {
+            "Size": {"type": "integer", "default": 3},
+            "Thing": {
+                "properties": {
+                    "size": {"$ref": "#/components/schemas/Size"},
+                    "ttl": {"type": "integer", "x-server-default": 60},
+                    "name": {"type": "string"},
+                    "mode": {"type": "string", "default": "fast", "x-server-default": "slow"},
+                }
+            },
+        },
+    },
+}
+
+
+def test_defaults_are_read_from_the_property_its_ref_or_the_server_default() -> None:
+    # `default` before `x-server-default`; a property without either has none
+    assert spec.defaults("Thing", DEFAULTS) == {"size": 3, "ttl": 60, "mode": "fast"}
+    assert spec.defaults({"$ref": "#/components/schemas/Thing"}, DEFAULTS)["size"] == 3
+    assert spec.default({"type": "string"}, DEFAULTS) == (False, None)
+
+
+def test_request_examples_are_found_through_refs_and_a_missing_one_is_named() -> None:
+    assert spec.request_example("createThing", "small", DEFAULTS) == {"size": 1}
+    assert spec.request_example("createThing", "shared", DEFAULTS) == {"size": 9}
+    with pytest.raises(KeyError, match=r"createThing has no request example 'huge'.*'shared'"):
+        spec.request_example("createThing", "huge", DEFAULTS)
+
+
+def test_the_installed_spec_states_defaults_and_examples_the_consumers_use() -> None:
+    assert spec.defaults("AdamParams")  # the emulator's optimizer defaults
+    assert spec.request_example("createModelResources", "tiny")  # the client kit's body
+
+
+def _files_resolver(root: dict[str, object], files: dict[str, str]) -> spec.Resolver:
+    return spec.Resolver(root, "api/openapi.yaml", read=lambda name: files[name])
+
+
+def test_the_resolver_follows_refs_into_other_files_and_back() -> None:
+    root = {
+        "components": {
+            "schemas": {"Pet": {"$ref": "schemas/pet.yaml#/Pet"}, "Id": {"type": "string"}}
+        }
+    }
+    files = {
+        "schemas/pet.yaml": "Pet:\n  properties:\n"
+        "    id: {$ref: '../openapi.yaml#/components/schemas/Id'}\n"
+    }
+    refs = _files_resolver(root, files)
+    refs.check_references()
+    pet, name = refs.resolve("schemas/pet.yaml#/Pet")
+    assert name == "schemas/pet.yaml#/Pet"
+    id_ref = pet["properties"]["id"]["$ref"]
+    assert refs.resolve(id_ref, "schemas/pet.yaml") == (
+        {"type": "string"},
+        "#/components/schemas/Id",
+    )
+
+
+def test_the_resolver_names_a_cycle_across_files_and_a_dangling_pointer() -> None:
+    root = {"components": {"schemas": {"A": {"$ref": "b.yaml#/B"}}}}
+    with pytest.raises(spec.DocumentError, match=r"\$ref cycle"):
+        _files_resolver(
+            root, {"b.yaml": "B: {$ref: 'openapi.yaml#/components/schemas/A'}\n"}
+        ).check_references()
+    with pytest.raises(spec.DocumentError, match="dangling"):
+        _files_resolver(root, {"b.yaml": "C: {}\n"}).check_references()
+
+
+def test_a_literal_segment_wins_over_a_parameter_listed_before_it() -> None:
+    root = {
+        "servers": [{"url": "https://api.example.test/v2"}],
+        "paths": {
+            "/items/{item_id}/parts": {"get": {"operationId": "byId"}},
+            "/items/latest/parts": {"get": {"operationId": "latest"}},
+        },
+    }
+    hit = spec.match_route("GET", "/v2/items/latest/parts", root)
+    assert hit is not None and hit[0].operation_id == "latest"
+    hit = spec.match_route("get", "/v2/items/abc/parts", root)
+    assert hit is not None and (hit[0].operation_id, hit[1]) == ("byId", {"item_id": "abc"})
+    assert spec.match_route("GET", "/items/abc/parts", root) is None  # the spec's server path
+    assert spec.match_route("POST", "/v2/items/abc/parts", root) is None
+
+
+def test_the_judges_match_the_installed_upload_route_literal_first() -> None:
+    from together_rl_client_kit import _spec as kit_spec
+    from together_rl_contract_tests import _spec as suite_spec
+
+    path = spec.server_path() + "/rl/training-sessions/s1/payloads/upload-url"
+    kit = kit_spec.match_route("POST", path)
+    suite = suite_spec.find_route("POST", path)
+    assert kit is not None and kit[0].operation_id == "createPayloadUploadUrl"
+    assert suite is not None and suite.operation_id == "createPayloadUploadUrl"
 
 
 def test_refs_are_followed_to_the_end_of_the_chain() -> None:
@@ -97,10 +217,14 @@ def test_every_consumer_takes_the_threshold_from_the_spec() -> None:
 
 
 #: the hand-written packages and scripts that read the spec
-READERS = ("emulator", "contract_tests", "client_kit", "reliability", "scripts", "wrapper")
+READERS = (
+    "emulator", "contract_tests", "client_kit", "apidiff", "reliability", "scripts", "wrapper",
+)  # fmt: skip
 #: what only the one reader may do: parse YAML into the spec, walk a `$ref` by hand
 _PARSE = re.compile(r"yaml\.(safe_)?load\(|spec_bytes\(\)\)")
-_REF_WALK = re.compile(r"""\["\$ref"\]\.(rsplit|split|removeprefix)|ref\[2:\]\.split""")
+_REF_WALK = re.compile(
+    r"""\["\$ref"\]\.(rsplit|split|removeprefix)|ref\[2:\]\.split|ref\.removeprefix\("#/"\)\.split"""
+)
 
 
 def _hand_written() -> list[Path]:
@@ -122,6 +246,33 @@ def test_one_reader_parses_the_spec_and_follows_its_refs() -> None:
             if _REF_WALK.search(line) or (_PARSE.search(line) and "spec" in line.lower()):
                 problems.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert problems == [], "read the spec through together_rl_spec:\n" + "\n".join(problems)
-    # the emulator's seam (`load_spec`, replaceable in tests) wraps the one reader's functions
     walkers = [p for p in _hand_written() if "target = target[part" in p.read_text()]
     assert walkers == []
+    everything = "".join(p.read_text() for p in _hand_written())
+    assert "class Resolver" not in everything and "def _pointer_target" not in everything
+    assert _readers_of_their_own() == []
+
+
+#: the one reader's functions that load or resolve; elsewhere a function of one of these names
+#: may only hand its work to the one reader (the emulator's seam passes its document along)
+_LOADERS = ("resolve_ref", "load_document", "parse_text", "parse_document")
+
+
+def _readers_of_their_own() -> list[str]:
+    own = []
+    for path in _hand_written():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef) or node.name not in _LOADERS:
+                continue
+            body = [b for b in node.body if not isinstance(b, ast.Expr)]  # docstrings aside
+            delegated = (
+                len(body) == 1
+                and isinstance(body[0], ast.Return)
+                and isinstance(call := body[0].value, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == node.name
+                and ast.unparse(call.func.value) == "together_rl_spec"
+            )
+            if not delegated:
+                own.append(f"{path.relative_to(REPO)}:{node.lineno}: def {node.name}")
+    return own

@@ -135,6 +135,11 @@ class Resolver:
         self._targets[(owner, ref)] = (node, name)
         return node, name
 
+    def owner(self, node: Any) -> str:
+        """The file `node` was read from, as `resolve` takes it (the root document's name for
+        a node of the root)."""
+        return self._owner.get(id(node), _ROOT)
+
     def _root_name(self) -> str:
         """The root document's own file name, so a file that refers back to it finds it."""
         revision, colon, path = self.source.partition(":")
@@ -173,7 +178,7 @@ class Resolver:
         seen: list[str] = []
         start = node
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
-            owner = self._owner.get(id(node), _ROOT)
+            owner = self.owner(node)
             try:
                 target, name = self.resolve(node["$ref"], owner)
             except DocumentError as error:
@@ -195,7 +200,7 @@ class Resolver:
         last: str | None = None
         seen: set[str] = set()
         while isinstance(node, dict) and "$ref" in node:
-            target, name = self.resolve(node["$ref"], self._owner.get(id(node), _ROOT))
+            target, name = self.resolve(node["$ref"], self.owner(node))
             if name in seen:
                 return {}, last  # unreachable after check_references
             seen.add(name)
