@@ -115,19 +115,18 @@ class _Kind:
             return duration - self.slope * (work - self.reference)
         if work <= 0 or self.reference <= 0:
             return duration
-        ratio = self.reference / work
-        return duration * (max(1.0, ratio) if done else min(1.0, ratio))
+        return duration * self.reference / work
 
-    def offset(self, work: float) -> float:
-        """How much longer than at the reference work an operation of ``work`` takes. Before
-        the slope is fitted, a guess on the early side (so that the GETs see the operation
-        running, and its duration closely): no longer above the reference work, shorter in
-        proportion below it."""
+    def at_work(self, work: float) -> tuple[float, float]:
+        """How a duration at the reference work becomes one at ``work``: (scale, offset), the
+        duration d becoming ``d * scale + offset``. Fitted: the slope's cost of the extra work.
+        Before: in proportion to the work (an operation's time follows its tokens), which the
+        first operations seen closely then correct."""
         if self.fitted or math.isnan(self.reference):
-            return self.slope * (work - self.reference)
-        if self.estimate is None or work >= self.reference or self.reference <= 0:
-            return 0.0
-        return self.estimate * (work / self.reference - 1)
+            return 1.0, self.slope * (work - self.reference)
+        if work <= 0 or self.reference <= 0:
+            return 1.0, 0.0
+        return work / self.reference, 0.0
 
     def set(self, estimate: float) -> None:
         self.estimate = self.history[self.name] = max(0.0, estimate)
@@ -198,7 +197,7 @@ class _Kind:
         once their work varies."""
         self.seen.append((work, duration, 1 / max(width, 1e-4) ** 2))
         works = [w for w, _, _ in self.seen]
-        if len(works) < 3 or max(works) <= 1.1 * min(works):
+        if len(works) < 2 or max(works) <= 1.1 * min(works):
             return
         total = sum(k for _, _, k in self.seen)
         mean_w = sum(w * k for w, _, k in self.seen) / total
@@ -229,7 +228,7 @@ class OperationPoll:
             kind.reference = work  # the kind's first operation sets it
         self.last_pending_at: float | None = None
         self.finished_at: float | None = None
-        self._offset = 0.0  # the plan and the offset, fixed by the first GET
+        self._scale = (1.0, 0.0)  # the plan and the scaling to the work, fixed by the first GET
         self._points: list[float] = []
         self._learned = False
 
@@ -253,17 +252,17 @@ class OperationPoll:
 
     def predicted_done(self) -> float | None:
         estimate = self._kind.estimate
-        return None if estimate is None else self.start + max(0.0, estimate + self._shift())
+        return None if estimate is None else self.start + self._at_work(estimate)
 
-    def _shift(self) -> float:
-        return self._offset if self.gets else self._kind.offset(self.work)
+    def _at_work(self, duration: float) -> float:
+        scale, offset = self._scale if self.gets else self._kind.at_work(self.work)
+        return max(0.0, duration * scale + offset)
 
     def _plan(self) -> list[float]:
         """The planned GETs: as the first GET fixed them, or as they stand before it."""
         if self.gets:
             return self._points
-        shift = self._shift()
-        return [self.start + max(0.0, d + shift) for d in self._kind.plan()]
+        return [self.start + self._at_work(d) for d in self._kind.plan()]
 
     def next_poll_at(self) -> float:
         """Absolute (clock) time of the next GET (a query: nothing changes)."""
@@ -288,7 +287,7 @@ class OperationPoll:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
         kind = self._kind
         if self.gets == 0:
-            self._points, self._offset = self._plan(), self._shift()
+            self._points, self._scale = self._plan(), self._kind.at_work(self.work)
             self._learned = kind.estimate is not None
         self.gets += 1
         if done:
