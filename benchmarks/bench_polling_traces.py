@@ -272,6 +272,8 @@ class Run:
     lateness: list[float] = field(default_factory=list)
     durations: list[float] = field(default_factory=list)  # started -> finished, server clock
     spans: list[float] = field(default_factory=list)  # submitted -> finished, server clock
+    # (kind, duration / the GPU model's predicted_seconds) of each operation
+    overruns: list[tuple[str, float]] = field(default_factory=list)
 
     def over_bound_from_5th(self) -> list[float]:
         return [
@@ -328,6 +330,10 @@ def run_trace(base_url: str, client: str, runner: Runner, trace: Trace) -> Run:
         [h - op["finished_at"] for h, op in zip(held, ops, strict=True)],
         [op["finished_at"] - op["started_at"] for op in ops],
         [op["finished_at"] - op["submitted_at"] for op in ops],
+        [
+            (op["kind"], (op["finished_at"] - op["started_at"]) / op["predicted_seconds"])
+            for op in ops
+        ],
     )
 
 
@@ -399,6 +405,24 @@ def goals(runs: list[Run], trace: Trace) -> str:
         f"p95 from the 5th op within the bound: {'yes' if within <= 1 else 'no'} ({within:.2f})",
     ]
     return f"*{trace.name}*, the wrapper's goals: " + "; ".join(checks) + "."
+
+
+def overruns(runs: list[Run]) -> str:
+    """How long the operations took against the GPU model's time for them, per kind: a kind
+    the emulator computes for longer than the model says (on a busy CPU) varies from one
+    operation to the next in a way no client can predict from the work."""
+    kinds: dict[str, list[float]] = {}
+    for run in runs:
+        for kind, ratio in run.overruns:
+            kinds.setdefault(kind, []).append(ratio)
+    parts = [
+        f"{kind} {min(r):.2f}-{max(r):.2f} x (median {_percentile(r, 0.5):.2f})"
+        for kind, r in kinds.items()
+    ]
+    return (
+        "Operations' durations (emulator: started -> COMPLETED) over the GPU model's "
+        "`predicted_seconds`, every run of this table: " + "; ".join(parts) + "."
+    )
 
 
 def plot(runs: list[Run]) -> None:
@@ -497,6 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         align="l r r r r r r",
         notes=[
             *(goals(runs, trace) for trace in _traces(args.quick)),
+            overruns(runs),
             "Lateness: from the emulator's COMPLETED (`finished_at`) to the client holding the "
             "result, both on the machine's wall clock; bound = max(10 ms, 5 % of the "
             "operation's duration). GETs: the emulator's count of operation GETs during the "

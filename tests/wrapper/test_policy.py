@@ -158,8 +158,14 @@ def test_queued_operation_starts_when_the_one_ahead_finished() -> None:
     first, second = planner.submitted("fb", 0.0), planner.submitted("fb", 0.01)
     first.observe(sent_at=first.next_poll_at(), done=False)  # slower: pending at 0.2 s
     first.observe(sent_at=0.3, done=True)
-    planner.finished(first)  # most likely done half-way: 0.25 s
-    assert second.next_poll_at() == pytest.approx(0.25 + planner.history["fb"])
+    planner.finished(first)  # taken done half a bound (10 ms) after it was last seen running
+    assert second.next_poll_at() == pytest.approx(0.205 + planner.history["fb"])
+    close = PollPlanner(history=PollHistory(fb=0.2))
+    first, second = close.submitted("fb", 0.0), close.submitted("fb", 0.01)
+    first.observe(sent_at=0.2, done=False)
+    first.observe(sent_at=0.204, done=True)  # seen closely: mid-way
+    close.finished(first)
+    assert second.next_poll_at() == pytest.approx(0.202 + close.history["fb"])
 
 
 def test_a_late_reader_teaches_nothing() -> None:

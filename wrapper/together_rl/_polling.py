@@ -27,20 +27,25 @@ class PollPolicy:
     """The polling schedule, every setting of it. A session knows an operation kind's duration
     D as an estimate or, warming up, as a bracket (the longest time an operation was seen
     running, the shortest it was seen done), and how D grows with an operation's work (its
-    tokens and samples: a slope fitted over the kind's last ``fit_window`` operations). GETs are
-    planned from an operation's predicted start (when the one queued ahead is predicted done).
-    Knowing nothing: at ``first_poll`` (or half the shortest duration learned for another kind),
-    then each GET at ``search_growth`` x the time of the one before. A bracket: spread
-    geometrically (``min_lateness / 2`` apart at least, its end + ``slack`` last), the first
-    ``warmup_ops`` operations spending ``warmup_budget`` GETs each on average, later ones spaced
-    by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is then the
-    estimate). Learned: at the predicted end, the estimate moving to where ``hit_rate`` of first
-    GETs find the operation done, by steps (``step`` of it, ``min_step`` at least) that double
-    while they go one way (``max_run`` x at most); after a jump past twice the estimate, the
-    earlier one is polled first until an operation is done by then or ``fast_misses`` are not.
-    Then every ``lateness / 2`` of D (``late_interval`` at least), doubling, at most
-    ``max_interval``. A session or model resources starting: every ``readiness_first``, growing
-    ``readiness_growth`` x per GET up to ``readiness_max``."""
+    tokens and samples: a slope fitted over the kind's last ``fit_window`` operations seen
+    closely, once their work spans more than ``fit_span`` x). GETs are planned from an
+    operation's predicted start (when the one queued ahead is predicted done); what they teach
+    is taken on the safe side of when it could have started (queued behind one not seen done:
+    no lower bound). Knowing nothing: at ``first_poll`` (or half the shortest duration learned
+    for another kind), then each GET at ``search_growth`` x the time of the one before. A
+    bracket: spread geometrically (``min_lateness / 2`` apart at least, its end + ``slack``
+    last), the first ``warmup_ops`` operations spending ``warmup_budget`` GETs each on average,
+    later ones spaced by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is
+    then the estimate; still wide after them, its low end). Learned: at the predicted end, the
+    estimate moving to where ``hit_rate`` of first GETs find the operation done, by steps
+    (``step`` of the operation's bound, ``min_step`` at least) that double while they go one way
+    (``max_run`` x at most), never past when an operation was seen done; a first GET counts
+    when sent within half a bound of its plan (``slack`` at least). After a jump past twice the
+    estimate, the earlier one is polled first until an operation is done by then or
+    ``fast_misses`` are not. Then every half bound (``late_interval`` at least) for
+    ``late_steady`` GETs, then doubling, at most ``max_interval``. A session or model resources
+    starting: every ``readiness_first``, growing ``readiness_growth`` x per GET up to
+    ``readiness_max``."""
 
     first_poll: float = 0.015
     search_growth: float = 2.0
@@ -52,11 +57,13 @@ class PollPolicy:
     slack: float = 0.003  # timing noise: added to a bracket's end; a first GET later is no news
     hit_rate: float = 0.7
     fast_misses: int = 3
-    step: float = 0.02
+    step: float = 0.3
     min_step: float = 0.0005
     max_run: float = 64.0
     late_interval: float = 0.002
+    late_steady: int = 2
     fit_window: int = 16
+    fit_span: float = 1.5
     readiness_first: float = 0.05
     readiness_growth: float = 1.5
     readiness_max: float = 5.0
@@ -118,16 +125,16 @@ class _Kind:
         ratio = self.reference / work
         return duration * (max(1.0, ratio) if done else min(1.0, ratio))
 
-    def offset(self, work: float) -> float:
-        """How much longer than at the reference work an operation of ``work`` takes. Before
-        the slope is fitted, a guess on the early side (so that the GETs see the operation
-        running, and its duration closely): no longer above the reference work, shorter in
-        proportion below it."""
+    def at_work(self, work: float) -> tuple[float, float]:
+        """How a duration at the reference work becomes one at ``work``: (scale, offset), the
+        duration d becoming ``d * scale + offset``. Fitted: the slope's cost of the extra work.
+        Before: in proportion to the work (an operation's time follows its tokens), which the
+        first operations seen closely then correct."""
         if self.fitted or math.isnan(self.reference):
-            return self.slope * (work - self.reference)
-        if self.estimate is None or work >= self.reference or self.reference <= 0:
-            return 0.0
-        return self.estimate * (work / self.reference - 1)
+            return 1.0, self.slope * (work - self.reference)
+        if work <= 0 or self.reference <= 0:
+            return 1.0, 0.0
+        return work / self.reference, 0.0
 
     def set(self, estimate: float) -> None:
         self.estimate = self.history[self.name] = max(0.0, estimate)
@@ -161,15 +168,18 @@ class _Kind:
         policy = self.policy
         if self.low >= self.high:  # durations vary more than the bracket
             self.set(self.low)
-        elif self.high - self.low <= policy.bound(self.low) or self.ops > policy.warmup_ops:
+        elif self.high - self.low <= policy.bound(self.low):
             self.set(self.high)
+        elif self.ops > policy.warmup_ops:  # still wide: from its low end (a miss is soon seen)
+            self.set(self.low if self.low > 0 else self.high / 2)
         elif self.ops == policy.warmup_ops:  # still wide: later sessions start from its middle
             low = max(self.low, policy.min_lateness)
             self.history[self.name] = math.sqrt(low * self.high)
 
-    def step(self, running: float | None) -> None:
+    def step(self, running: float | None, done: float = math.inf, size: float = 0.0) -> None:
         """A learned operation is done: ``running`` is the last time a GET found it running
-        (None: its first GET found it done)."""
+        (None: its first GET found it done), ``done`` when the next GET found it done; ``size``:
+        its predicted duration (the steps are a part of its bound)."""
         assert self.estimate is not None
         policy, before = self.policy, self.estimate
         if self.fast is not None:
@@ -182,10 +192,10 @@ class _Kind:
                 self.fast = None
         up = running is not None and running >= self.estimate - policy.slack
         self.run, self.up = min(policy.max_run, 2 * self.run) if up == self.up else 1.0, up
-        step = self.run * max(policy.min_step, policy.step * self.estimate)
+        step = self.run * max(policy.min_step, policy.step * policy.bound(size))
         rise = policy.hit_rate * step
         fall = min((1 - policy.hit_rate) * step, self.estimate / 2)
-        self.set(self.estimate + rise if up else self.estimate - fall)
+        self.set(min(self.estimate + rise, done) if up else self.estimate - fall)
         if running is not None and running > self.estimate:  # seen running past it: jump there
             self.set(running)
             self.run, self.up = 1.0, None
@@ -195,18 +205,17 @@ class _Kind:
     def fit(self, work: float, duration: float, width: float) -> None:
         """An operation of ``work`` took ``duration``, give or take ``width`` / 2: refit the
         slope (least squares weighted by 1 / width², over the last operations seen closely)
-        once their work varies."""
+        once their work spans more than ``fit_span`` x (closer, noise would make the slope)."""
         self.seen.append((work, duration, 1 / max(width, 1e-4) ** 2))
         works = [w for w, _, _ in self.seen]
-        if len(works) < 3 or max(works) <= 1.1 * min(works):
+        if len(works) < 2 or max(works) <= self.policy.fit_span * min(works):
             return
         total = sum(k for _, _, k in self.seen)
         mean_w = sum(w * k for w, _, k in self.seen) / total
         mean_d = sum(d * k for _, d, k in self.seen) / total
         spread = sum(k * (w - mean_w) ** 2 for w, _, k in self.seen)
         slope = sum(k * (w - mean_w) * (d - mean_d) for w, d, k in self.seen) / spread
-        self.slope = max(0.0, slope)
-        self.fitted = True
+        self.slope, self.fitted = max(0.0, slope), True
         self.set(mean_d + self.slope * (self.reference - mean_w))
         self.history.trends[self.name] = (self.reference, self.slope)
 
@@ -225,11 +234,14 @@ class OperationPoll:
     ) -> None:
         self._kind, self.submitted_at, self.start, self.gets = kind, submitted_at, start, 0
         self.work, self._planner = work, planner
+        # When it started at the earliest and at the latest (what its GETs teach is taken
+        # on the safe side): at once when nothing was ahead of it, after the one ahead finished.
+        self.started_after, self.started_by = submitted_at, start
         if math.isnan(kind.reference):
             kind.reference = work  # the kind's first operation sets it
         self.last_pending_at: float | None = None
         self.finished_at: float | None = None
-        self._offset = 0.0  # the plan and the offset, fixed by the first GET
+        self._scale = (1.0, 0.0)  # the plan and the scaling to the work, fixed by the first GET
         self._points: list[float] = []
         self._learned = False
 
@@ -239,13 +251,18 @@ class OperationPoll:
             self._planner.finished(self)
 
     def likely_finished_at(self) -> float | None:
-        """When the operation most likely finished: mid-way between the GET that last found it
-        running and the one that found it done; found done at once, when it was predicted
-        done (if that is before), else mid-way from its predicted start. None: not seen done."""
+        """When the operation is taken to have finished, for those queued behind it: mid-way
+        between the GET that last found it running and the one that found it done, or half a
+        bound after the first when they are wider apart (an early guess costs the one behind a
+        GET, a late one its lateness); found done at once, when it was predicted done (if that
+        is before), else mid-way from its predicted start. None: not seen done."""
         if self.finished_at is None:
             return None
         if self.last_pending_at is not None:
-            return (self.last_pending_at + self.finished_at) / 2
+            bound = self._kind.policy.bound(self.last_pending_at - self.start)
+            return min(
+                (self.last_pending_at + self.finished_at) / 2, self.last_pending_at + bound / 2
+            )
         predicted = self.predicted_done()
         if predicted is not None and self.start <= predicted <= self.finished_at:
             return predicted
@@ -253,17 +270,28 @@ class OperationPoll:
 
     def predicted_done(self) -> float | None:
         estimate = self._kind.estimate
-        return None if estimate is None else self.start + max(0.0, estimate + self._shift())
+        return None if estimate is None else self.start + self._at_work(estimate)
 
-    def _shift(self) -> float:
-        return self._offset if self.gets else self._kind.offset(self.work)
+    def _at_work(self, duration: float) -> float:
+        scale, offset = self._scale if self.gets else self._kind.at_work(self.work)
+        return max(0.0, duration * scale + offset)
 
     def _plan(self) -> list[float]:
         """The planned GETs: as the first GET fixed them, or as they stand before it."""
         if self.gets:
             return self._points
-        shift = self._shift()
-        return [self.start + max(0.0, d + shift) for d in self._kind.plan()]
+        return [self.start + self._at_work(d) for d in self._kind.plan()]
+
+    def _planned_reference(self, at: float) -> float:
+        """A time of this operation, brought to the reference work as its plan was scaled."""
+        scale, offset = self._scale
+        return (at - self.start - offset) / scale if scale > 0 else at - self.start
+
+    def _on_time(self) -> float:
+        """How late a first GET may go out and still say the operation was done when planned:
+        half the bound (a loaded machine's timers run late by a few ms)."""
+        policy = self._kind.policy
+        return max(policy.slack, policy.bound(self._points[0] - self.start) / 2)
 
     def next_poll_at(self) -> float:
         """Absolute (clock) time of the next GET (a query: nothing changes)."""
@@ -276,9 +304,9 @@ class OperationPoll:
             other = min((d for k, d in list(kind.history.items()) if k != kind.name), default=0)
             return self.start + max(p.first_poll, 0.5 * other)  # half the shortest other kind
         assert self.last_pending_at is not None
-        if points:  # later than planned: every half bound, doubling
-            misses = self.gets - len(points)
-            base = max(p.late_interval, p.lateness / 2 * (points[-1] - self.start))
+        if points:  # later than planned: every half bound, then doubling
+            misses = max(0, self.gets - len(points) - p.late_steady)
+            base = max(p.late_interval, p.bound(points[-1] - self.start) / 2)
             return self.last_pending_at + min(p.max_interval, base * 2.0**misses)
         waited = self.last_pending_at - self.start
         grown = (p.search_growth - 1) * waited
@@ -288,25 +316,25 @@ class OperationPoll:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
         kind = self._kind
         if self.gets == 0:
-            self._points, self._offset = self._plan(), self._shift()
+            self._points, self._scale = self._plan(), self._kind.at_work(self.work)
             self._learned = kind.estimate is not None
         self.gets += 1
         if done:
             self.finished_at = sent_at
         else:
             self.last_pending_at = sent_at
-        learned = self._learned
+        learned, after, by = self._learned, self.started_after, self.started_by
         if not learned and kind.estimate is None:
-            kind.warm(kind.to_reference(sent_at - self.start, self.work, done), done)
-        elif learned and done and self.last_pending_at is not None:
-            running = self.last_pending_at - self.start
-            kind.step(kind.to_reference(running, self.work, False))
-        elif learned and done and sent_at <= self._points[0] + kind.policy.slack:  # (late: no news)
-            kind.step(None)
-        if done and self.last_pending_at is not None:
-            width = sent_at - self.last_pending_at
-            if width <= 0.25 * (sent_at - self.start):  # seen closely enough
-                kind.fit(self.work, (self.last_pending_at + sent_at) / 2 - self.start, width)
+            kind.warm(kind.to_reference(sent_at - (after if done else by), self.work, done), done)
+        elif learned and done and self.last_pending_at is not None:  # (as the plan was made)
+            running = self._planned_reference(self.last_pending_at)
+            kind.step(running, self._planned_reference(sent_at), self._points[0] - self.start)
+        elif learned and done and sent_at <= self._points[0] + self._on_time():  # (late: no news)
+            kind.step(None, size=self._points[0] - self.start)  # done when planned
+        if done and self.last_pending_at is not None and math.isfinite(by):
+            longest, shortest = sent_at - after, self.last_pending_at - by
+            if longest - shortest <= 0.25 * longest:  # seen closely enough
+                kind.fit(self.work, (longest + shortest) / 2, longest - shortest)
 
 
 class PollPlanner:
@@ -331,6 +359,8 @@ class PollPlanner:
                 state = self._kinds[kind] = _Kind(self.policy, kind, self.history)
             ahead = self._queue[-1].predicted_done() if self._queue else None
             poll = OperationPoll(state, now, max(now, ahead or now), work, self)
+            if self._queue and (ahead is None or ahead > now):  # it starts when that one ends
+                poll.started_by = math.inf
             self._queue.append(poll)
             del self._queue[: -self.policy.queue_memory]
             return poll
@@ -347,6 +377,11 @@ class PollPlanner:
                 return
             index = self._queue.index(poll)
             del self._queue[index]
+            if index < len(self._queue) and poll.finished_at is not None:
+                after = poll.started_after if poll.last_pending_at is None else poll.last_pending_at
+                behind = self._queue[index]
+                behind.started_after = max(behind.submitted_at, after)
+                behind.started_by = max(behind.submitted_at, poll.finished_at)
             start = poll.likely_finished_at()
             for later in self._queue[index:]:
                 if start is None:
