@@ -23,7 +23,7 @@ from ._arrays import F64
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
-from ._sampling import prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._sampling import Sampler, prompt_logprobs, sample_sequences, topk_prompt_logprobs
 from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
 from ._spec import DTYPES
 from ._trainer import (
@@ -201,6 +201,8 @@ def run_sample(
     request's seed or else the context's. Each model input gets its own seed stream."""
     seed = context.seed if request.seed is None else request.seed
     params = state.sampler_params
+    sampler = Sampler(params, request.temperature, request.top_k, request.top_p)
+    sampler.prepare(len(request.prompts) * request.num_samples * request.max_tokens)
     results: list[dict[str, Any]] = []
     for index, prompt in enumerate(request.prompts):
         sequences = sample_sequences(
@@ -213,6 +215,7 @@ def run_sample(
             top_p=request.top_p,
             seed=(seed + index) % SEED_MODULUS,
             stop_token_ids=request.stop_token_ids,
+            sampler=sampler,
         )
         result: dict[str, Any] = {
             "sequences": [

@@ -70,6 +70,7 @@ __all__ = [
     "STOP_REASON_STOP",
     "PromptTopLogprobs",
     "SampledSequence",
+    "Sampler",
     "prompt_logprobs",
     "sample_sequences",
     "topk_prompt_logprobs",
@@ -83,6 +84,10 @@ STOP_REASON_STOP: StopReason = enum_value("StopReason", "STOP")
 SETTLE_TOKENS = 256
 # A safety bound on the search's steps (5 to 12 in practice at V = 151,936).
 MAX_SEARCH_STEPS = 120
+# `Sampler.prepare` computes every context bucket at once when a call draws at least
+# 1/PREPARE_ALL_RATIO tokens per bucket (measured at H = K = 1024: all buckets take about as
+# long as 300 one by one).
+PREPARE_ALL_RATIO = 4
 # Temperatures in (0, MIN_TEMPERATURE) are sampled greedily, like 0: a / T would overflow.
 MIN_TEMPERATURE = 1e-6
 
@@ -306,7 +311,7 @@ class _Context:
     kept: I64 | None = None  # (K,) with truncation: how many of each cluster's best tokens are kept
 
 
-class _Sampler:
+class Sampler:
     """The policy at a given temperature/top-k/top-p, with per-bucket caches for one call."""
 
     def __init__(self, params: PolicyParams, temperature: float, top_k: int, top_p: float) -> None:
@@ -337,6 +342,26 @@ class _Sampler:
             weights = np.exp((b_grid - b_max) / self.temperature)  # exp(-inf) = 0: the padding
             self.within_cdf = np.ascontiguousarray(np.cumsum(weights, axis=0).T)  # (K, R)
             self.log_s_t = np.log(self.within_cdf[:, -1]) + b_max / self.temperature
+
+    def prepare(self, tokens: int) -> None:
+        """About to draw `tokens` tokens: when they would meet a good part of the H context
+        buckets, compute every bucket's context at once (one (H, d) x (d, K) product and row
+        reductions: about 15 ms at H = K = 1024, against 50 us a bucket one by one). Truncated
+        sampling keeps its per-bucket search."""
+        if self.truncated or len(self.contexts) or tokens * PREPARE_ALL_RATIO < self.H:
+            return
+        a_all = self.params.W @ self.params.E.T  # (H, K): row j is E @ W[j]
+        shifted = a_all + self.log_s
+        mx = shifted.max(axis=1, keepdims=True)
+        log_z = mx[:, 0] + np.log(np.exp(shifted - mx).sum(axis=1))
+        cdf = None
+        if self.temperature > 0:
+            logits = a_all / self.temperature + self.log_s_t
+            logits -= logits.max(axis=1, keepdims=True)
+            cdf = np.cumsum(np.exp(logits), axis=1)
+        for j in range(self.H):
+            row = None if cdf is None else cdf[j]
+            self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=row)
 
     def context(self, prev: int) -> _Context:
         j = prev % self.H
@@ -390,12 +415,15 @@ def sample_sequences(
     top_p: float = 1.0,
     seed: int | None,
     stop_token_ids: Iterable[int] = frozenset(),
+    sampler: Sampler | None = None,
 ) -> list[SampledSequence]:
     """`num_samples` completions of `prompt`, each of at most `max_tokens` tokens.
 
     A completion stops after the first sampled token in `stop_token_ids` (kept as its last token,
     stop reason STOP) or after `max_tokens` tokens (LENGTH). See the module docstring for the
-    distribution, the returned log-probs and the draw order.
+    distribution, the returned log-probs and the draw order. `sampler`: one made by
+    `Sampler(params, temperature, top_k, top_p)` shared by the prompts of a request (the same
+    draws, its set-up and per-context caches paid once).
     """
     tokens = _as_prompt(params, prompt)
     if num_samples < 1:
@@ -403,9 +431,13 @@ def sample_sequences(
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     stops = frozenset(int(t) for t in stop_token_ids)
-    sampler = _Sampler(params, temperature, top_k, top_p)
+    if sampler is None:
+        sampler = Sampler(params, temperature, top_k, top_p)
+    elif sampler.params is not params:
+        raise ValueError("the sampler was made for other parameters")
     rng = np.random.default_rng(seed)
     out: list[SampledSequence] = []
+    sampler.prepare(num_samples * max_tokens)
     for _ in range(num_samples):
         uniforms = rng.random((max_tokens, 2))
         prev = int(tokens[-1])
@@ -448,7 +480,7 @@ def topk_prompt_logprobs(
     tokens = _as_prompt(params, prompt)
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
-    sampler = _Sampler(params, 1.0, 0, 1.0)
+    sampler = Sampler(params, 1.0, 0, 1.0)
     k = min(k, params.vocab_size)
     cache: dict[int, PromptTopLogprobs] = {}
     out: list[PromptTopLogprobs] = [{"logprobs": [], "token_ids": []}]

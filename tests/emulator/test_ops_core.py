@@ -19,7 +19,7 @@ from together_rl_emulator._policy_model import (
     next_token_logprobs,
 )
 from together_rl_emulator._sampling import (
-    _Sampler,
+    Sampler,
     prompt_logprobs,
     sample_sequences,
     topk_prompt_logprobs,
@@ -212,6 +212,40 @@ def test_sampling_is_reproducible_for_a_seed(kw: dict[str, Any]) -> None:
     assert _sample(params, None, **kw) != _sample(params, None, **kw)
 
 
+@pytest.mark.parametrize("vocab", [VOCAB, 3000])
+@pytest.mark.parametrize("kw", [{}, {"temperature": 0.0}, {"temperature": 0.7}, {"top_k": 5}])
+def test_a_shared_prepared_sampler_draws_what_one_per_prompt_draws(
+    vocab: int, kw: dict[str, Any]
+) -> None:
+    """A request's prompts share one `Sampler`, its contexts computed all at once when the
+    request draws enough tokens (`prepare`): the same tokens as a sampler per prompt, and the
+    log-probs within rounding (one matrix product in place of a product per context)."""
+    params = _peaked(vocab, 3, scale=0.5)
+    settings = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, **kw}
+    prompts = [np.array([5, 9, 11 + n]) for n in range(4)]
+    shared = Sampler(params, settings["temperature"], settings["top_k"], settings["top_p"])
+    shared.prepare(4 * 6 * 64)
+    if not shared.truncated:
+        assert len(shared.contexts) == params.W.shape[0]  # every bucket, computed at once
+    for n, prompt in enumerate(prompts):
+        alone = sample_sequences(params, prompt, num_samples=6, max_tokens=64, seed=n, **kw)
+        together = sample_sequences(
+            params, prompt, num_samples=6, max_tokens=64, seed=n, sampler=shared, **kw
+        )
+        for a, b in zip(alone, together, strict=True):
+            assert a.tokens.tolist() == b.tokens.tolist() and a.stop_reason == b.stop_reason
+            np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-9)
+
+
+def test_a_sampler_of_other_parameters_is_refused() -> None:
+    params, other = _peaked(VOCAB, 1), _peaked(VOCAB, 2)
+    with pytest.raises(ValueError, match="other parameters"):
+        sample_sequences(
+            params, np.array([1]), num_samples=1, max_tokens=1, seed=0,
+            sampler=Sampler(other, 1.0, 0, 1.0),
+        )  # fmt: skip
+
+
 def _forward_logprobs(params: PolicyParams, prompt: I64, completion: I64) -> F64:
     full = np.concatenate([prompt, completion])
     lp: F64 = forward(params, [full[:-1]], [full[1:]]).logprobs[0][len(prompt) - 1 :]
@@ -298,8 +332,8 @@ def test_sampling_distribution_temperature_top_k_top_p() -> None:
     assert greedy[int(np.argmax(logp))] == 1.0
 
 
-def _sampler_kept(sampler: _Sampler, prev: int) -> tuple[I64, F64]:
-    """(the kept token ids, ascending; the distribution drawn from) of a truncated `_Sampler`.
+def _sampler_kept(sampler: Sampler, prev: int) -> tuple[I64, F64]:
+    """(the kept token ids, ascending; the distribution drawn from) of a truncated `Sampler`.
 
     A kept token can have probability 0 in the draw when its weight vanishes next to the
     cumulative weight before it (below about 1e-16 of it), as with any cumulative-sum draw.
@@ -333,7 +367,7 @@ def test_truncated_sets_equal_a_full_sort(
     """The threshold search keeps exactly the tokens (and weights) of the brute-force reference,
     for flat (init) and peaked policies, many contexts each."""
     for params in (init_policy(vocab, 4), _peaked(vocab, 4)):
-        sampler = _Sampler(params, temperature, top_k, top_p)
+        sampler = Sampler(params, temperature, top_k, top_p)
         if not sampler.truncated:  # top_k >= vocab and top_p = 1: nothing to truncate
             continue
         for prev in range(0, min(vocab, 1024), max(1, min(vocab, 1024) // 7)):
@@ -357,7 +391,7 @@ def test_top_k_ties_keep_the_lowest_token_ids() -> None:
         logp = next_token_logprobs(params, prev)
         for top_k in (1, 2, 3, 9, 17, 33):
             expected = _reference_kept(params, prev, 1.0, top_k, 1.0)
-            kept, _ = _sampler_kept(_Sampler(params, 1.0, top_k, 1.0), prev)
+            kept, _ = _sampler_kept(Sampler(params, 1.0, top_k, 1.0), prev)
             assert kept.size == top_k
             np.testing.assert_array_equal(kept, np.flatnonzero(expected))
         assert np.unique(logp).size <= 4  # 4 distinct logits for 40 tokens: ties at most cuts

@@ -126,16 +126,26 @@ def test_a_warm_up_still_wide_ends_at_its_low_end() -> None:
     assert planner.history["fb"] == pytest.approx(0.1)
 
 
-def test_after_the_plan_gets_are_half_a_bound_apart_then_double() -> None:
+def test_after_the_plan_gets_are_half_a_bound_apart_then_a_bound_of_the_time_so_far() -> None:
+    """Past its plan (an operation far slower than learned, or held PENDING), GETs go out half
+    a bound apart `late_steady` + 1 times, then each a bound of the time since the start
+    (`late_floor` apart at least, `max_interval` at most): found done at any time, the
+    operation is collected within the bound of how long it took, at no more than 50 GETs a
+    second (the client kit's poll-rate-bounded rule)."""
     planner = PollPlanner(history=PollHistory(fb=0.4))
     poll = planner.submitted("fb", 0.0)
     times = [poll.next_poll_at()]
-    for _ in range(6):
+    while times[-1] < 30.0:
         poll.observe(sent_at=times[-1], done=False)
         times.append(poll.next_poll_at())
     gaps = [b - a for a, b in itertools.pairwise(times)]
     half = bound(0.4) / 2
-    assert gaps == pytest.approx([half] * (POLICY.late_steady + 1) + [2 * half, 4 * half, 8 * half])
+    steady = POLICY.late_steady + 1
+    assert gaps[:steady] == pytest.approx([half] * steady)
+    for at, gap in zip(times[steady:], gaps[steady:], strict=False):
+        assert gap == pytest.approx(min(POLICY.max_interval, max(POLICY.late_floor, bound(at))))
+    assert max(gaps) == pytest.approx(POLICY.max_interval)
+    assert len(times) - 1 <= 50 * (times[-1] - times[0])
 
 
 def test_a_first_get_sent_a_little_late_still_teaches() -> None:

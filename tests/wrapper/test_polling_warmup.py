@@ -134,10 +134,10 @@ def test_durations_that_vary_more_than_the_bracket_end_the_warm_up() -> None:
     run_operations(planner, 0.3, 1)
     outcomes = run_operations(planner, 0.9, 5)  # three times slower than the bracket says
     gets = [count for count, _ in outcomes]
-    # The bracket's GETs, then a doubling search past its end from 2.5 % of it (not the first
-    # operation's coarse one, late by up to D); the warm-up then ends and the next operations
-    # are learned ones.
-    assert gets[0] <= 12 and outcomes[0][1] < 0.4
+    # The bracket's GETs, then GETs past its end a bound of the time so far apart (not the
+    # first operation's coarse search, late by up to D): collected within the bound of 0.9 s,
+    # for a few more GETs; the warm-up then ends and the next operations are learned ones.
+    assert gets[0] <= 20 and outcomes[0][1] <= 0.05 * 0.9
     assert planner.history.get("fb") is not None
     assert max(gets[2:]) <= 3
 

@@ -43,7 +43,10 @@ class PollPolicy:
     when sent within half a bound of its plan (``slack`` at least). After a jump past twice the
     estimate, the earlier one is polled first until an operation is done by then or
     ``fast_misses`` are not. Then every half bound (``late_interval`` at least) for
-    ``late_steady`` GETs, then doubling, at most ``max_interval``. A session or model resources
+    ``late_steady`` GETs, then every bound of the time since its start (``late_floor`` at
+    least: a rate a service tolerates), so that an operation far slower than planned, or held
+    PENDING, is still collected within the bound of how long it took; at most
+    ``max_interval``. A session or model resources
     starting: every ``readiness_first``, growing ``readiness_growth`` x per GET up to
     ``readiness_max``."""
 
@@ -62,6 +65,7 @@ class PollPolicy:
     max_run: float = 64.0
     late_interval: float = 0.002
     late_steady: int = 2
+    late_floor: float = 0.020
     fit_window: int = 16
     fit_span: float = 1.5
     readiness_first: float = 0.05
@@ -137,7 +141,11 @@ class _Kind:
         return work / self.reference, 0.0
 
     def set(self, estimate: float) -> None:
-        self.estimate = self.history[self.name] = max(0.0, estimate)
+        """The new estimate, and the client's for later sessions unless it comes from one
+        operation far slower than the others (``fast`` set: not passed on unless confirmed)."""
+        self.estimate = max(0.0, estimate)
+        if self.fast is None:
+            self.history[self.name] = self.estimate
 
     def plan(self) -> list[float]:
         """The planned GETs of an operation at the reference work, as durations after its
@@ -172,7 +180,8 @@ class _Kind:
             self.set(self.high)
         elif self.ops > policy.warmup_ops:  # still wide: from its low end (a miss is soon seen)
             self.set(self.low if self.low > 0 else self.high / 2)
-        elif self.ops == policy.warmup_ops:  # still wide: later sessions start from its middle
+        elif self.ops == policy.warmup_ops or self.name not in self.history:
+            # still wide: later sessions start from its middle (a session of one operation too)
             low = max(self.low, policy.min_lateness)
             self.history[self.name] = math.sqrt(low * self.high)
 
@@ -197,10 +206,10 @@ class _Kind:
         fall = min((1 - policy.hit_rate) * step, self.estimate / 2)
         self.set(min(self.estimate + rise, done) if up else self.estimate - fall)
         if running is not None and running > self.estimate:  # seen running past it: jump there
-            self.set(running)
-            self.run, self.up = 1.0, None
             if self.fast is None and running > 2 * before and policy.fast_misses:  # exception?
                 self.fast, self.misses = before, 0
+            self.set(running)
+            self.run, self.up = 1.0, None
 
     def fit(self, work: float, duration: float, width: float) -> None:
         """An operation of ``work`` took ``duration``, give or take ``width`` / 2: refit the
@@ -304,10 +313,12 @@ class OperationPoll:
             other = min((d for k, d in list(kind.history.items()) if k != kind.name), default=0)
             return self.start + max(p.first_poll, 0.5 * other)  # half the shortest other kind
         assert self.last_pending_at is not None
-        if points:  # later than planned: every half bound, then doubling
-            misses = max(0, self.gets - len(points) - p.late_steady)
-            base = max(p.late_interval, p.bound(points[-1] - self.start) / 2)
-            return self.last_pending_at + min(p.max_interval, base * 2.0**misses)
+        if points:  # later than planned: every half bound, then a bound of the time so far
+            interval = max(p.late_interval, p.bound(points[-1] - self.start) / 2)
+            if self.gets - len(points) > p.late_steady:
+                late = self.last_pending_at - self.start
+                interval = max(interval, p.late_floor, p.bound(late))
+            return self.last_pending_at + min(p.max_interval, interval)
         waited = self.last_pending_at - self.start
         grown = (p.search_growth - 1) * waited
         return self.last_pending_at + min(p.max_interval, max(p.first_poll, grown))
