@@ -35,6 +35,9 @@ class ScenarioResult:
     rules: tuple[str, ...] = ()
     failed_rules: tuple[str, ...] = ()
     seconds: float = 0.0
+    # of `seconds`, the waits the scenario's faults asked for (Retry-After, retry-after-ms,
+    # an HTTP date: 1-2 s, by the second's phase): what any client spends, not its own time
+    scripted_wait: float = 0.0
 
 
 @dataclass

@@ -188,6 +188,14 @@ def _run_scenario(
     trace = "\n".join(f"  {a.describe(began)}" for a in attempts[:_MAX_ATTEMPT_LINES]) or "  (none)"
     if len(attempts) > _MAX_ATTEMPT_LINES:
         trace += f"\n  ... {len(attempts) - _MAX_ATTEMPT_LINES} more attempts"
+    result = _judged(scenario, records, failure, trace, len(attempts))
+    result.scripted_wait = sum(a.retry_after_wait or 0.0 for a in attempts)
+    return result
+
+
+def _judged(
+    scenario: Scenario, records: list[CallRecord], failure: str | None, trace: str, requests: int
+) -> ScenarioResult:
     if failure is not None:
         return _result(scenario, "FAIL", f"{failure}\n attempts:\n{trace}", ("driver",))
     broken = [(rule, check_rule(rule, scenario, records)) for rule in scenario.rules]
@@ -201,7 +209,7 @@ def _run_scenario(
         names = tuple(rule for rule, _ in failed)
         return _result(scenario, "FAIL", f"{text}\n attempts:\n{trace}", names)
     return _result(
-        scenario, "PASS", f"held: {', '.join(scenario.rules)}, expect ({len(attempts)} requests)"
+        scenario, "PASS", f"held: {', '.join(scenario.rules)}, expect ({requests} requests)"
     )
 
 

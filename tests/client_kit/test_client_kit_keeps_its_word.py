@@ -59,3 +59,19 @@ def test_the_schema_takes_its_fault_actions_from_the_referee_registry(tmp_path: 
     with pytest.raises(ScenarioError, match="'explode' is not one of") as refused:
         load_scenarios([scenario])
     assert all(name in str(refused.value) for name in FAULT_ACTIONS)
+
+
+def test_each_result_says_how_long_its_faults_made_any_client_wait() -> None:
+    """`scripted_wait` is what the scenario's Retry-After answers asked for (the benchmark
+    takes it off a run's time: an HTTP date waits 1-2 s by the phase of the second), within
+    the scenario's seconds; a scenario without one waited nothing."""
+    waits = {"retry.429-retry-after-seconds": 1.0, "retry.429-retry-after-ms": 0.4}
+    report = run(python_command(str(REFERENCE_DRIVER)), only={*waits, "no-retry.400"})
+    by_id = {s.id: s for s in report.scenarios if s.verdict != "NOT_RUN"}
+    assert set(by_id) == {*waits, "no-retry.400"}
+    for scenario_id, wait in waits.items():
+        result = by_id[scenario_id]
+        assert result.verdict == "PASS", result.message
+        assert result.scripted_wait == pytest.approx(wait)
+        assert result.seconds >= result.scripted_wait
+    assert by_id["no-retry.400"].scripted_wait == 0.0
