@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from together_rl_spec import UPLOAD_THRESHOLD_KEYWORD
 
 from ._changes import Change
 from ._naming import class_name, module_name
@@ -104,9 +105,12 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a rule JSON Schema cannot say (an `x-` rule keyword or an `x-rules` entry)",
-        "where the request is validated: the emulator's `_requests.py` and the wrapper's body "
-        "checks (`_schema.py`), which read the `x-` keywords; a new keyword needs its reader "
-        "there, and an invalid example in `spec/examples/invalid/`",
+        "an `x-` keyword: where the request is validated, the emulator's `_requests.py` and the "
+        "wrapper's body checks (`_schema.py`), which read the `x-` keywords; a new keyword needs "
+        "its reader there, and an invalid example in `spec/examples/invalid/`. An `x-rules` "
+        f"entry is prose no code reads (one with a number, as `{UPLOAD_THRESHOLD_KEYWORD}`, is "
+        "read by `together_rl_spec`, whose readers every consumer imports): the emulator's code "
+        "that honours it, and a contract test that checks it",
         True,
         _in_group("rule"),
     ),
