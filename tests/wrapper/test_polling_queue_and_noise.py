@@ -213,3 +213,43 @@ def test_a_slope_needs_work_that_spans_more_than_noise() -> None:
         poll.observe(sent_at=10.0 * n + duration + 0.005, done=True)
         poll.finish()
     assert "fb" not in planner.history.trends
+
+
+def _collect(poll: OperationPoll, done_at: float) -> float:
+    """GETs on the planned schedule until the operation is done at ``done_at``; the last one."""
+    while True:
+        at = poll.next_poll_at()
+        poll.observe(sent_at=at, done=at >= done_at)
+        if at >= done_at:
+            poll.finish()
+            return at
+
+
+def test_a_session_of_one_operation_leaves_the_client_a_duration() -> None:
+    """A client whose sessions run one operation each learns too: the first session's search
+    brackets the duration, and the next session's first GET goes out at the bracket's middle
+    instead of searching from `first_poll` again."""
+    history = PollHistory()
+    first = PollPlanner(history=history).submitted("fb", 0.0)
+    _collect(first, 0.2)  # searched: 15, 30, 60, 120, 240 ms
+    assert history["fb"] == pytest.approx((0.12 * 0.24) ** 0.5)
+    second = PollPlanner(history=history).submitted("fb", 10.0)
+    assert second.next_poll_at() == pytest.approx(10.0 + history["fb"])
+
+
+def test_one_operation_far_slower_than_learned_is_not_passed_on_until_confirmed() -> None:
+    """A 12 ms kind whose operation is held PENDING 800 ms: that session polls the quick
+    estimate first from then on, and the client's later sessions keep 12 ms (before, the jump
+    to 0.8 s went to the history, and every later session's first GET waited 0.8 s). Once
+    `fast_misses` operations are slow too, the slow estimate is the client's."""
+    history = PollHistory(fb=0.012)
+    planner = PollPlanner(history=history)
+    now = 0.0
+    late_at = _collect(planner.submitted("fb", now), 0.8)
+    assert late_at - 0.8 <= bound(0.8)  # collected within the bound of how long it took
+    assert history["fb"] == pytest.approx(0.012, rel=0.5)
+    assert PollPlanner(history=history).submitted("fb", 5.0).next_poll_at() < 5.05
+    for _ in range(POLICY.fast_misses + 1):  # it did get slower: each one 0.8 s
+        now += 2.0
+        _collect(planner.submitted("fb", now), now + 0.8)
+    assert history["fb"] > 0.5
