@@ -1,6 +1,6 @@
 """Polling on realistic traces: every client side by side against the realistic emulator.
 
-    .venv/bin/python -m benchmarks.bench_polling_traces [--quick] [--no-write]
+    .venv/bin/python -m benchmarks.bench_polling_traces [--quick] [--no-write] [--per-op]
 
 `together-rl-emulator --timing realistic` on loopback (operations take their GPU-model time on
 Qwen/Qwen3-8B), three traces (a GRPO loop, a loop that submits ahead, a mix in which the
@@ -13,7 +13,9 @@ time per step, GETs per operation (the emulator's request counts), and lateness:
 emulator's COMPLETED (`finished_at` of `/_emulator/sessions/{id}/operations`, the same clock)
 to the client holding the result, p50 / p95 / max, and the p95 from the 5th operation over the
 bound max(10 ms, 5 % of the operation's duration). Writes its section of docs/benchmarks.md and
-docs/polling_traces.png (lateness against operation duration, per client).
+docs/polling_traces.png (lateness against operation duration, per client). `--per-op` runs
+the wrapper alone and prints each operation's duration, queue wait and lateness (where a trace's
+p95 comes from), writing nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from together_rl import Client
 from benchmarks._emulator_process import emulator_process
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 
-__all__ = ["TRACES", "checked_facts", "main", "measure"]
+__all__ = ["TRACES", "checked_facts", "main", "measure", "per_operation_rows"]
 
 MODEL = "Qwen/Qwen3-8B"
 KEY = "bench-key"
@@ -373,6 +375,46 @@ def measure(quick: bool) -> list[Run]:
     return runs
 
 
+def per_operation_rows(run: Run) -> list[list[str]]:
+    """One row per operation of ``run``: what it was, how long it ran against the GPU model's
+    time, how long it waited in the session's queue, how late the client held it and that over
+    the bound (marked when the 5th-operation goal counts it)."""
+    rows = []
+    for n, op in enumerate(run.trace.ops()):
+        duration, late = run.durations[n], run.lateness[n]
+        over = late / max(0.010, 0.05 * duration)
+        rows.append(
+            [
+                str(n + 1),
+                op.describe(),
+                f"{1000 * duration:.1f}",
+                f"{run.overruns[n][1]:.2f}",
+                f"{1000 * (run.spans[n] - duration):.1f}",
+                f"{1000 * late:.1f}",
+                f"{over:.2f}" + (" *" if n >= 4 and over > 1 else ""),
+            ]
+        )
+    return rows
+
+
+def print_per_operation(quick: bool) -> None:
+    """The wrapper alone on each trace (a fresh client and session each), one row per
+    operation: where its lateness comes from, before a change to the poller is measured
+    side by side."""
+    header = ["op", "what", "ms", "x GPU model", "queued ms", "late ms", "late / bound"]
+    with realistic_emulator() as base_url:
+        for trace in _traces(quick):
+            run = run_trace(base_url, "wrapper", run_wrapper, trace)
+            over = _percentile(run.over_bound_from_5th(), 0.95)
+            print(f"\n{trace.name}: {run.gets / len(run.lateness):.2f} GETs per op, p95 from "
+                  f"the 5th op over the bound {over:.2f} (* over it)")  # fmt: skip
+            for row in [header, *per_operation_rows(run)]:
+                print("  ".join(cell.rjust(width) for cell, width in zip(row, WIDTHS, strict=True)))
+
+
+WIDTHS = (3, 18, 8, 11, 10, 8, 13)
+
+
 def _row(run: Run) -> list[str]:
     ops = len(run.lateness)
     over = run.over_bound_from_5th()
@@ -489,7 +531,16 @@ def checked_facts(key: str, quick: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = bench_arguments(__doc__, quick="4 steps per trace instead of 8").parse_args(argv)
+    parser = bench_arguments(__doc__, quick="4 steps per trace instead of 8")
+    parser.add_argument(
+        "--per-op",
+        action="store_true",
+        help="the wrapper alone, one row per operation (print only; leaves docs alone)",
+    )
+    args = parser.parse_args(argv)
+    if args.per_op:
+        print_per_operation(args.quick)
+        return 0
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
         return 0

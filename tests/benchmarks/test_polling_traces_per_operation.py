@@ -1,0 +1,32 @@
+"""The per-operation rows of the realistic-traces benchmark (`--per-op`): what each operation
+was, its duration against the GPU model's, its wait in the queue, its lateness over the bound,
+and the mark on those the 5th-operation goal counts against the wrapper. No emulator runs: the
+rows are computed from a run's figures."""
+
+from __future__ import annotations
+
+from benchmarks.bench_polling_traces import Op, Run, Trace, per_operation_rows
+
+
+def test_each_operation_is_one_row_and_only_counted_misses_are_marked() -> None:
+    ops = [Op("sample", 32, 8), Op("forward-backward", 64, 64), Op("optim-step")] * 2
+    trace = Trace("t", (tuple(ops[:3]), tuple(ops[3:])))
+    durations = [0.2, 0.4, 0.04, 0.1, 0.4, 0.04]
+    run = Run(
+        "wrapper",
+        trace,
+        seconds=1.0,
+        gets=9,
+        lateness=[0.05, 0.001, 0.002, 0.003, 0.030, 0.009],
+        durations=durations,
+        spans=[d + 0.002 for d in durations],
+        overruns=[(op.kind, 1.0) for op in ops],
+    )
+    rows = per_operation_rows(run)
+    assert [row[1] for row in rows] == [op.describe() for op in ops]
+    assert [row[4] for row in rows] == ["2.0"] * 6  # queued: span less duration
+    # 50 ms late on the 1st is over its 10 ms bound but not counted (before the 5th op);
+    # 30 ms on the 5th is 1.5 x its 20 ms bound and counted; 9 ms on the 6th is within.
+    assert rows[0][6] == "5.00"
+    assert rows[4][6] == "1.50 *"
+    assert rows[5][6] == "0.90"
