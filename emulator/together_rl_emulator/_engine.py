@@ -201,7 +201,7 @@ def run_sample(
     request's seed or else the context's. Each model input gets its own seed stream."""
     seed = context.seed if request.seed is None else request.seed
     params = state.sampler_params
-    sampler = Sampler(params, request.temperature, request.top_k, request.top_p)
+    sampler = Sampler.shared(params, request.temperature, request.top_k, request.top_p)
     sampler.prepare(len(request.prompts) * request.num_samples * request.max_tokens)
     results: list[dict[str, Any]] = []
     for index, prompt in enumerate(request.prompts):

@@ -46,6 +46,7 @@ and `seed=None` draws fresh OS entropy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypedDict
@@ -311,6 +312,10 @@ class _Context:
     kept: I64 | None = None  # (K,) with truncation: how many of each cluster's best tokens are kept
 
 
+_SHARED: list[Sampler | None] = [None]  # `Sampler.shared`'s last sampler
+_SHARED_LOCK = threading.Lock()
+
+
 class Sampler:
     """The policy at a given temperature/top-k/top-p, with per-bucket caches for one call."""
 
@@ -322,6 +327,7 @@ class Sampler:
         if not (0 < top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], got {top_p}")
         self.params = params
+        self._settings = (float(temperature), int(top_k), float(top_p))
         self.V, self.K, self.H = params.vocab_size, int(params.E.shape[0]), int(params.W.shape[0])
         self.temperature = float(temperature) if temperature >= MIN_TEMPERATURE else 0.0
         self.top_k = top_k if 0 < top_k < self.V else 0
@@ -343,12 +349,34 @@ class Sampler:
             self.within_cdf = np.ascontiguousarray(np.cumsum(weights, axis=0).T)  # (K, R)
             self.log_s_t = np.log(self.within_cdf[:, -1]) + b_max / self.temperature
 
+    @classmethod
+    def shared(cls, params: PolicyParams, temperature: float, top_k: int, top_p: float) -> Sampler:
+        """The sampler of the last call made with the same `params` object and settings, else
+        a new one (kept for the next call): its set-up and per-bucket contexts depend on those
+        alone, and parameters are never written into (`_trainer.py`), so samples between two
+        weights-syncs pay them once."""
+        key = (float(temperature), int(top_k), float(top_p))
+        with _SHARED_LOCK:
+            last = _SHARED[0]
+            if last is not None and last.params is params and last.settings == key:
+                return last
+        sampler = cls(params, temperature, top_k, top_p)
+        with _SHARED_LOCK:
+            _SHARED[0] = sampler
+        return sampler
+
+    @property
+    def settings(self) -> tuple[float, int, float]:
+        """The arguments it was made with (temperature, top_k, top_p)."""
+        return self._settings
+
     def prepare(self, tokens: int) -> None:
         """About to draw `tokens` tokens: when they would meet a good part of the H context
         buckets, compute every bucket's context at once (one (H, d) x (d, K) product and row
         reductions: about 15 ms at H = K = 1024, against 50 us a bucket one by one). Truncated
-        sampling keeps its per-bucket search."""
-        if self.truncated or len(self.contexts) or tokens * PREPARE_ALL_RATIO < self.H:
+        sampling keeps its per-bucket search. A bucket computed before keeps its context (a
+        shared sampler's calls see the same figures, whichever call computed them)."""
+        if self.truncated or len(self.contexts) == self.H or tokens * PREPARE_ALL_RATIO < self.H:
             return
         a_all = self.params.W @ self.params.E.T  # (H, K): row j is E @ W[j]
         shifted = a_all + self.log_s
@@ -360,8 +388,9 @@ class Sampler:
             logits -= logits.max(axis=1, keepdims=True)
             cdf = np.cumsum(np.exp(logits), axis=1)
         for j in range(self.H):
-            row = None if cdf is None else cdf[j]
-            self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=row)
+            if j not in self.contexts:
+                row = None if cdf is None else cdf[j]
+                self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=row)
 
     def context(self, prev: int) -> _Context:
         j = prev % self.H

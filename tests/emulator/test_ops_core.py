@@ -237,6 +237,27 @@ def test_a_shared_prepared_sampler_draws_what_one_per_prompt_draws(
             np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-9)
 
 
+def test_samples_between_weights_syncs_share_one_sampler() -> None:
+    """`Sampler.shared`: the last sampler is reused for the same parameters object and
+    settings (its set-up and contexts paid once), never for other parameters or settings, and
+    a reused one draws what a fresh one draws, whichever call filled its contexts first."""
+    params = _peaked(VOCAB, 3, scale=0.5)
+    first = Sampler.shared(params, 1.0, 0, 1.0)
+    sample_sequences(params, np.array([7]), num_samples=1, max_tokens=3, seed=0, sampler=first)
+    assert 0 < len(first.contexts) < params.W.shape[0]  # a few buckets, one by one
+    assert Sampler.shared(params, 1.0, 0, 1.0) is first
+    first.prepare(4 * 6 * 64)  # then the rest, all at once
+    assert len(first.contexts) == params.W.shape[0]
+    for prompt in ([5, 9, 11], [7]):
+        fresh = sample_sequences(params, np.array(prompt), num_samples=6, max_tokens=64, seed=3)
+        reused = sample_sequences(
+            params, np.array(prompt), num_samples=6, max_tokens=64, seed=3, sampler=first
+        )
+        assert [s.tokens.tolist() for s in fresh] == [s.tokens.tolist() for s in reused]
+    assert Sampler.shared(params, 0.7, 0, 1.0) is not first
+    assert Sampler.shared(params.copy(), 0.7, 0, 1.0).params is not params
+
+
 def test_a_sampler_of_other_parameters_is_refused() -> None:
     params, other = _peaked(VOCAB, 1), _peaked(VOCAB, 2)
     with pytest.raises(ValueError, match="other parameters"):
