@@ -109,7 +109,8 @@ async def start_training_session(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
     body = parse_json(await read_body(request, st.max_body_bytes))
-    return json_response(st.service.start_session(owner, body))
+    # Off the event loop: with realistic timing the session's model is loaded here.
+    return json_response(await run_in_threadpool(st.service.start_session, owner, body))
 
 
 async def list_training_sessions(request: Request) -> Response:

@@ -370,6 +370,10 @@ class Sampler:
         """The arguments it was made with (temperature, top_k, top_p)."""
         return self._settings
 
+    def prepare_all(self) -> None:
+        """Compute every context bucket now (`prepare` for a call that meets them all)."""
+        self.prepare(PREPARE_ALL_RATIO * self.H)
+
     def prepare(self, tokens: int) -> None:
         """About to draw `tokens` tokens: when they would meet a good part of the H context
         buckets, compute every bucket's context at once (one (H, d) x (d, K) product and row

@@ -23,6 +23,7 @@ __all__ = [
     "OptimStepRequest",
     "SampleRequest",
     "WeightsSyncRequest",
+    "default_sampler_settings",
     "validate_optim_step",
     "validate_sample",
     "validate_weights_sync",
@@ -32,6 +33,12 @@ __all__ = [
 SEED_MODULUS = 2**64
 # Tokens one sample request may ask for at most (about 10 s of the single worker's time).
 MAX_SAMPLED_TOKENS = 1 << 20
+
+
+def default_sampler_settings() -> tuple[float, int, float]:
+    """(temperature, top_k, top_p) of a sample request that sets none of them (top_k 0 and
+    top_p 1: no truncation)."""
+    return float(SAMPLING_DEFAULTS["temperature"]), 0, 1.0
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,7 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
             )
         stops.add(int(text))
     num_samples = int(body.get("num_samples", _SAMPLE_DEFAULTS["num_samples"]))
+    temperature, top_k, top_p = default_sampler_settings()
     max_tokens = int(params.get("max_tokens", SAMPLING_DEFAULTS["max_tokens"]))
     budget = len(prompts) * num_samples * max_tokens
     if budget > MAX_SAMPLED_TOKENS:
@@ -137,9 +145,9 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
         prompts=prompts,
         num_samples=num_samples,
         max_tokens=max_tokens,
-        temperature=float(params.get("temperature", SAMPLING_DEFAULTS["temperature"])),
-        top_k=max(0, int(params.get("top_k", 0))),  # below 1: no limit (the spec)
-        top_p=float(params.get("top_p", 1.0)),
+        temperature=float(params.get("temperature", temperature)),
+        top_k=max(0, int(params.get("top_k", top_k))),  # below 1: no limit (the spec)
+        top_p=float(params.get("top_p", top_p)),
         seed=seed,
         stop_token_ids=frozenset(stops),
         prompt_logprobs=bool(body.get("prompt_logprobs", False)),

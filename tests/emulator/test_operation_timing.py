@@ -10,9 +10,11 @@ import itertools
 from typing import Any
 
 import pytest
-from _emulator_bodies import fb_body, new_session, submit, wait_operation
-from emulator_harness import COMPLETED, emulator_test_client
+from _emulator_bodies import fb_body, get_json, new_session, submit, wait_operation
+from emulator_harness import COMPLETED, emulator_test_client, wait_until_terminal
 from together_rl_emulator.__main__ import parse_args
+from together_rl_emulator._sampling import Sampler
+from together_rl_emulator._simple_requests import default_sampler_settings
 from together_rl_emulator._timing import OperationWork, Timing
 
 QWEN = "Qwen/Qwen3-8B"
@@ -111,3 +113,33 @@ def test_operations_wait_in_order_and_run_as_long_as_their_work(
         assert op["finished_at"] - op["started_at"] >= op["predicted_seconds"]
     for before, after in itertools.pairwise(ran):
         assert after["started_at"] >= before["finished_at"]
+
+
+@pytest.mark.parametrize("timing", ["realistic", "none"])
+def test_a_session_loads_its_model_when_it_starts_with_realistic_timing(
+    emulator_app_factory: Any, timing: str
+) -> None:
+    """Realistic: the session's trainer state and its sampler (default settings, every context
+    bucket) are built when it starts, so its first operation is not held longer than its
+    GPU-model time by the emulator's set-up; the sample then reuses that sampler. Otherwise
+    nothing is built before an operation needs it."""
+    app = emulator_app_factory(timing=timing)
+    emulator = app.emulator
+    with emulator_test_client(app) as client:
+        sid = new_session(client, QWEN)
+        session = emulator.store.get_session(None, sid)
+        assert session is not None
+        cached = emulator.store._trainers.get(sid)
+        if timing != "realistic":
+            assert cached is None
+            return
+        assert cached is not None
+        sampler = Sampler.shared(cached.sampler_params, *default_sampler_settings())
+        assert len(sampler.contexts) == cached.sampler_params.W.shape[0]
+        body = {"model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2]}}]}],
+                "sampling_params": {"max_tokens": 4, "seed": 1}}  # fmt: skip
+        path = f"/v1/rl/training-sessions/{sid}/operations/sample"
+        op = client.post(path, json=body, headers={"Idempotency-Key": "s"}).json()
+        done = wait_until_terminal(lambda: get_json(client, f"{path}/{op['id']}"), what=path)
+        assert done["status"] == COMPLETED
+        assert Sampler.shared(cached.sampler_params, *default_sampler_settings()) is sampler
