@@ -253,3 +253,34 @@ def test_one_operation_far_slower_than_learned_is_not_passed_on_until_confirmed(
         now += 2.0
         _collect(planner.submitted("fb", now), now + 0.8)
     assert history["fb"] > 0.5
+
+
+def test_the_last_warm_up_get_of_a_wide_bracket_goes_to_its_middle() -> None:
+    """Operations whose GETs keep D in (0.4, 0.8] until the budget leaves one GET for the last
+    warm-up operation: that GET goes to the bracket's geometric middle, so one done at 0.45 s is
+    collected about 0.12 s late, not 0.35 s (the end); one done at 0.78 s is then found by the
+    late schedule within its bound. A bracket within `warmup_spread` keeps its end."""
+    for end, done_at, late_at_most in (
+        (0.8, 0.45, 0.125),
+        (0.8, 0.78, PollPolicy().bound(0.78)),
+        (0.5, 0.45, 0.06),  # within `warmup_spread`: at its end
+    ):
+        planner = PollPlanner()
+        for n in range(POLICY.warmup_ops - 1):  # four GETs each: the budget's 12 less one
+            poll = planner.submitted("fb", 10.0 * n)
+            for k, at in enumerate((0.1, 0.2, 0.4, end)):
+                poll.observe(sent_at=10.0 * n + at, done=k == 3)
+            poll.finish()
+        kind = planner._kinds["fb"]
+        assert (kind.low, kind.high, kind.spent) == (pytest.approx(0.4), pytest.approx(end), 12)
+        last = planner.submitted("fb", 100.0)
+        first = last.next_poll_at() - 100.0
+        wide = end > POLICY.warmup_spread * 0.4
+        assert first == pytest.approx(
+            (0.4 * (end + POLICY.slack)) ** 0.5 if wide else end + POLICY.slack
+        )
+        at = first
+        while at < done_at:
+            last.observe(sent_at=100.0 + at, done=False)
+            at = last.next_poll_at() - 100.0
+        assert at - done_at <= late_at_most

@@ -34,7 +34,9 @@ class PollPolicy:
     no lower bound). Knowing nothing: at ``first_poll`` (or half the shortest duration learned
     for another kind), then each GET at ``search_growth`` x the time of the one before. A
     bracket: spread geometrically (``min_lateness / 2`` apart at least, its end + ``slack``
-    last), the first ``warmup_ops`` operations spending ``warmup_budget`` GETs each on average,
+    last; when the budget leaves one GET for a bracket wider than ``warmup_spread`` x, its
+    geometric middle, the late schedule below going on from there), the first ``warmup_ops``
+    operations spending ``warmup_budget`` GETs each on average,
     later ones spaced by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is
     then the estimate; still wide after them, its low end). Learned: at the predicted end, the
     estimate moving to where ``hit_rate`` of first GETs find the operation done, by steps
@@ -55,6 +57,7 @@ class PollPolicy:
     max_interval: float = 1.0
     warmup_budget: float = 3.0
     warmup_ops: int = 4
+    warmup_spread: float = 1.3
     lateness: float = 0.05
     min_lateness: float = 0.010
     slack: float = 0.003  # timing noise: added to a bracket's end; a first GET later is no news
@@ -159,8 +162,10 @@ class _Kind:
         policy = self.policy
         low, high, ops = self.low, self.high + policy.slack, policy.warmup_ops
         if self.ops < ops and low > 0:  # the budget left, less a GET per later operation
-            n = int(policy.warmup_budget * ops) - self.spent - (ops - 1 - self.ops)
-            return [low * (high / low) ** (k / max(1, n)) for k in range(1, max(1, n) + 1)]
+            n = max(1, int(policy.warmup_budget * ops) - self.spent - (ops - 1 - self.ops))
+            if n == 1 and high / low > policy.warmup_spread:  # one GET for a wide bracket:
+                return [math.sqrt(low * high)]  # its middle, then the late schedule's
+            return [low * (high / low) ** (k / n) for k in range(1, n + 1)]
         points = [low + policy.bound(low)]  # as many GETs as the lateness bound takes
         while points[-1] < high:
             points.append(points[-1] + policy.bound(points[-1]))
@@ -181,9 +186,11 @@ class _Kind:
         elif self.ops > policy.warmup_ops:  # still wide: from its low end (a miss is soon seen)
             self.set(self.low if self.low > 0 else self.high / 2)
         elif self.ops == policy.warmup_ops or self.name not in self.history:
-            # still wide: later sessions start from its middle (a session of one operation too)
+            # still wide: later sessions start from its middle (a session of one operation too),
+            # from its end when that is within `warmup_spread` (one GET, as the warm-up's last)
             low = max(self.low, policy.min_lateness)
-            self.history[self.name] = math.sqrt(low * self.high)
+            narrow = self.high <= policy.warmup_spread * low
+            self.history[self.name] = self.high if narrow else math.sqrt(low * self.high)
 
     def step(self, running: float | None, done: float = math.inf, size: float = 0.0) -> None:
         """A learned operation is done: ``running`` is the last time a GET found it running
