@@ -1,6 +1,7 @@
 """Polling on realistic traces: every client side by side against the realistic emulator.
 
     .venv/bin/python -m benchmarks.bench_polling_traces [--quick] [--no-write] [--per-op]
+        [--repeat N]
 
 `together-rl-emulator --timing realistic` on loopback (operations take their GPU-model time on
 Qwen/Qwen3-8B), three traces (a GRPO loop, a loop that submits ahead, a mix in which the
@@ -15,7 +16,10 @@ to the client holding the result, p50 / p95 / max, and the p95 from the 5th oper
 bound max(10 ms, 5 % of the operation's duration). Writes its section of docs/benchmarks.md and
 docs/polling_traces.png (lateness against operation duration, per client). `--per-op` runs
 the wrapper alone and prints each operation's duration, queue wait and lateness (where a trace's
-p95 comes from), writing nothing.
+p95 comes from), writing nothing. `--repeat N` runs the wrapper alone N times on each trace
+(one emulator) and prints the p95 from the 5th operation over the bound of every run, their
+median and the GETs per operation, writing nothing: one run of a trace varies a lot, so a
+change to the poller is judged on the spread of several, before and after.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -40,7 +45,15 @@ from together_rl import Client
 from benchmarks._emulator_process import emulator_process
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 
-__all__ = ["TRACES", "checked_facts", "main", "measure", "per_operation_rows"]
+__all__ = [
+    "TRACES",
+    "checked_facts",
+    "main",
+    "measure",
+    "per_operation_rows",
+    "print_repeats",
+    "repeat_summary",
+]
 
 MODEL = "Qwen/Qwen3-8B"
 KEY = "bench-key"
@@ -415,6 +428,32 @@ def print_per_operation(quick: bool) -> None:
 WIDTHS = (3, 18, 8, 11, 10, 8, 13)
 
 
+def repeat_summary(runs: list[Run]) -> str:
+    """One line for the wrapper's runs of one trace: the p95 from the 5th operation over the
+    bound of each run (ascending), their median, the mean GETs per operation."""
+    over = sorted(_percentile(run.over_bound_from_5th(), 0.95) for run in runs)
+    gets = sum(run.gets / len(run.lateness) for run in runs) / len(runs)
+    middle = statistics.median(over)
+    return (
+        f"{runs[0].trace.name}: p95 from the 5th op over the bound, {len(runs)} runs: "
+        f"{' '.join(f'{x:.2f}' for x in over)} (median {middle:.2f}); "
+        f"{gets:.2f} GETs per op"
+    )
+
+
+def print_repeats(quick: bool, repeats: int) -> None:
+    """The wrapper alone, ``repeats`` times on each trace (a fresh client and session each, the
+    traces taken in turn), one summary line per trace."""
+    traces = _traces(quick)
+    runs: dict[str, list[Run]] = {trace.name: [] for trace in traces}
+    with realistic_emulator() as base_url:
+        for _ in range(repeats):
+            for trace in traces:
+                runs[trace.name].append(run_trace(base_url, "wrapper", run_wrapper, trace))
+    for trace in traces:
+        print(repeat_summary(runs[trace.name]))
+
+
 def _row(run: Run) -> list[str]:
     ops = len(run.lateness)
     over = run.over_bound_from_5th()
@@ -537,9 +576,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the wrapper alone, one row per operation (print only; leaves docs alone)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="the wrapper alone, N runs of each trace (print only; leaves docs alone)",
+    )
     args = parser.parse_args(argv)
+    if args.repeat is not None and args.repeat < 1:
+        parser.error(f"--repeat takes a number of runs of at least 1, got {args.repeat}")
     if args.per_op:
         print_per_operation(args.quick)
+        return 0
+    if args.repeat is not None:
+        print_repeats(args.quick, args.repeat)
         return 0
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))

@@ -5,7 +5,7 @@ rows are computed from a run's figures."""
 
 from __future__ import annotations
 
-from benchmarks.bench_polling_traces import Op, Run, Trace, per_operation_rows
+from benchmarks.bench_polling_traces import Op, Run, Trace, per_operation_rows, repeat_summary
 
 
 def test_each_operation_is_one_row_and_only_counted_misses_are_marked() -> None:
@@ -30,3 +30,21 @@ def test_each_operation_is_one_row_and_only_counted_misses_are_marked() -> None:
     assert rows[0][6] == "5.00"
     assert rows[4][6] == "1.50 *"
     assert rows[5][6] == "0.90"
+
+
+def test_a_repeated_trace_is_summarised_by_the_spread_of_its_runs() -> None:
+    """`--repeat N`: each run's p95 from the 5th operation over the bound, ascending, their
+    median and the mean GETs per operation."""
+    ops = [Op("optim-step")] * 6
+    trace = Trace("t", tuple((op,) for op in ops))
+
+    def run(late: float, gets: int) -> Run:
+        durations = [0.04] * 6
+        return Run("wrapper", trace, 1.0, gets, [0.0] * 4 + [late] * 2, durations,
+                   durations, [(op.kind, 1.0) for op in ops])  # fmt: skip
+
+    line = repeat_summary([run(0.030, 12), run(0.005, 6), run(0.012, 9)])
+    assert line == (
+        "t: p95 from the 5th op over the bound, 3 runs: 0.50 1.20 3.00 (median 1.20); "
+        "1.50 GETs per op"
+    )
