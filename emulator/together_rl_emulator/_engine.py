@@ -23,7 +23,7 @@ from ._arrays import F64
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
-from ._sampling import Sampler, prompt_logprobs, sample_sequences, topk_prompt_logprobs
+from ._sampling import Sampler, prompt_logprobs, sample_prompts, topk_prompt_logprobs
 from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
 from ._spec import DTYPES
 from ._trainer import (
@@ -203,20 +203,20 @@ def run_sample(
     params = state.sampler_params
     sampler = Sampler.shared(params, request.temperature, request.top_k, request.top_p)
     sampler.prepare(len(request.prompts) * request.num_samples * request.max_tokens)
+    batches = sample_prompts(
+        params,
+        request.prompts,
+        seeds=[(seed + index) % SEED_MODULUS for index in range(len(request.prompts))],
+        num_samples=request.num_samples,
+        max_tokens=request.max_tokens,
+        temperature=request.temperature,
+        top_k=request.top_k,
+        top_p=request.top_p,
+        stop_token_ids=request.stop_token_ids,
+        sampler=sampler,
+    )
     results: list[dict[str, Any]] = []
-    for index, prompt in enumerate(request.prompts):
-        sequences = sample_sequences(
-            params,
-            prompt,
-            num_samples=request.num_samples,
-            max_tokens=request.max_tokens,
-            temperature=request.temperature,
-            top_k=request.top_k,
-            top_p=request.top_p,
-            seed=(seed + index) % SEED_MODULUS,
-            stop_token_ids=request.stop_token_ids,
-            sampler=sampler,
-        )
+    for prompt, sequences in zip(request.prompts, batches, strict=True):
         result: dict[str, Any] = {
             "sequences": [
                 {

@@ -19,8 +19,12 @@ from together_rl_emulator._policy_model import (
     next_token_logprobs,
 )
 from together_rl_emulator._sampling import (
+    STOP_REASON_LENGTH,
+    STOP_REASON_STOP,
     Sampler,
+    _draw_one,
     prompt_logprobs,
+    sample_prompts,
     sample_sequences,
     topk_prompt_logprobs,
 )
@@ -235,6 +239,40 @@ def test_a_shared_prepared_sampler_draws_what_one_per_prompt_draws(
         for a, b in zip(alone, together, strict=True):
             assert a.tokens.tolist() == b.tokens.tolist() and a.stop_reason == b.stop_reason
             np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("vocab", [VOCAB, 3000])
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+def test_drawing_every_sequence_at_once_draws_what_token_by_token_draws(
+    vocab: int, temperature: float
+) -> None:
+    """`sample_prompts` with every context bucket computed draws all sequences a step at a
+    time: the same tokens, stop reasons and log-probs, bit for bit, as one sequence token after
+    token from the same uniforms (each prompt's seed, `num_samples` blocks of `max_tokens` x 2),
+    stop tokens included."""
+    params = _peaked(vocab, 3, scale=0.5)
+    sampler = Sampler(params, temperature, 0, 1.0)
+    sampler.prepare_all()
+    assert sampler.draws_together()
+    prompts, seeds = [[5, 9, 11 + n] for n in range(5)], [40 + n for n in range(5)]
+    free = sample_prompts(params, prompts, seeds=seeds, num_samples=4, max_tokens=30,
+                          temperature=temperature, sampler=sampler)  # fmt: skip
+    stops = {int(free[0][0].tokens[10]), int(free[1][2].tokens[3])}  # some sequences stop
+    together = sample_prompts(
+        params, prompts, seeds=seeds, num_samples=4, max_tokens=30, temperature=temperature,
+        stop_token_ids=stops, sampler=sampler,
+    )  # fmt: skip
+    reasons = set()
+    for prompt, seed, sequences in zip(prompts, seeds, together, strict=True):
+        rng = np.random.default_rng(seed)
+        for seq in sequences:
+            alone = _draw_one(sampler, prompt[-1], rng.random((30, 2)), frozenset(stops))
+            assert seq.tokens.tolist() == alone.tokens.tolist()
+            assert seq.stop_reason == alone.stop_reason
+            assert np.array_equal(seq.logprobs, alone.logprobs)
+            reasons.add(seq.stop_reason)
+    assert reasons == {STOP_REASON_STOP, STOP_REASON_LENGTH}
+    assert not Sampler(params, 0.0, 0, 1.0).draws_together()  # greedy: token by token
 
 
 def test_samples_between_weights_syncs_share_one_sampler() -> None:
