@@ -116,16 +116,21 @@ def _cpu() -> str:
 
 
 def _commit() -> str:
+    """The commit measured, `-dirty` when files outside docs/ differ from it (the benchmarks
+    write their tables and plots there, so a run does not mark its own later tables dirty)."""
+
+    def git(*args: str) -> str:
+        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise subprocess.CalledProcessError(out.returncode, args)
+        return out.stdout.strip()
+
     try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=10"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        head = git("rev-parse", "--short=10", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return out.stdout.strip()
+    return head + ("-dirty" if changed else "")
 
 
 @dataclass
