@@ -120,10 +120,10 @@ def _commit() -> str:
     write their tables and plots there, so a run does not mark its own later tables dirty)."""
 
     def git(*args: str) -> str:
-        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
-        if out.returncode != 0:
-            raise subprocess.CalledProcessError(out.returncode, args)
-        return out.stdout.strip()
+        run = subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+        )
+        return run.stdout.strip()
 
     try:
         head = git("rev-parse", "--short=10", "HEAD")

@@ -202,7 +202,6 @@ def run_sample(
     seed = context.seed if request.seed is None else request.seed
     params = state.sampler_params
     sampler = Sampler.shared(params, request.temperature, request.top_k, request.top_p)
-    sampler.prepare(len(request.prompts) * request.num_samples * request.max_tokens)
     batches = sample_prompts(
         params,
         request.prompts,

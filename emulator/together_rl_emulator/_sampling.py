@@ -53,7 +53,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import ClassVar, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -317,12 +317,11 @@ class _Context:
     kept: I64 | None = None  # (K,) with truncation: how many of each cluster's best tokens are kept
 
 
-_SHARED: list[Sampler | None] = [None]  # `Sampler.shared`'s last sampler
-_SHARED_LOCK = threading.Lock()
-
-
 class Sampler:
     """The policy at a given temperature/top-k/top-p, with per-bucket caches for one call."""
+
+    _last: ClassVar[Sampler | None] = None  # `shared`'s last sampler
+    _last_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, params: PolicyParams, temperature: float, top_k: int, top_p: float) -> None:
         if not np.isfinite(temperature) or temperature < 0:
@@ -332,7 +331,7 @@ class Sampler:
         if not (0 < top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], got {top_p}")
         self.params = params
-        self._settings = (float(temperature), int(top_k), float(top_p))
+        self.settings = (float(temperature), int(top_k), float(top_p))  # as given
         self.V, self.K, self.H = params.vocab_size, int(params.E.shape[0]), int(params.W.shape[0])
         self.temperature = float(temperature) if temperature >= MIN_TEMPERATURE else 0.0
         self.top_k = top_k if 0 < top_k < self.V else 0
@@ -362,19 +361,14 @@ class Sampler:
         alone, and parameters are never written into (`_trainer.py`), so samples between two
         weights-syncs pay them once."""
         key = (float(temperature), int(top_k), float(top_p))
-        with _SHARED_LOCK:
-            last = _SHARED[0]
+        with cls._last_lock:
+            last = cls._last
             if last is not None and last.params is params and last.settings == key:
                 return last
         sampler = cls(params, temperature, top_k, top_p)
-        with _SHARED_LOCK:
-            _SHARED[0] = sampler
+        with cls._last_lock:
+            cls._last = sampler
         return sampler
-
-    @property
-    def settings(self) -> tuple[float, int, float]:
-        """The arguments it was made with (temperature, top_k, top_p)."""
-        return self._settings
 
     def draws_together(self) -> bool:
         """True when `sample_prompts` can draw every sequence of a call at once: every context
