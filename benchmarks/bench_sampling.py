@@ -1,11 +1,15 @@
-"""Top-k / top-p sampling in the emulator, before and after the per-cluster threshold search,
-with Qwen/Qwen3-8B's vocabulary (151,936 tokens).
+"""Sampling in the emulator with Qwen/Qwen3-8B's vocabulary (151,936 tokens): two tables.
 
     .venv/bin/python benchmarks/bench_sampling.py [--repeats N]
 
-"before" is the previous truncation, kept here verbatim in spirit: per distinct context bucket,
-a full (V,) argsort of the logits, then one draw over the kept tokens. "after" is
-`together_rl_emulator._sampling.sample_sequences`. Prints a table; writes nothing.
+Top-k / top-p, before and after the per-cluster threshold search: "before" is the previous
+truncation, kept here verbatim in spirit (per distinct context bucket, a full (V,) argsort of the
+logits, then one draw over the kept tokens); "after" is `_sampling.sample_sequences`.
+
+Whole requests (untruncated, temperature 1), a fresh sampler each (its set-up included): every
+sequence token after token (`_draw_one`) against all of them a step at a time
+(`sample_prompts`), beside the request's realistic time on Qwen3-8B (`_gpu_model`).
+Prints both tables; writes nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +23,18 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from together_rl_emulator._gpu_model import operation_seconds
 from together_rl_emulator._policy_model import PolicyParams, _padded, init_policy
-from together_rl_emulator._sampling import _Context, _pick, _Sampler, sample_sequences
+from together_rl_emulator._sampling import (
+    Sampler,
+    _Context,
+    _draw_one,
+    _pick,
+    sample_prompts,
+    sample_sequences,
+)
+
+__all__ = ["main", "requests_table"]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -35,9 +49,11 @@ CASES: list[dict[str, Any]] = [
 ]
 SHAPES = [(4, 64), (64, 512)]  # (num_samples, max_tokens)
 BEFORE_MAX_TOKENS = 4 * 64  # "before" is only run on shapes this small (it takes seconds)
+REQUESTS = [(8, 8, 32), (64, 8, 128)]  # (prompts, num_samples, max_tokens)
+REQUEST_PROMPT = list(range(1, 17))
 
 
-class _LegacySampler(_Sampler):
+class _LegacySampler(Sampler):
     """The truncation this change replaced: a full argsort of the (V,) logits per bucket."""
 
     def draw(self, prev: int, u1: float, u2: float) -> int:
@@ -123,6 +139,35 @@ def main() -> None:
             per_context = f"{1000 * after / contexts:.2f}"
             print(f"| {n} x {m} | {name} | {contexts} | " + " | ".join(cells)
                   + f" | {per_context} |")  # fmt: skip
+    print()
+    requests_table(params, args.repeats)
+
+
+def one_by_one(params: PolicyParams, prompts: int, samples: int, tokens: int) -> None:
+    """A request's sequences token after token, as before they were drawn together."""
+    sampler = Sampler(params, 1.0, 0, 1.0)
+    sampler.prepare(prompts * samples * tokens)
+    for seed in range(prompts):
+        uniforms = np.random.default_rng(seed).random((samples, tokens, 2))
+        for block in uniforms:
+            _draw_one(sampler, REQUEST_PROMPT[-1], block, frozenset())
+
+
+def together(params: PolicyParams, prompts: int, samples: int, tokens: int) -> None:
+    sample_prompts(params, [REQUEST_PROMPT] * prompts, seeds=list(range(prompts)),
+                   num_samples=samples, max_tokens=tokens)  # fmt: skip
+
+
+def requests_table(params: PolicyParams, repeats: int) -> None:
+    header = ("prompts x samples x tokens", "token by token ms", "together ms", "realistic ms")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for p, n, m in REQUESTS:
+        alone = timed(one_by_one, repeats, params, p, n, m)
+        at_once = timed(together, repeats, params, p, n, m)
+        gpu = operation_seconds("Qwen/Qwen3-8B", "sample", input_tokens=len(REQUEST_PROMPT) * n * p,
+                                output_tokens=p * n * m, sequences=p * n)  # fmt: skip
+        print(f"| {p} x {n} x {m} | {1000 * alone:.0f} | {1000 * at_once:.0f} | {1000 * gpu:.0f} |")
 
 
 if __name__ == "__main__":
