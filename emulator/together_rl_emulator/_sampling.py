@@ -50,6 +50,7 @@ and `seed=None` draws fresh OS entropy.
 
 from __future__ import annotations
 
+import collections
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ from ._policy_model import (
 from ._spec import enum_value
 
 __all__ = [
+    "SHARED_SAMPLERS",
     "STOP_REASON_LENGTH",
     "STOP_REASON_STOP",
     "PromptTopLogprobs",
@@ -90,10 +92,16 @@ STOP_REASON_STOP: StopReason = enum_value("StopReason", "STOP")
 SETTLE_TOKENS = 256
 # A safety bound on the search's steps (5 to 12 in practice at V = 151,936).
 MAX_SEARCH_STEPS = 120
-# `Sampler.prepare` computes every context bucket at once when a call draws at least
-# 1/PREPARE_ALL_RATIO tokens per bucket (measured at H = K = 1024: all buckets take about as
-# long as 300 one by one).
-PREPARE_ALL_RATIO = 4
+# `Sampler.prepare` computes every context bucket at once when a call draws at least this many
+# tokens per bucket. Measured at H = K = 1024 over 151,936 tokens (2 CPUs, medians of 5; a
+# request of 8 prompts x 8 samples, a fresh sampler each): all at once then drawn together /
+# one by one, 256 tokens 58 / 23 ms, 1,024 tokens 44 / 41 ms, 1,280 tokens 44 / 48 ms, 2,048
+# tokens 47 / 70 ms. The threshold before, 0.25 a bucket, made small requests 2-3 x slower.
+PREPARE_ALL_TOKENS = 1.25
+# `Sampler.shared` keeps the samplers of this many (parameters, settings) pairs, the least
+# recently used dropped first: a few sessions sampling in turn keep theirs (one at H = K = 1024
+# holds two (H, K) float64 matrices, 16 MB, once every bucket is computed).
+SHARED_SAMPLERS = 4
 # Temperatures in (0, MIN_TEMPERATURE) are sampled greedily, like 0: a / T would overflow.
 MIN_TEMPERATURE = 1e-6
 
@@ -320,8 +328,11 @@ class _Context:
 class Sampler:
     """The policy at a given temperature/top-k/top-p, with per-bucket caches for one call."""
 
-    _last: ClassVar[Sampler | None] = None  # `shared`'s last sampler
-    _last_lock: ClassVar[threading.Lock] = threading.Lock()
+    # `shared`'s samplers, least recently used first, by (id(params), settings)
+    _shared: ClassVar[collections.OrderedDict[tuple[int, tuple[float, int, float]], Sampler]] = (
+        collections.OrderedDict()
+    )
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, params: PolicyParams, temperature: float, top_k: int, top_p: float) -> None:
         if not np.isfinite(temperature) or temperature < 0:
@@ -356,18 +367,22 @@ class Sampler:
 
     @classmethod
     def shared(cls, params: PolicyParams, temperature: float, top_k: int, top_p: float) -> Sampler:
-        """The sampler of the last call made with the same `params` object and settings, else
-        a new one (kept for the next call): its set-up and per-bucket contexts depend on those
-        alone, and parameters are never written into (`_trainer.py`), so samples between two
-        weights-syncs pay them once."""
-        key = (float(temperature), int(top_k), float(top_p))
-        with cls._last_lock:
-            last = cls._last
-            if last is not None and last.params is params and last.settings == key:
-                return last
+        """The sampler of an earlier call made with the same `params` object and settings, else
+        a new one (kept for the next calls; `SHARED_SAMPLERS` at most): its set-up and
+        per-bucket contexts depend on those alone, and parameters are never written into
+        (`_trainer.py`), so samples between two weights-syncs pay them once. A kept sampler
+        holds its `params`, so their id is not reused while it is kept."""
+        key = (id(params), (float(temperature), int(top_k), float(top_p)))
+        with cls._shared_lock:
+            kept = cls._shared.get(key)
+            if kept is not None:
+                cls._shared.move_to_end(key)
+                return kept
         sampler = cls(params, temperature, top_k, top_p)
-        with cls._last_lock:
-            cls._last = sampler
+        with cls._shared_lock:
+            sampler = cls._shared.setdefault(key, sampler)  # another thread's, if it came first
+            while len(cls._shared) > SHARED_SAMPLERS:
+                cls._shared.popitem(last=False)
         return sampler
 
     def draws_together(self) -> bool:
@@ -377,27 +392,35 @@ class Sampler:
 
     def stacked(self) -> tuple[F64, F64, F64]:
         """Every bucket's (cluster_cdf, a) as (H, K) rows and log_z as (H,), once all are
-        computed (the contexts' own figures: a draw is the same either way)."""
+        computed (the contexts' own figures: a draw is the same either way). The contexts then
+        hold views of these rows, so the figures are not kept twice."""
         if self._stacked is None:
             contexts = [self.contexts[j] for j in range(self.H)]
-            self._stacked = (
+            self._keep_stacked(
                 np.stack([c.cluster_cdf for c in contexts]),  # type: ignore[misc]
                 np.stack([c.a for c in contexts]),
                 np.array([c.log_z for c in contexts], dtype=np.float64),
             )
+        assert self._stacked is not None
         return self._stacked
 
-    def prepare_all(self) -> None:
-        """Compute every context bucket now (`prepare` for a call that meets them all)."""
-        self.prepare(PREPARE_ALL_RATIO * self.H)
+    def _keep_stacked(self, cdf: F64, a: F64, log_z: F64) -> None:
+        self._stacked = (cdf, a, log_z)
+        for j in range(self.H):
+            self.contexts[j] = _Context(a=a[j], log_z=float(log_z[j]), cluster_cdf=cdf[j])
 
     def prepare(self, tokens: int) -> None:
-        """About to draw `tokens` tokens: when they would meet a good part of the H context
-        buckets, compute every bucket's context at once (one (H, d) x (d, K) product and row
-        reductions: about 15 ms at H = K = 1024, against 50 us a bucket one by one). Truncated
+        """About to draw `tokens` tokens: when they would meet most of the H context buckets
+        (`PREPARE_ALL_TOKENS`), compute them all at once (`prepare_all`)."""
+        if tokens >= PREPARE_ALL_TOKENS * self.H:
+            self.prepare_all()
+
+    def prepare_all(self) -> None:
+        """Compute every context bucket's context at once: one (H, d) x (d, K) product and row
+        reductions (36 ms at H = K = 1024, against 40 us a bucket one by one). Truncated
         sampling keeps its per-bucket search. A bucket computed before keeps its context (a
         shared sampler's calls see the same figures, whichever call computed them)."""
-        if self.truncated or len(self.contexts) == self.H or tokens * PREPARE_ALL_RATIO < self.H:
+        if self.truncated or len(self.contexts) == self.H:
             return
         a_all = self.params.W @ self.params.E.T  # (H, K): row j is E @ W[j]
         shifted = a_all + self.log_s
@@ -408,10 +431,15 @@ class Sampler:
             logits = a_all / self.temperature + self.log_s_t
             logits -= logits.max(axis=1, keepdims=True)
             cdf = np.cumsum(np.exp(logits), axis=1)
+        for j, ctx in self.contexts.items():  # computed one by one before: their figures stand
+            a_all[j], log_z[j] = ctx.a, ctx.log_z
+            if cdf is not None:
+                cdf[j] = ctx.cluster_cdf
+        if cdf is not None:
+            self._keep_stacked(cdf, a_all, log_z)
+            return
         for j in range(self.H):
-            if j not in self.contexts:
-                row = None if cdf is None else cdf[j]
-                self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=row)
+            self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=None)
 
     def context(self, prev: int) -> _Context:
         j = prev % self.H

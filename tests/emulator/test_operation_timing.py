@@ -129,17 +129,16 @@ def test_a_session_loads_its_model_when_it_starts_with_realistic_timing(
         sid = new_session(client, QWEN)
         session = emulator.store.get_session(None, sid)
         assert session is not None
-        cached = emulator.store._trainers.get(sid)
-        if timing != "realistic":
-            assert cached is None
+        state = emulator.store.trainer(session)  # built when the session started, else now
+        sampler = Sampler.shared(state.sampler_params, *default_sampler_settings())
+        prepared = len(sampler.contexts) == state.sampler_params.W.shape[0]
+        assert prepared == (timing == "realistic"), len(sampler.contexts)
+        if not prepared:
             return
-        assert cached is not None
-        sampler = Sampler.shared(cached.sampler_params, *default_sampler_settings())
-        assert len(sampler.contexts) == cached.sampler_params.W.shape[0]
         body = {"model_inputs": [{"chunks": [{"encoded_text": {"tokens": [1, 2]}}]}],
                 "sampling_params": {"max_tokens": 4, "seed": 1}}  # fmt: skip
         path = f"/v1/rl/training-sessions/{sid}/operations/sample"
         op = client.post(path, json=body, headers={"Idempotency-Key": "s"}).json()
         done = wait_until_terminal(lambda: get_json(client, f"{path}/{op['id']}"), what=path)
         assert done["status"] == COMPLETED
-        assert Sampler.shared(cached.sampler_params, *default_sampler_settings()) is sampler
+        assert Sampler.shared(state.sampler_params, *default_sampler_settings()) is sampler

@@ -19,6 +19,7 @@ from together_rl_emulator._policy_model import (
     next_token_logprobs,
 )
 from together_rl_emulator._sampling import (
+    SHARED_SAMPLERS,
     STOP_REASON_LENGTH,
     STOP_REASON_STOP,
     Sampler,
@@ -294,6 +295,32 @@ def test_samples_between_weights_syncs_share_one_sampler() -> None:
         assert [s.tokens.tolist() for s in fresh] == [s.tokens.tolist() for s in reused]
     assert Sampler.shared(params, 0.7, 0, 1.0) is not first
     assert Sampler.shared(params.copy(), 0.7, 0, 1.0).params is not params
+
+
+def test_sessions_sampling_in_turn_keep_their_shared_samplers() -> None:
+    """`Sampler.shared` keeps `SHARED_SAMPLERS` samplers, the least recently used dropped
+    first: sessions that sample in turn do not evict each other's."""
+    sessions = [_peaked(VOCAB, n) for n in range(SHARED_SAMPLERS + 1)]
+    kept = [Sampler.shared(params, 1.0, 0, 1.0) for params in sessions[:SHARED_SAMPLERS]]
+    for _ in range(2):
+        for params, sampler in zip(sessions, kept, strict=False):
+            assert Sampler.shared(params, 1.0, 0, 1.0) is sampler
+    Sampler.shared(sessions[-1], 1.0, 0, 1.0)  # one more: the least recently used goes
+    assert Sampler.shared(sessions[0], 1.0, 0, 1.0) is not kept[0]
+
+
+def test_a_sampler_holds_its_buckets_once() -> None:
+    """Every bucket computed, the contexts are views of the stacked (H, K) rows that drawing
+    all sequences at once reads, whether `prepare` computed them or they came one by one."""
+    params = _peaked(VOCAB, 3, scale=0.5)
+    prepared, one_by_one = Sampler(params, 1.0, 0, 1.0), Sampler(params, 1.0, 0, 1.0)
+    prepared.prepare_all()
+    for j in range(params.W.shape[0]):
+        one_by_one.context(j)
+    for sampler in (prepared, one_by_one):
+        cdf, a, _ = sampler.stacked()
+        assert np.shares_memory(sampler.contexts[1].a, a)
+        assert np.shares_memory(sampler.contexts[1].cluster_cdf, cdf)
 
 
 def test_a_sampler_of_other_parameters_is_refused() -> None:
