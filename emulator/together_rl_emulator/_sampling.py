@@ -342,7 +342,6 @@ class Sampler:
         if not (0 < top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], got {top_p}")
         self.params = params
-        self.settings = (float(temperature), int(top_k), float(top_p))  # as given
         self.V, self.K, self.H = params.vocab_size, int(params.E.shape[0]), int(params.W.shape[0])
         self.temperature = float(temperature) if temperature >= MIN_TEMPERATURE else 0.0
         self.top_k = top_k if 0 < top_k < self.V else 0
@@ -396,18 +395,22 @@ class Sampler:
         hold views of these rows, so the figures are not kept twice."""
         if self._stacked is None:
             contexts = [self.contexts[j] for j in range(self.H)]
-            self._keep_stacked(
-                np.stack([c.cluster_cdf for c in contexts]),  # type: ignore[misc]
+            self._hold_rows(
                 np.stack([c.a for c in contexts]),
                 np.array([c.log_z for c in contexts], dtype=np.float64),
+                np.stack([c.cluster_cdf for c in contexts]),  # type: ignore[misc]
             )
         assert self._stacked is not None
         return self._stacked
 
-    def _keep_stacked(self, cdf: F64, a: F64, log_z: F64) -> None:
-        self._stacked = (cdf, a, log_z)
+    def _hold_rows(self, a: F64, log_z: F64, cdf: F64 | None) -> None:
+        """Every bucket's context as views of these (H, K) rows, and the rows kept as
+        `stacked()` when there is a cdf (a temperature above 0)."""
         for j in range(self.H):
-            self.contexts[j] = _Context(a=a[j], log_z=float(log_z[j]), cluster_cdf=cdf[j])
+            row = None if cdf is None else cdf[j]
+            self.contexts[j] = _Context(a=a[j], log_z=float(log_z[j]), cluster_cdf=row)
+        if cdf is not None:
+            self._stacked = (cdf, a, log_z)
 
     def prepare(self, tokens: int) -> None:
         """About to draw `tokens` tokens: when they would meet most of the H context buckets
@@ -435,11 +438,7 @@ class Sampler:
             a_all[j], log_z[j] = ctx.a, ctx.log_z
             if cdf is not None:
                 cdf[j] = ctx.cluster_cdf
-        if cdf is not None:
-            self._keep_stacked(cdf, a_all, log_z)
-            return
-        for j in range(self.H):
-            self.contexts[j] = _Context(a=a_all[j], log_z=float(log_z[j]), cluster_cdf=None)
+        self._hold_rows(a_all, log_z, cdf)
 
     def context(self, prev: int) -> _Context:
         j = prev % self.H
