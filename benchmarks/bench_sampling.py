@@ -4,7 +4,9 @@
 
 Top-k / top-p, before and after the per-cluster threshold search: "before" is the previous
 truncation, kept here verbatim in spirit (per distinct context bucket, a full (V,) argsort of the
-logits, then one draw over the kept tokens); "after" is `_sampling.sample_sequences`.
+logits, then one draw over the kept tokens); "after" is `_sampling.sample_sequences`. The
+untruncated row has no "before": nothing is truncated there, and the legacy loop draws token by
+token where `sample_sequences` computes every bucket at once (the second table compares those).
 
 Whole requests (untruncated, temperature 1), a fresh sampler each (its set-up included): every
 sequence token after token (`_draw_one`) against all of them a step at a time
@@ -130,7 +132,7 @@ def main() -> None:
             after = timed(sample_sequences, args.repeats, params, PROMPT, num_samples=n,
                           max_tokens=m, seed=0, **kw)  # fmt: skip
             contexts = distinct_contexts(params, n, m, kw)
-            if n * m <= BEFORE_MAX_TOKENS:
+            if kw and n * m <= BEFORE_MAX_TOKENS:
                 before = timed(legacy_sample, args.repeats, params, n, m, 0, **kw)
                 cells = [f"{before:.3f}", f"{after:.3f}", f"{before / after:.0f}x"]
             else:
