@@ -19,7 +19,9 @@ the wrapper alone and prints each operation's duration, queue wait and lateness 
 p95 comes from), writing nothing. `--repeat N` runs the wrapper alone N times on each trace
 (one emulator) and prints the p95 from the 5th operation over the bound of every run, their
 median and the GETs per operation, writing nothing: one run of a trace varies a lot, so a
-change to the poller is judged on the spread of several, before and after.
+change to the poller is judged on the spread of several, before and after. Both
+(`--per-op --repeat N`): each operation's lateness over the bound in every run, and in how
+many runs it was over.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ __all__ = [
     "checked_facts",
     "main",
     "measure",
+    "per_operation_misses",
     "per_operation_rows",
     "print_repeats",
     "repeat_summary",
@@ -281,6 +284,11 @@ def fixed_interval(interval: float) -> Runner:
 # --- measuring ------------------------------------------------------------------------------
 
 
+def bound(duration: float) -> float:
+    """The lateness the traces' goal allows an operation of ``duration``: max(10 ms, 5 %)."""
+    return max(0.010, 0.05 * duration)
+
+
 @dataclass
 class Run:
     client: str
@@ -293,11 +301,12 @@ class Run:
     # (kind, duration / the GPU model's predicted_seconds) of each operation
     overruns: list[tuple[str, float]] = field(default_factory=list)
 
+    def over_bound(self) -> list[float]:
+        """Each operation's lateness over its bound max(10 ms, 5 % of its duration)."""
+        return [late / bound(d) for late, d in zip(self.lateness, self.durations, strict=True)]
+
     def over_bound_from_5th(self) -> list[float]:
-        return [
-            late / max(0.010, 0.05 * d)
-            for late, d in zip(self.lateness[4:], self.durations[4:], strict=True)
-        ]
+        return self.over_bound()[4:]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -393,9 +402,8 @@ def per_operation_rows(run: Run) -> list[list[str]]:
     time, how long it waited in the session's queue, how late the client held it and that over
     the bound (marked when the 5th-operation goal counts it)."""
     rows = []
-    for n, op in enumerate(run.trace.ops()):
+    for n, (op, over) in enumerate(zip(run.trace.ops(), run.over_bound(), strict=True)):
         duration, late = run.durations[n], run.lateness[n]
-        over = late / max(0.010, 0.05 * duration)
         rows.append(
             [
                 str(n + 1),
@@ -441,17 +449,47 @@ def repeat_summary(runs: list[Run]) -> str:
     )
 
 
-def print_repeats(quick: bool, repeats: int) -> None:
+def repeated_runs(quick: bool, repeats: int) -> list[list[Run]]:
     """The wrapper alone, ``repeats`` times on each trace (a fresh client and session each, the
-    traces taken in turn), one summary line per trace."""
+    traces taken in turn, one emulator): each trace's runs."""
     traces = _traces(quick)
-    runs: dict[str, list[Run]] = {trace.name: [] for trace in traces}
+    runs: list[list[Run]] = [[] for _ in traces]
     with realistic_emulator() as base_url:
         for _ in range(repeats):
-            for trace in traces:
-                runs[trace.name].append(run_trace(base_url, "wrapper", run_wrapper, trace))
-    for trace in traces:
-        print(repeat_summary(runs[trace.name]))
+            for trace, its_runs in zip(traces, runs, strict=True):
+                its_runs.append(run_trace(base_url, "wrapper", run_wrapper, trace))
+    return runs
+
+
+def print_repeats(quick: bool, repeats: int) -> None:
+    """One summary line per trace of :func:`repeated_runs`."""
+    for runs in repeated_runs(quick, repeats):
+        print(repeat_summary(runs))
+
+
+def per_operation_misses(runs: list[Run]) -> list[str]:
+    """One line per operation of the runs' trace (several runs of one trace): in how many runs
+    it was over the bound (marked when the 5th-operation goal counts it) and its lateness over
+    the bound in each run, in run order."""
+    lines, by_run = [], [run.over_bound() for run in runs]
+    for n, op in enumerate(runs[0].trace.ops()):
+        over = [each[n] for each in by_run]
+        misses = sum(x > 1 for x in over)
+        mark = " *" if n >= 4 and misses else "  "
+        lines.append(
+            f"{n + 1:3}  {op.describe():>18}  over in {misses}/{len(runs)}{mark}  "
+            + " ".join(f"{x:.2f}" for x in over)
+        )
+    return lines
+
+
+def print_per_operation_repeats(quick: bool, repeats: int) -> None:
+    """The wrapper alone, ``repeats`` times on each trace, one line per operation: which
+    operations a trace's p95 comes from run after run, and which only now and then."""
+    for runs in repeated_runs(quick, repeats):
+        print(f"\n{repeat_summary(runs)}\nlateness over the bound per operation, run by run "
+              "(* over it in an operation the 5th-operation goal counts):")  # fmt: skip
+        print("\n".join(per_operation_misses(runs)))
 
 
 def _row(run: Run) -> list[str]:
@@ -535,7 +573,7 @@ def plot(runs: list[Run]) -> None:
         ys = [max(late, 1e-4) for r in mine for late in r.lateness]
         axes.scatter(xs, ys, s=12, label=client, alpha=0.7)
     xs = sorted(d for r in runs for d in r.durations)
-    axes.plot(xs, [max(0.010, 0.05 * d) for d in xs], "k--", label="max(10 ms, 5 % of D)")
+    axes.plot(xs, [bound(d) for d in xs], "k--", label="max(10 ms, 5 % of D)")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("operation duration D (s, emulator: started -> COMPLETED)")
@@ -585,6 +623,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat is not None and args.repeat < 1:
         parser.error(f"--repeat takes a number of runs of at least 1, got {args.repeat}")
+    if args.per_op and args.repeat is not None:
+        print_per_operation_repeats(args.quick, args.repeat)
+        return 0
     if args.per_op:
         print_per_operation(args.quick)
         return 0

@@ -5,7 +5,14 @@ rows are computed from a run's figures."""
 
 from __future__ import annotations
 
-from benchmarks.bench_polling_traces import Op, Run, Trace, per_operation_rows, repeat_summary
+from benchmarks.bench_polling_traces import (
+    Op,
+    Run,
+    Trace,
+    per_operation_misses,
+    per_operation_rows,
+    repeat_summary,
+)
 
 
 def test_each_operation_is_one_row_and_only_counted_misses_are_marked() -> None:
@@ -48,3 +55,21 @@ def test_a_repeated_trace_is_summarised_by_the_spread_of_its_runs() -> None:
         "t: p95 from the 5th op over the bound, 3 runs: 0.50 1.20 3.00 (median 1.20); "
         "1.50 GETs per op"
     )
+
+
+def test_repeated_runs_show_each_operation_over_the_bound_run_by_run() -> None:
+    """`--per-op --repeat N`: a line per operation, in how many runs it was over the bound
+    (marked from the 5th operation on, where the goal counts it) and its figure in each run."""
+    ops = [Op("optim-step")] * 5
+    trace = Trace("t", tuple((op,) for op in ops))
+
+    def run(lateness: list[float]) -> Run:
+        durations = [0.04] * 5  # bound 10 ms
+        return Run("wrapper", trace, 1.0, 5, lateness, durations, durations,
+                   [(op.kind, 1.0) for op in ops])  # fmt: skip
+
+    lines = per_operation_misses([run([0.02, 0, 0, 0, 0.005]), run([0.03, 0, 0, 0, 0.015])])
+    assert len(lines) == 5
+    assert lines[0].split() == ["1", "optim-step", "over", "in", "2/2", "2.00", "3.00"]
+    assert lines[1].split() == ["2", "optim-step", "over", "in", "0/2", "0.00", "0.00"]
+    assert lines[4].split() == ["5", "optim-step", "over", "in", "1/2", "*", "0.50", "1.50"]
