@@ -31,8 +31,8 @@ class PollPolicy:
     closely, once their work spans more than ``fit_span`` x). GETs are planned from an
     operation's predicted start (when the one queued ahead is predicted done); what they teach
     is taken on the safe side of when it could have started (queued behind one not seen done:
-    no lower bound). Knowing nothing of the kind: at ``first_poll`` (whatever other kinds
-    take), then each GET at ``search_growth`` x the time of the one before. A
+    no lower bound). Knowing nothing: at ``first_poll`` (or half the shortest duration learned
+    for another kind), then each GET at ``search_growth`` x the time of the one before. A
     bracket: spread geometrically (``min_lateness / 2`` apart at least, its end + ``slack``
     last; when the budget leaves one GET for a bracket wider than ``warmup_spread`` x, its
     geometric middle, the late schedule below going on from there), the first ``warmup_ops``
@@ -316,7 +316,9 @@ class OperationPoll:
             last = -math.inf if self.last_pending_at is None else self.last_pending_at
             return max(points[self.gets], last + p.min_lateness / 2)
         if self.gets == 0:
-            return self.start + p.first_poll
+            kind = self._kind
+            other = min((d for k, d in list(kind.history.items()) if k != kind.name), default=0)
+            return self.start + max(p.first_poll, 0.5 * other)  # half the shortest other kind
         assert self.last_pending_at is not None
         if points:  # later than planned: every half bound, then a bound of the time so far
             interval = max(p.late_interval, p.bound(points[-1] - self.start) / 2)
