@@ -4,10 +4,11 @@
 
 Runs of `together_rl_client_kit.run_kit` per driver (this project's wrapper, the official SDK,
 the TypeScript port when `npm run build` has been run in client_kit/ports/typescript, and the
-tests' reference client), interleaved (one run of each in turn, 3 rounds; `--quick`: 1), each
+tests' reference client), interleaved (one run of each in turn, `ROUNDS` rounds; `--quick`: 1), each
 timed by wall clock from the emulator's start to its stop (driver start-up included), after one
 untimed run without scenarios (the emulator's and the referee's imports, which would otherwise
-fall on the first driver). The median per driver, and its ratio to the reference client's. The
+fall on the first driver); each round starts every driver at one random phase of the second
+(`start_at_phase`). The median per driver, and its ratio to the reference client's. The
 goal is under 60 s per driver on the 2-core machine, and the wrapper within 5 % of the
 reference client.
 Writes its section of docs/benchmarks.md between the client-kit markers, with the checked facts
@@ -18,15 +19,27 @@ recomputes.
 from __future__ import annotations
 
 import json
+import random
 import shlex
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from together_rl_client_kit import KitOptions, load_scenarios, run_kit
 
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
+
+__all__ = [
+    "DRIVERS",
+    "ROUNDS",
+    "checked_facts",
+    "main",
+    "measure",
+    "per_scenario",
+    "start_at_phase",
+]
 
 TS_DRIVER = ROOT / "client_kit" / "ports" / "typescript" / "dist" / "driver.js"
 DRIVERS = {
@@ -40,6 +53,19 @@ DRIVERS = {
 # Rounds of each driver: the HTTP-date Retry-After's wait alone varies by 1 s with the phase of
 # the second, so a median of few runs moves by that much.
 ROUNDS = 5
+
+
+def start_at_phase(
+    phase: float,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Wait until the wall clock's fraction of a second is ``phase``. A run ends when an HTTP
+    date's whole second has passed plus the scenarios after it, so back-to-back runs start at
+    nearly the same phase: the HTTP-date scenario's 1-2 s wait locks to a run's neighbours and a
+    driver's median takes whichever whole second that lands on. Each round starts every driver
+    at one phase drawn at random: the drivers compared within a round face the same second."""
+    sleep((phase - clock()) % 1.0)
 
 
 def _command(documented: str) -> str:
@@ -71,8 +97,11 @@ def measure(rounds: int) -> list[list[str]]:
     seconds: dict[str, list[float]] = {name: [] for name in drivers}
     own: dict[str, list[float]] = {name: [] for name in drivers}  # less the scripted waits
     reports = {}
+    phases = random.Random(0)
     for _ in range(rounds):
+        phase = phases.random()
         for name, documented in drivers.items():
+            start_at_phase(phase)
             started = time.perf_counter()
             reports[name] = run_kit(_command(documented), load_scenarios(), options)
             seconds[name].append(time.perf_counter() - started)
@@ -138,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         title="The whole client kit against one driver",
         payload=f"the {checked_facts('client_kit.whole_run')['scenarios']} built-in scenarios, "
         f"runs of each driver interleaved ({ROUNDS} rounds: the HTTP date's wait alone varies "
-        "by 1 s), emulator start to stop (driver start-up included)",
+        "by 1 s; each round starts every driver at one phase of the second, drawn at random), "
+        "emulator start to stop (driver start-up included)",
         columns=[
             "driver",
             "command",
