@@ -217,17 +217,18 @@ def main(argv: list[str] | None = None) -> int:
             "imports the generated models and numpy). The run less the scripted waits takes off "
             "the Retry-After waits each scenario's faults asked for (the HTTP date's is 1-2 s by "
             "the phase of the second, the noise of the whole run).",
-            "On 2026-12-05 (`e8531c3`, load average 0.2-0.6) the run before this one took the "
-            "wrapper 1.11 x the reference's time, 1.06 x less the scripted waits (4.8 s against "
-            "4.5 s), this one 0.93 x and 0.95 x: a run less its waits moves by 0.3 s from one "
-            "run to the next. The wrapper's scenarios are level: `--per-scenario wrapper "
-            "reference` gave 4.94 s against 5.09 s for all but the HTTP-date one, whose time is "
-            "mostly its 1-2 s wait. What it adds is the driver's start-up: importing it takes "
-            "0.45 s against the "
-            "reference's 0.20 s (`python -X importtime`, self times summed by package: the "
-            "generated client 0.13 s, numpy 0.06 s, `together_rl` itself 0.05 s), about 5 % of "
-            "a run less its waits. Neither import can be put off: the generated endpoints "
-            "import the models they read, and the first result is a numpy array.",
+            "On 2026-12-05, before each round started its drivers at one phase of the second, "
+            "back-to-back runs locked to the second (every run 7.0-7.1 or 8.0-8.1 s) and the "
+            "wrapper's median came out at 1.11, 0.93 and 1.12 x the reference's in three runs "
+            "(`e8531c3` twice, `c0140d4`; 1.06, 0.95 and 1.04 x less the scripted waits). With "
+            "the phase drawn per round, two runs at `b03eb05`: 1.04 and 1.00 x (1.02 and 1.02 x "
+            "less the scripted waits), each round's pair within 0.4 s. The wrapper's scenarios "
+            "are level: `--per-scenario wrapper reference` gave 4.94 s against 5.09 s for all but"
+            " the HTTP-date one, whose time is mostly its 1-2 s wait. What it adds is the "
+            "driver's start-up: importing it takes 0.45 s against the reference's 0.20 s (`python"
+            " -X importtime`, self times summed by package: the generated client 0.13 s, numpy "
+            "0.06 s, `together_rl` itself 0.05 s). Neither import can be put off: the generated "
+            "endpoints import the models they read, and the first result is a numpy array.",
         ],
     )
     section = "## Client kit (`together-rl-client-kit`)\n\n" + table.render(run.finish())
