@@ -129,6 +129,8 @@ client-kit-sdk-report: $(STAMP)
 ## Benchmarks (not tests): rewrite their tables in docs/benchmarks.md (a few minutes). Run on a
 ## quiet machine (1-min load average under 0.5); each table records its load, date and command.
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,plots]'  # the traces' plot
+	if command -v npm >/dev/null; then cd $(TS_PORT) && npm run --silent build; fi  # a client compared
 	$(BIN)/python -m benchmarks.bench_emulator
 	$(BIN)/python -m benchmarks.bench_wrapper
 	$(BIN)/python -m benchmarks.bench_proxy
