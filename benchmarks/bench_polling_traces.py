@@ -49,13 +49,19 @@ from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, pu
 
 __all__ = [
     "TRACES",
+    "Op",
+    "Run",
+    "Trace",
+    "bound",
     "checked_facts",
     "main",
     "measure",
     "per_operation_misses",
     "per_operation_rows",
+    "print_per_operation_repeats",
     "print_repeats",
     "repeat_summary",
+    "repeated_runs",
 ]
 
 MODEL = "Qwen/Qwen3-8B"
