@@ -290,6 +290,10 @@ def fixed_interval(interval: float) -> Runner:
 # --- measuring ------------------------------------------------------------------------------
 
 
+# The traces' goal counts a trace's operations from its 5th (this index) on.
+FIRST_COUNTED = 4
+
+
 def bound(duration: float) -> float:
     """The lateness the traces' goal allows an operation of ``duration``: max(10 ms, 5 %)."""
     return max(0.010, 0.05 * duration)
@@ -312,7 +316,7 @@ class Run:
         return [late / bound(d) for late, d in zip(self.lateness, self.durations, strict=True)]
 
     def over_bound_from_5th(self) -> list[float]:
-        return self.over_bound()[4:]
+        return self.over_bound()[FIRST_COUNTED:]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -418,7 +422,7 @@ def per_operation_rows(run: Run) -> list[list[str]]:
                 f"{run.overruns[n][1]:.2f}",
                 f"{1000 * (run.spans[n] - duration):.1f}",
                 f"{1000 * late:.1f}",
-                f"{over:.2f}" + (" *" if n >= 4 and over > 1 else ""),
+                f"{over:.2f}" + (" *" if n >= FIRST_COUNTED and over > 1 else ""),
             ]
         )
     return rows
@@ -429,14 +433,12 @@ def print_per_operation(quick: bool) -> None:
     operation: where its lateness comes from, before a change to the poller is measured
     side by side."""
     header = ["op", "what", "ms", "x GPU model", "queued ms", "late ms", "late / bound"]
-    with realistic_emulator() as base_url:
-        for trace in _traces(quick):
-            run = run_trace(base_url, "wrapper", run_wrapper, trace)
-            over = _percentile(run.over_bound_from_5th(), 0.95)
-            print(f"\n{trace.name}: {run.gets / len(run.lateness):.2f} GETs per op, p95 from "
-                  f"the 5th op over the bound {over:.2f} (* over it)")  # fmt: skip
-            for row in [header, *per_operation_rows(run)]:
-                print("  ".join(cell.rjust(width) for cell, width in zip(row, WIDTHS, strict=True)))
+    for [run] in repeated_runs(quick, 1):
+        over = _percentile(run.over_bound_from_5th(), 0.95)
+        print(f"\n{run.trace.name}: {run.gets / len(run.lateness):.2f} GETs per op, p95 from "
+              f"the 5th op over the bound {over:.2f} (* over it)")  # fmt: skip
+        for row in [header, *per_operation_rows(run)]:
+            print("  ".join(cell.rjust(width) for cell, width in zip(row, WIDTHS, strict=True)))
 
 
 WIDTHS = (3, 18, 8, 11, 10, 8, 13)
@@ -481,7 +483,7 @@ def per_operation_misses(runs: list[Run]) -> list[str]:
     for n, op in enumerate(runs[0].trace.ops()):
         over = [each[n] for each in by_run]
         misses = sum(x > 1 for x in over)
-        mark = " *" if n >= 4 and misses else "  "
+        mark = " *" if n >= FIRST_COUNTED and misses else "  "
         lines.append(
             f"{n + 1:3}  {op.describe():>18}  over in {misses}/{len(runs)}{mark}  "
             + " ".join(f"{x:.2f}" for x in over)
