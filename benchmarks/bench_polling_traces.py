@@ -48,6 +48,7 @@ from benchmarks._emulator_process import emulator_process
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 
 __all__ = [
+    "FIRST_COUNTED",
     "TRACES",
     "Op",
     "Run",
@@ -58,10 +59,13 @@ __all__ = [
     "measure",
     "per_operation_misses",
     "per_operation_rows",
+    "percentile",
     "print_per_operation_repeats",
     "print_repeats",
     "repeat_summary",
     "repeated_runs",
+    "traces",
+    "wire_body",
 ]
 
 MODEL = "Qwen/Qwen3-8B"
@@ -100,7 +104,7 @@ class Trace:
         return [op for step in self.steps for op in step]
 
 
-def _traces(quick: bool) -> list[Trace]:
+def traces(quick: bool) -> list[Trace]:
     rng = random.Random(7)
     steps = 4 if quick else 8
     grpo = tuple(
@@ -123,7 +127,7 @@ def _traces(quick: bool) -> list[Trace]:
     ]
 
 
-TRACES = _traces(quick=False)
+TRACES = traces(quick=False)
 
 
 def _tokens(rng: random.Random, n: int) -> list[int]:
@@ -319,7 +323,8 @@ class Run:
         return self.over_bound()[FIRST_COUNTED:]
 
 
-def _percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank ``q`` quantile (nan for no values)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] if ordered else math.nan
 
@@ -386,10 +391,10 @@ def matching_interval(run: Run) -> float:
 
 
 def measure(quick: bool) -> list[Run]:
-    traces = _traces(quick)
+    chosen = traces(quick)
     runs: list[Run] = []
     with realistic_emulator() as base_url:
-        for trace in traces:
+        for trace in chosen:
             wrapper = run_trace(base_url, "wrapper", run_wrapper, trace)
             interval = matching_interval(wrapper)
             clients: dict[str, Runner] = {"official SDK Trainer": run_official_sdk}
@@ -434,7 +439,7 @@ def print_per_operation(quick: bool) -> None:
     side by side."""
     header = ["op", "what", "ms", "x GPU model", "queued ms", "late ms", "late / bound"]
     for [run] in repeated_runs(quick, 1):
-        over = _percentile(run.over_bound_from_5th(), 0.95)
+        over = percentile(run.over_bound_from_5th(), 0.95)
         print(f"\n{run.trace.name}: {run.gets / len(run.lateness):.2f} GETs per op, p95 from "
               f"the 5th op over the bound {over:.2f} (* over it)")  # fmt: skip
         for row in [header, *per_operation_rows(run)]:
@@ -447,7 +452,7 @@ WIDTHS = (3, 18, 8, 11, 10, 8, 13)
 def repeat_summary(runs: list[Run]) -> str:
     """One line for the wrapper's runs of one trace: the p95 from the 5th operation over the
     bound of each run (ascending), their median, the mean GETs per operation."""
-    over = sorted(_percentile(run.over_bound_from_5th(), 0.95) for run in runs)
+    over = sorted(percentile(run.over_bound_from_5th(), 0.95) for run in runs)
     gets = sum(run.gets / len(run.lateness) for run in runs) / len(runs)
     middle = statistics.median(over)
     return (
@@ -460,11 +465,11 @@ def repeat_summary(runs: list[Run]) -> str:
 def repeated_runs(quick: bool, repeats: int) -> list[list[Run]]:
     """The wrapper alone, ``repeats`` times on each trace (a fresh client and session each, the
     traces taken in turn, one emulator): each trace's runs."""
-    traces = _traces(quick)
-    runs: list[list[Run]] = [[] for _ in traces]
+    chosen = traces(quick)
+    runs: list[list[Run]] = [[] for _ in chosen]
     with realistic_emulator() as base_url:
         for _ in range(repeats):
-            for trace, its_runs in zip(traces, runs, strict=True):
+            for trace, its_runs in zip(chosen, runs, strict=True):
                 its_runs.append(run_trace(base_url, "wrapper", run_wrapper, trace))
     return runs
 
@@ -507,10 +512,10 @@ def _row(run: Run) -> list[str]:
         run.client,
         f"{run.seconds / len(run.trace.steps):.2f}",
         f"{run.gets / ops:.2f}",
-        f"{1000 * _percentile(run.lateness, 0.5):.0f}",
-        f"{1000 * _percentile(run.lateness, 0.95):.0f}",
+        f"{1000 * percentile(run.lateness, 0.5):.0f}",
+        f"{1000 * percentile(run.lateness, 0.95):.0f}",
         f"{1000 * max(run.lateness):.0f}",
-        f"{_percentile(over, 0.95):.2f}",
+        f"{percentile(over, 0.95):.2f}",
     ]
 
 
@@ -524,8 +529,8 @@ def goals(runs: list[Run], trace: Trace) -> str:
     fastest = min((r for r in mine if r is not floor), key=lambda r: r.seconds)
     sdk = next((r for r in others if r.client.startswith("official SDK")), None)
     frugal = [r for r in others if per_op[r.client] <= per_op["wrapper"]]
-    p95 = {r.client: _percentile(r.lateness, 0.95) for r in mine}
-    within = _percentile(wrapper.over_bound_from_5th(), 0.95)
+    p95 = {r.client: percentile(r.lateness, 0.95) for r in mine}
+    within = percentile(wrapper.over_bound_from_5th(), 0.95)
     checks = [
         "lowest wall time of the clients: "
         + ("yes" if fastest is wrapper else "no, " + fastest.client)
@@ -554,7 +559,7 @@ def overruns(runs: list[Run]) -> str:
         for kind, ratio in run.overruns:
             kinds.setdefault(kind, []).append(ratio)
     parts = [
-        f"{kind} {min(r):.2f}-{max(r):.2f} x (median {_percentile(r, 0.5):.2f})"
+        f"{kind} {min(r):.2f}-{max(r):.2f} x (median {percentile(r, 0.5):.2f})"
         for kind, r in kinds.items()
     ]
     return (
@@ -594,7 +599,7 @@ def plot(runs: list[Run]) -> None:
 
 def checked_facts(key: str, quick: bool = False) -> dict[str, Any]:
     assert key == "polling_traces.side_by_side", key
-    traces = _traces(quick)
+    chosen = traces(quick)
     return {
         "quick": quick,
         "model": MODEL,
@@ -604,7 +609,7 @@ def checked_facts(key: str, quick: bool = False) -> dict[str, Any]:
                 "ahead": t.ahead,
                 "digest": digest(" ".join(op.describe() for op in t.ops()).encode()),
             }
-            for t in traces
+            for t in chosen
         },
         "clients": {
             "wrapper": f"{run_wrapper.__module__}.{run_wrapper.__qualname__}",
@@ -651,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
         plot(runs)
     rows = [_row(r) for r in runs]
     table_rows: list[list[str]] = []
-    for trace in _traces(args.quick):
+    for trace in traces(args.quick):
         table_rows.append([f"**{trace.name}**", "", "", "", "", "", ""])
         table_rows += [row for r, row in zip(runs, rows, strict=True) if r.trace == trace]
     table = Table(
@@ -681,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
         facts=checked_facts("polling_traces.side_by_side", args.quick),
         align="l r r r r r r",
         notes=[
-            *(goals(runs, trace) for trace in _traces(args.quick)),
+            *(goals(runs, trace) for trace in traces(args.quick)),
             overruns(runs),
             "Lateness: from the emulator's COMPLETED (`finished_at`) to the client holding the "
             "result, both on the machine's wall clock; bound = max(10 ms, 5 % of the "

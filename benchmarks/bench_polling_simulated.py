@@ -1,0 +1,185 @@
+"""The realistic traces on a fake clock: the wrapper's poller without the machine's noise.
+
+    .venv/bin/python -m benchmarks.bench_polling_simulated [--seeds N] [--quick]
+
+`bench_polling_traces` runs the wrapper against the realistic emulator, where one run of a
+trace says little (at one commit the submit-ahead loop's p95 ranged 1.3-12.8 bounds over 6
+runs) and a handful of runs takes minutes. Here the same three traces meet the wrapper's
+`PollPlanner` alone, on a clock the simulation moves: operations take the emulator's GPU-model
+time on Qwen/Qwen3-8B (`together_rl_emulator._gpu_model.operation_seconds`, 1.00-1.01 x as the
+emulator holds them) in a FIFO session that starts each when the one ahead is done; each POST
+takes 2-17 ms (a forward-backward's body is the largest) and the operation starts 1-5 ms
+before its answer; a GET goes out up to 2 ms after the planner asked for it and takes 1-2 ms;
+the client collects in submission order, as the real bench's loops do. Each seed draws those
+delays afresh, so N seeds give N runs of each trace in a few seconds, reproducible to the bit.
+
+Per trace it prints the runs whose p95 from the 5th operation is within the bound max(10 ms,
+5 % of D) (the traces' goal, as `bench_polling_traces` counts it), the same counted from each
+operation kind's 5th operation, the GETs per operation, and for each operation the runs in
+which it was over the bound. Nothing is written: a change to the poller is judged here on
+many runs, then confirmed against the emulator (`bench_polling_traces --repeat N`), since the
+simulation leaves out what a real run adds (a loaded machine's timers, the server's own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+from dataclasses import dataclass, field
+
+from together_rl._bodies import operation_work
+from together_rl._polling import OperationPoll, PollPlanner, PollPolicy
+from together_rl_emulator._gpu_model import operation_seconds
+
+from benchmarks.bench_polling_traces import (
+    FIRST_COUNTED,
+    MODEL,
+    Op,
+    Trace,
+    bound,
+    percentile,
+    traces,
+    wire_body,
+)
+
+__all__ = ["SimulatedRun", "duration", "main", "simulate", "summary"]
+
+# A POST's round trip by kind (uniform, s): a forward-backward's body takes the server longest.
+POST_SECONDS = {
+    "forward-backward": (0.006, 0.017),
+    "sample": (0.002, 0.005),
+    "optim-step": (0.002, 0.006),
+}
+STARTS_BEFORE_ANSWER = (0.001, 0.005)  # the operation starts this long before the POST's answer
+TIMER_LATE = (0.0, 0.002)  # a GET goes out this long after the planner asked for it
+GET_SECONDS = (0.001, 0.002)  # a GET's round trip; the server answers mid-way
+HELD = (1.0, 1.01)  # how long the emulator holds an operation, x its GPU-model time
+
+
+def duration(op: Op) -> float:
+    """The GPU model's time of ``op`` on the traces' model, from its work as the emulator reads
+    it (``_timing.operation_work``): a sample's 16-token prompts once per completion and
+    ``max_tokens`` per completion, a forward-backward's tokens."""
+    if op.kind == "sample":
+        completions = op.count * 8
+        return operation_seconds(
+            MODEL,
+            "sample",
+            input_tokens=16 * completions,
+            output_tokens=op.size * completions,
+            sequences=completions,
+        )
+    return operation_seconds(MODEL, op.kind, input_tokens=op.count * op.size)
+
+
+@dataclass
+class SimulatedRun:
+    """One trace's operations as one seed's run saw them, in submission order."""
+
+    kinds: list[str] = field(default_factory=list)
+    over_bound: list[float] = field(default_factory=list)  # lateness / max(10 ms, 5 % D)
+    gets: list[int] = field(default_factory=list)
+
+    def p95_from_5th(self) -> float:
+        return percentile(self.over_bound[FIRST_COUNTED:], 0.95)
+
+    def p95_from_each_kinds_5th(self) -> float:
+        seen: dict[str, int] = {}
+        counted = []
+        for kind, over in zip(self.kinds, self.over_bound, strict=True):
+            seen[kind] = seen.get(kind, 0) + 1
+            if seen[kind] > FIRST_COUNTED:
+                counted.append(over)
+        return percentile(counted, 0.95)
+
+
+def simulate(trace: Trace, seed: int, policy: PollPolicy | None = None) -> SimulatedRun:
+    """``trace`` collected by a fresh planner on a fake clock, the delays drawn from ``seed``."""
+    rng, bodies = random.Random(seed), random.Random(1)
+    planner = PollPlanner(policy)
+    now = free = 0.0  # the client's clock; when the session's queue is next free
+    out: dict[int, tuple[str, float, int]] = {}
+    Flight = tuple[int, Op, OperationPoll, float, float]
+
+    def submit(index: int, op: Op) -> Flight:
+        nonlocal now, free
+        answered = now + rng.uniform(*POST_SECONDS[op.kind])
+        start = max(answered - rng.uniform(*STARTS_BEFORE_ANSWER), free)
+        held = duration(op) * rng.uniform(*HELD)
+        free, now = start + held, answered
+        work = operation_work(wire_body(op, bodies))
+        return index, op, planner.submitted(op.kind, now, work), free, held
+
+    def collect(flight: Flight) -> None:
+        nonlocal now
+        index, op, poll, done_at, held = flight
+        while True:
+            sent = max(poll.next_poll_at() + rng.uniform(*TIMER_LATE), now)
+            trip = rng.uniform(*GET_SECONDS)
+            done = sent + trip / 2 >= done_at
+            poll.observe(sent_at=sent, done=done)
+            now = sent + trip
+            if done:
+                break
+        poll.finish()
+        out[index] = (op.kind, (now - done_at) / bound(held), poll.gets)
+
+    ops = iter(enumerate(trace.ops()))
+    if trace.ahead:  # keep the next step submitted while collecting one
+        flights = [submit(*next(ops)) for _ in trace.steps[0]]
+        for step in (*trace.steps[1:], ()):  # the last step submits nothing
+            later = [submit(*next(ops)) for _ in step]
+            for flight in flights:
+                collect(flight)
+            flights = later
+    else:
+        for index, op in ops:
+            collect(submit(index, op))
+    run = SimulatedRun()
+    for index in sorted(out):
+        kind, over, gets = out[index]
+        run.kinds.append(kind)
+        run.over_bound.append(over)
+        run.gets.append(gets)
+    return run
+
+
+def summary(trace: Trace, runs: list[SimulatedRun]) -> list[str]:
+    """What ``runs`` of ``trace`` show: the goal's count, the per-kind count, GETs, and each
+    operation's runs over the bound (marked where the goal counts it)."""
+    n = len(runs)
+    goal = [run.p95_from_5th() for run in runs]
+    per_kind = [run.p95_from_each_kinds_5th() for run in runs]
+    gets = statistics.mean(sum(run.gets) / len(run.gets) for run in runs)
+    over = [sum(run.over_bound[i] > 1 for run in runs) for i in range(len(runs[0].over_bound))]
+    marks = " ".join(f"{o}{'*' if i >= FIRST_COUNTED else ''}" for i, o in enumerate(over))
+    if any(math.isnan(p) for p in per_kind):
+        by_kind = "n/a (no kind has 5 ops)"
+    else:
+        within = sum(p <= 1 for p in per_kind)
+        by_kind = f"{within}/{n} (median {statistics.median(per_kind):.2f})"
+    return [
+        f"{trace.name}, {n} runs on a fake clock:",
+        f"  p95 from the 5th op within the bound in {sum(g <= 1 for g in goal)}/{n} runs "
+        f"(median {statistics.median(goal):.2f} bounds); from each kind's 5th op in {by_kind}; "
+        f"{gets:.2f} GETs per op",
+        f"  runs over the bound, op by op (* counted by the goal): {marks}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=40, help="runs of each trace (default 40)")
+    parser.add_argument("--quick", action="store_true", help="4 steps per trace instead of 8")
+    args = parser.parse_args(argv)
+    for trace in traces(args.quick):
+        runs = [simulate(trace, seed) for seed in range(args.seeds)]
+        print("\n".join(summary(trace, runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
