@@ -100,8 +100,9 @@ def test_a_queued_operation_learns_no_floor_from_a_guessed_start() -> None:
 
 
 def test_bounds_from_other_work_are_scaled_only_where_that_weakens_them() -> None:
-    """Before the slope is fitted, durations are taken to grow with the work no faster than
-    in proportion (a fixed overhead and a cost per unit): so an operation of half the
+    """Where bounds disagree with proportion (`test_polling_work.py`), durations are taken to
+    grow with the work no faster than in proportion (a fixed overhead and a cost per unit):
+    so an operation of half the
     reference work seen running at 0.3 s says the reference takes at least 0.3 s (not 0.6 s),
     and one of twice the work seen done at 0.3 s that it takes at most 0.3 s."""
     planner = PollPlanner()

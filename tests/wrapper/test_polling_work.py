@@ -57,15 +57,15 @@ def traces() -> list[list[tuple[float, float]]]:
 
 def test_durations_varying_10x_with_the_work_are_collected_within_the_bound() -> None:
     """Told the work, the poller learns how the duration grows with it: from the 30th
-    operation the p95 lateness is within max(10 ms, 5 % of D) on 39 of the 40 traces and
-    within 1.5 x that on all, at 1.7 GETs per operation at most; learning the kind alone it is
-    late on most of them."""
+    operation the p95 lateness is within max(10 ms, 5 % of D) on all 40 traces (fixed overheads
+    from 10 ms to 0.5 s, so durations not in proportion to the work), at 1.6 GETs per operation
+    at most; learning the kind alone it is late on most of them."""
     p95s = []
     for trace in traces():
         outcomes = run(PollPlanner(), trace)[30:]
         p95s.append(p95_over_bound(outcomes))
-        assert sum(g for g, _, _ in outcomes) / len(outcomes) <= 1.7
-    assert sum(p95 > 1.0 for p95 in p95s) <= 1 and max(p95s) <= 1.5
+        assert sum(g for g, _, _ in outcomes) / len(outcomes) <= 1.6
+    assert max(p95s) <= 1.0, p95s
     kind_alone = [p95_over_bound(run(PollPlanner(), t, aware=False)[30:]) for t in traces()]
     assert sum(r > 1.0 for r in kind_alone) >= len(kind_alone) // 2
 
@@ -76,6 +76,53 @@ def test_a_slope_learned_is_the_work_cost() -> None:
     reference, slope = planner.history.trends["fb"]
     assert slope == pytest.approx(2e-5, rel=0.05)
     assert planner.history["fb"] == pytest.approx(0.03 + 2e-5 * reference, rel=0.05)
+
+
+def _seen(planner: PollPlanner, at: float, work: float, running: float, done: float) -> None:
+    """An operation of ``work`` submitted at ``at``, seen running at ``running`` after it and
+    done at ``done``."""
+    poll = planner.submitted("fb", at, work)
+    poll.observe(sent_at=at + running, done=False)
+    poll.observe(sent_at=at + done, done=True)
+    poll.finish()
+
+
+def test_the_warm_up_takes_bounds_in_proportion_to_the_work_while_they_agree() -> None:
+    """An operation of 1000 tokens brackets D in (0.2, 0.4]; one of 500 seen running at 0.15 s
+    and done at 0.18 s says, in proportion, (0.3, 0.36] at 1000 tokens: the bracket narrows to
+    that (weakened, 0.15 s would say nothing and 0.18 s at most 0.36 s)."""
+    planner = PollPlanner()
+    _seen(planner, 0.0, 1000.0, 0.2, 0.4)
+    _seen(planner, 10.0, 500.0, 0.15, 0.18)
+    kind = planner._kinds["fb"]
+    assert (kind.low, kind.high) == (pytest.approx(0.3), pytest.approx(0.36))
+
+
+def test_bounds_that_disagree_with_proportion_are_weakened_instead() -> None:
+    """Seen running at 0.25 s with 500 tokens, in proportion the kind would take over 0.5 s at
+    1000 tokens, past the 0.4 s it was seen done by: durations are not in proportion (a fixed
+    overhead), and the bounds are taken only as far as a fixed overhead allows, (0.25, 0.4]."""
+    planner = PollPlanner()
+    _seen(planner, 0.0, 1000.0, 0.2, 0.4)
+    poll = planner.submitted("fb", 10.0, 500.0)
+    poll.observe(sent_at=10.25, done=False)
+    kind = planner._kinds["fb"]
+    assert (kind.low, kind.high) == (pytest.approx(0.25), pytest.approx(0.4))
+
+
+@pytest.mark.parametrize(("width", "fitted"), [(0.02, True), (0.06, False)])
+def test_a_slope_is_fitted_from_operations_seen_within_two_bounds(
+    width: float, fitted: bool
+) -> None:
+    """Operations of 2000 and 4000 tokens taking 0.25 s and 0.45 s, each seen running and done
+    ``width`` apart: 20 ms is within two bounds (25 ms, 45 ms), so their middles are within a
+    bound of the durations and fit the slope; 60 ms is not, and nothing is fitted."""
+    planner = PollPlanner()
+    for n, (work, duration) in enumerate([(2000.0, 0.25), (4000.0, 0.45)]):
+        _seen(planner, 10.0 * n, work, duration - width / 2, duration + width / 2)
+    assert ("fb" in planner.history.trends) is fitted
+    if fitted:
+        assert planner.history.trends["fb"][1] == pytest.approx(1e-4)
 
 
 def test_work_that_does_not_vary_keeps_the_kind_alone_schedule() -> None:

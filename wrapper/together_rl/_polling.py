@@ -28,7 +28,9 @@ class PollPolicy:
     D as an estimate or, warming up, as a bracket (the longest time an operation was seen
     running, the shortest it was seen done), and how D grows with an operation's work (its
     tokens and samples: a slope fitted over the kind's last ``fit_window`` operations seen
-    closely, once their work spans more than ``fit_span`` x). GETs are planned from an
+    closely, each bracket at most ``fit_width`` bounds wide, once their work spans more than
+    ``fit_span`` x; before, in proportion to the work, and so are the warm-up's bounds while
+    they agree with that). GETs are planned from an
     operation's predicted start (when the one queued ahead is predicted done); what they teach
     is taken on the safe side of when it could have started (queued behind one not seen done:
     no lower bound). Knowing nothing: at ``first_poll`` (or half the shortest duration learned
@@ -71,6 +73,7 @@ class PollPolicy:
     late_floor: float = 0.020
     fit_window: int = 16
     fit_span: float = 1.5
+    fit_width: float = 2.0
     readiness_first: float = 0.05
     readiness_growth: float = 1.5
     readiness_max: float = 5.0
@@ -106,6 +109,8 @@ class _Kind:
         self.estimate = history.get(name)
         self.reference, self.slope = history.trends.get(name, (math.nan, 0.0))
         self.low, self.high = 0.0, math.inf
+        # What the warm-up's GETs saw, (work, duration, done): its bracket at the reference work
+        self.bounds: list[tuple[float, float, bool]] = []
         self.spent = self.ops = 0
         self.run: float = 1.0  # the last step's size (x the base step) and its direction
         self.up: bool | None = None
@@ -119,18 +124,37 @@ class _Kind:
             maxlen=policy.fit_window
         )
 
-    def to_reference(self, duration: float, work: float, done: bool) -> float:
+    def to_reference(
+        self, duration: float, work: float, done: bool, proportional: bool = False
+    ) -> float:
         """What an operation of ``work`` seen running (or ``done``) ``duration`` after its
-        start says of the duration at the reference work. Before the slope is fitted only that
-        durations grow with the work, no faster than in proportion (a fixed overhead and a
-        cost per unit of work): so a bound, lower (running) or upper (done), scaled toward
-        the reference work when that makes it weaker."""
+        start says of the duration at the reference work. Fitted: less the slope's cost of
+        the extra work. Before, ``proportional``: in proportion to the work (a forward-backward's
+        time follows its tokens); else only that durations grow with the work, no faster than
+        in proportion (a fixed overhead and a cost per unit of work): so a bound, lower
+        (running) or upper (done), scaled toward the reference work when that makes it weaker."""
         if self.fitted:
             return duration - self.slope * (work - self.reference)
         if work <= 0 or self.reference <= 0:
             return duration
         ratio = self.reference / work
+        if proportional:
+            return duration * ratio
         return duration * (max(1.0, ratio) if done else min(1.0, ratio))
+
+    def bracket(self) -> tuple[float, float]:
+        """The warm-up's bracket of the duration at the reference work: its bounds taken in
+        proportion to the work while they agree with that (the longest seen running shorter
+        than the shortest seen done), else as :meth:`to_reference` weakens them."""
+        for proportional in (True, False):
+            scaled = [
+                (self.to_reference(d, w, done, proportional), done) for w, d, done in self.bounds
+            ]
+            low = max((d for d, done in scaled if not done), default=0.0)
+            high = min((d for d, done in scaled if done), default=math.inf)
+            if low < high:
+                break
+        return low, high
 
     def at_work(self, work: float) -> tuple[float, float]:
         """How a duration at the reference work becomes one at ``work``: (scale, offset), the
@@ -171,13 +195,15 @@ class _Kind:
             points.append(points[-1] + policy.bound(points[-1]))
         return [*points[:-1], high]
 
-    def warm(self, duration: float, done: bool) -> None:
-        """A warm-up GET saw the operation running or done ``duration`` after its start."""
+    def warm(self, duration: float, work: float, done: bool) -> None:
+        """A warm-up GET saw an operation of ``work`` running or done ``duration`` after its
+        start."""
         self.spent += 1
+        self.bounds.append((work, duration, done))
+        self.low, self.high = self.bracket()
         if not done:
-            self.low = max(self.low, duration)
             return
-        self.high, self.ops = min(self.high, duration), self.ops + 1
+        self.ops += 1
         policy = self.policy
         if self.low >= self.high:  # durations vary more than the bracket
             self.set(self.low)
@@ -343,7 +369,7 @@ class OperationPoll:
             self.last_pending_at = sent_at
         learned, after, by = self._learned, self.started_after, self.started_by
         if not learned and kind.estimate is None:
-            kind.warm(kind.to_reference(sent_at - (after if done else by), self.work, done), done)
+            kind.warm(sent_at - (after if done else by), self.work, done)
         elif learned and done and self.last_pending_at is not None:  # (as the plan was made)
             running = self._planned_reference(self.last_pending_at)
             kind.step(running, self._planned_reference(sent_at), self._points[0] - self.start)
@@ -351,7 +377,8 @@ class OperationPoll:
             kind.step(None, size=self._points[0] - self.start)  # done when planned
         if done and self.last_pending_at is not None and math.isfinite(by):
             longest, shortest = sent_at - after, self.last_pending_at - by
-            if longest - shortest <= 0.25 * longest:  # seen closely enough
+            # seen closely: its middle within the bound of the duration
+            if longest - shortest <= kind.policy.fit_width * kind.policy.bound(longest):
                 kind.fit(self.work, (longest + shortest) / 2, longest - shortest)
 
 
