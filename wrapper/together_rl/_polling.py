@@ -69,7 +69,7 @@ class PollPolicy:
     min_step: float = 0.0005
     max_run: float = 64.0
     late_interval: float = 0.002
-    late_steady: int = 2
+    late_steady: int = 3
     late_floor: float = 0.020
     fit_window: int = 16
     fit_span: float = 1.5
