@@ -13,7 +13,9 @@ port (its forward-backward only: the port has no other operation), and a fixed-i
 time per step, GETs per operation (the emulator's request counts), and lateness: from the
 emulator's COMPLETED (`finished_at` of `/_emulator/sessions/{id}/operations`, the same clock)
 to the client holding the result, p50 / p95 / max, and the p95 from the 5th operation over the
-bound max(10 ms, 5 % of the operation's duration). Writes its section of docs/benchmarks.md and
+bound max(10 ms, 5 % of the operation's duration); then the wrapper alone runs each trace
+`REPEATS` times more, and the goals say in how many of those it met the 5th-operation goal
+(one run is a draw from a wide spread). Writes its section of docs/benchmarks.md and
 docs/polling_traces.png (lateness against operation duration, per client). `--per-op` runs
 the wrapper alone and prints each operation's duration, queue wait and lateness (where a trace's
 p95 comes from), writing nothing. `--repeat N` runs the wrapper alone N times on each trace
@@ -49,6 +51,7 @@ from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, pu
 
 __all__ = [
     "FIRST_COUNTED",
+    "REPEATS",
     "TRACES",
     "Op",
     "Run",
@@ -66,6 +69,7 @@ __all__ = [
     "repeated_runs",
     "traces",
     "wire_body",
+    "within_in_repeats",
 ]
 
 MODEL = "Qwen/Qwen3-8B"
@@ -296,6 +300,9 @@ def fixed_interval(interval: float) -> Runner:
 
 # The traces' goal counts a trace's operations from its 5th (this index) on.
 FIRST_COUNTED = 4
+# After the side-by-side table, the wrapper alone runs each trace this many times more: whether
+# it meets the 5th-operation goal is judged on their spread, not on one draw.
+REPEATS = 6
 
 
 def bound(duration: float) -> float:
@@ -519,8 +526,19 @@ def _row(run: Run) -> list[str]:
     ]
 
 
-def goals(runs: list[Run], trace: Trace) -> str:
-    """What the trace's runs say of the wrapper's goals, measured (met or not)."""
+def within_in_repeats(runs: list[Run]) -> str:
+    """How many of the wrapper's ``runs`` of one trace meet the 5th-operation goal, with the
+    median and range of their p95 over the bound: one run is a draw from a wide spread."""
+    over = sorted(percentile(run.over_bound_from_5th(), 0.95) for run in runs)
+    return (
+        f"within in {sum(x <= 1 for x in over)} of {len(over)} more runs of the wrapper alone "
+        f"(median {statistics.median(over):.2f}, {over[0]:.2f}-{over[-1]:.2f})"
+    )
+
+
+def goals(runs: list[Run], trace: Trace, repeats: list[Run] | None = None) -> str:
+    """What the trace's runs say of the wrapper's goals, measured (met or not); ``repeats``:
+    more runs of the wrapper alone on it."""
     mine = [r for r in runs if r.trace == trace]
     wrapper = next(r for r in mine if r.client == "wrapper")
     others = [r for r in mine if r is not wrapper]
@@ -545,7 +563,8 @@ def goals(runs: list[Run], trace: Trace) -> str:
         "p95 below every client spending as few GETs: "
         + ("yes" if all(p95["wrapper"] < p95[r.client] for r in frugal) else "no")
         + f" ({', '.join(r.client for r in frugal) or 'none'})",
-        f"p95 from the 5th op within the bound: {'yes' if within <= 1 else 'no'} ({within:.2f})",
+        f"p95 from the 5th op within the bound: {'yes' if within <= 1 else 'no'} ({within:.2f})"
+        + (f"; {within_in_repeats(repeats)}" if repeats else ""),
     ]
     return f"*{trace.name}*, the wrapper's goals: " + "; ".join(checks) + "."
 
@@ -652,6 +671,7 @@ def main(argv: list[str] | None = None) -> int:
         ".venv/bin/python -m benchmarks.bench_polling_traces" + (" --quick" if args.quick else "")
     )
     runs = measure(args.quick)
+    repeats = repeated_runs(args.quick, REPEATS)
     if not args.no_write:
         plot(runs)
     rows = [_row(r) for r in runs]
@@ -686,7 +706,10 @@ def main(argv: list[str] | None = None) -> int:
         facts=checked_facts("polling_traces.side_by_side", args.quick),
         align="l r r r r r r",
         notes=[
-            *(goals(runs, trace) for trace in traces(args.quick)),
+            *(
+                goals(runs, trace, again)
+                for trace, again in zip(traces(args.quick), repeats, strict=True)
+            ),
             overruns(runs),
             "Lateness: from the emulator's COMPLETED (`finished_at`) to the client holding the "
             "result, both on the machine's wall clock; bound = max(10 ms, 5 % of the "

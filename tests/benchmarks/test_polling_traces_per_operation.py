@@ -12,6 +12,7 @@ from benchmarks.bench_polling_traces import (
     per_operation_misses,
     per_operation_rows,
     repeat_summary,
+    within_in_repeats,
 )
 
 
@@ -73,3 +74,18 @@ def test_repeated_runs_show_each_operation_over_the_bound_run_by_run() -> None:
     assert lines[0].split() == ["1", "optim-step", "over", "in", "2/2", "2.00", "3.00"]
     assert lines[1].split() == ["2", "optim-step", "over", "in", "0/2", "0.00", "0.00"]
     assert lines[4].split() == ["5", "optim-step", "over", "in", "1/2", "*", "0.50", "1.50"]
+
+
+def test_the_goal_is_also_judged_on_more_runs() -> None:
+    """One run of a trace is a draw from a wide spread: the goals say in how many further runs
+    the wrapper was within the 5th-operation goal, with their median and range."""
+    ops = [Op("optim-step")] * 5
+    trace = Trace("t", (tuple(ops),))
+
+    def run(late_5th: float) -> Run:
+        durations = [0.1] * 5
+        return Run("wrapper", trace, 1.0, 5, [0.0] * 4 + [late_5th], durations, durations, [])
+
+    assert within_in_repeats([run(0.005), run(0.02), run(0.009)]) == (
+        "within in 2 of 3 more runs of the wrapper alone (median 0.90, 0.50-2.00)"
+    )
