@@ -110,6 +110,19 @@ def test_bounds_that_disagree_with_proportion_are_weakened_instead() -> None:
     assert (kind.low, kind.high) == (pytest.approx(0.25), pytest.approx(0.4))
 
 
+def test_a_warm_up_held_pending_keeps_one_bound_per_work() -> None:
+    """The warm-up keeps, per work, the longest time seen running and the shortest seen done:
+    an operation held PENDING for an hour (GETs a second apart) costs each GET the same."""
+    planner = PollPlanner()
+    _seen(planner, 0.0, 1000.0, 0.2, 0.4)
+    poll = planner.submitted("fb", 10.0, 500.0)
+    for _ in range(3600):
+        poll.observe(sent_at=poll.next_poll_at(), done=False)
+    kind = planner._kinds["fb"]
+    assert len(kind.bounds) == 3
+    assert kind.low == pytest.approx(poll.last_pending_at - 10.0)
+
+
 @pytest.mark.parametrize(("width", "fitted"), [(0.02, True), (0.06, False)])
 def test_a_slope_is_fitted_from_operations_seen_within_two_bounds(
     width: float, fitted: bool

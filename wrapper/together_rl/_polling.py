@@ -109,8 +109,9 @@ class _Kind:
         self.estimate = history.get(name)
         self.reference, self.slope = history.trends.get(name, (math.nan, 0.0))
         self.low, self.high = 0.0, math.inf
-        # What the warm-up's GETs saw, (work, duration, done): its bracket at the reference work
-        self.bounds: list[tuple[float, float, bool]] = []
+        # What the warm-up's GETs saw, by (work, done): the longest seen running at that work,
+        # the shortest seen done; its bracket at the reference work
+        self.bounds: dict[tuple[float, bool], float] = {}
         self.spent = self.ops = 0
         self.run: float = 1.0  # the last step's size (x the base step) and its direction
         self.up: bool | None = None
@@ -148,7 +149,8 @@ class _Kind:
         than the shortest seen done), else as :meth:`to_reference` weakens them."""
         for proportional in (True, False):
             scaled = [
-                (self.to_reference(d, w, done, proportional), done) for w, d, done in self.bounds
+                (self.to_reference(d, w, done, proportional), done)
+                for (w, done), d in self.bounds.items()
             ]
             low = max((d for d, done in scaled if not done), default=0.0)
             high = min((d for d, done in scaled if done), default=math.inf)
@@ -199,7 +201,10 @@ class _Kind:
         """A warm-up GET saw an operation of ``work`` running or done ``duration`` after its
         start."""
         self.spent += 1
-        self.bounds.append((work, duration, done))
+        seen = self.bounds.get((work, done))
+        self.bounds[work, done] = (
+            duration if seen is None else (min if done else max)(seen, duration)
+        )
         self.low, self.high = self.bracket()
         if not done:
             return
