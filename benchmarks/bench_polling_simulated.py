@@ -40,6 +40,7 @@ from benchmarks.bench_polling_traces import (
     Op,
     Trace,
     bound,
+    from_each_kinds_5th,
     percentile,
     traces,
     wire_body,
@@ -87,13 +88,7 @@ class SimulatedRun:
         return percentile(self.over_bound[FIRST_COUNTED:], 0.95)
 
     def p95_from_each_kinds_5th(self) -> float:
-        seen: dict[str, int] = {}
-        counted = []
-        for kind, over in zip(self.kinds, self.over_bound, strict=True):
-            seen[kind] = seen.get(kind, 0) + 1
-            if seen[kind] > FIRST_COUNTED:
-                counted.append(over)
-        return percentile(counted, 0.95)
+        return percentile(from_each_kinds_5th(self.kinds, self.over_bound), 0.95)
 
 
 def simulate(trace: Trace, seed: int, policy: PollPolicy | None = None) -> SimulatedRun:

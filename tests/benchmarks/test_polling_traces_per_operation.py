@@ -9,6 +9,7 @@ from benchmarks.bench_polling_traces import (
     Op,
     Run,
     Trace,
+    from_each_kinds_5th,
     per_operation_misses,
     per_operation_rows,
     repeat_summary,
@@ -87,5 +88,14 @@ def test_the_goal_is_also_judged_on_more_runs() -> None:
         return Run("wrapper", trace, 1.0, 5, [0.0] * 4 + [late_5th], durations, durations, [])
 
     assert within_in_repeats([run(0.005), run(0.02), run(0.009)]) == (
-        "within in 2 of 3 more runs of the wrapper alone (median 0.90, 0.50-2.00)"
+        "within in 2 of 3 more runs of the wrapper alone (median 0.90, 0.50-2.00; "
+        "from each kind's 5th op: 2 of 3)"
     )
+
+
+def test_the_goal_counted_from_each_kinds_5th_operation() -> None:
+    """In a trace of interleaved kinds the 5th operation is a kind's 2nd: counted per kind,
+    only each kind's 5th operation on."""
+    kinds = ["a", "b"] * 6
+    values = [float(n) for n in range(12)]
+    assert from_each_kinds_5th(kinds, values) == [8.0, 9.0, 10.0, 11.0]
