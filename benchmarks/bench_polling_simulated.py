@@ -6,12 +6,13 @@
 trace says little (at one commit the submit-ahead loop's p95 ranged 1.3-12.8 bounds over 6
 runs) and a handful of runs takes minutes. Here the same three traces meet the wrapper's
 `PollPlanner` alone, on a clock the simulation moves: operations take the emulator's GPU-model
-time on Qwen/Qwen3-8B (`together_rl_emulator._gpu_model.operation_seconds`, 1.00-1.01 x as the
-emulator holds them) in a FIFO session that starts each when the one ahead is done; each POST
-takes 2-17 ms (a forward-backward's body is the largest) and the operation starts 1-5 ms
-before its answer; a GET goes out up to 2 ms after the planner asked for it and takes 1-2 ms;
-the client collects in submission order, as the real bench's loops do. Each seed draws those
-delays afresh, so N seeds give N runs of each trace in a few seconds, reproducible to the bit.
+time on Qwen/Qwen3-8B (the body read as the emulator reads it, timed as `--timing realistic`
+times it, 1.00-1.01 x as the emulator holds them) in a FIFO session that starts each when the
+one ahead is done; each POST takes 2-17 ms (a forward-backward's body is the largest) and the
+operation starts 1-5 ms before its answer; a GET goes out up to 2 ms after the planner asked
+for it and takes 1-2 ms; the client collects in submission order, as the real bench's loops do.
+Each seed draws those delays afresh, so N seeds give N runs of each trace in a few seconds,
+reproducible to the bit.
 
 Per trace it prints the runs whose p95 from the 5th operation is within the bound max(10 ms,
 5 % of D) (the traces' goal, as `bench_polling_traces` counts it), the same counted from each
@@ -24,15 +25,21 @@ simulation leaves out what a real run adds (a loaded machine's timers, the serve
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import statistics
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from together_rl._bodies import operation_work
 from together_rl._polling import OperationPoll, PollPlanner, PollPolicy
-from together_rl_emulator._gpu_model import operation_seconds
+from together_rl_emulator._catalog import CATALOG
+from together_rl_emulator._requests import validate_forward_backward
+from together_rl_emulator._simple_requests import validate_sample
+from together_rl_emulator._timing import Timing
+from together_rl_emulator._timing import operation_work as emulator_work
 
 from benchmarks.bench_polling_traces import (
     FIRST_COUNTED,
@@ -46,7 +53,7 @@ from benchmarks.bench_polling_traces import (
     wire_body,
 )
 
-__all__ = ["SimulatedRun", "duration", "main", "simulate", "summary"]
+__all__ = ["SimulatedRun", "duration", "main", "operations", "simulate", "summary"]
 
 # A POST's round trip by kind (uniform, s): a forward-backward's body takes the server longest.
 POST_SECONDS = {
@@ -60,20 +67,29 @@ GET_SECONDS = (0.001, 0.002)  # a GET's round trip; the server answers mid-way
 HELD = (1.0, 1.01)  # how long the emulator holds an operation, x its GPU-model time
 
 
-def duration(op: Op) -> float:
-    """The GPU model's time of ``op`` on the traces' model, from its work as the emulator reads
-    it (``_timing.operation_work``): a sample's 16-token prompts once per completion and
-    ``max_tokens`` per completion, a forward-backward's tokens."""
-    if op.kind == "sample":
-        completions = op.count * 8
-        return operation_seconds(
-            MODEL,
-            "sample",
-            input_tokens=16 * completions,
-            output_tokens=op.size * completions,
-            sequences=completions,
-        )
-    return operation_seconds(MODEL, op.kind, input_tokens=op.count * op.size)
+# How the emulator reads a body of each kind with tokens (others carry no work it times).
+READ = {"sample": validate_sample, "forward-backward": validate_forward_backward}
+
+
+def duration(op: Op, body: dict[str, Any] | None = None) -> float:
+    """How long the emulator (`--timing realistic`) holds ``op`` on the traces' model, from its
+    body (``wire_body``'s) read as the emulator reads it."""
+    body = wire_body(op, random.Random(1)) if body is None else body
+    read = READ.get(op.kind)
+    request = None if read is None else read(body, CATALOG[MODEL].vocab_size)
+    return Timing("realistic").predicted_seconds(MODEL, op.kind, emulator_work(request))
+
+
+@functools.cache
+def operations(trace: Trace) -> tuple[tuple[float, float], ...]:
+    """Each operation of ``trace``: the work the wrapper tells its planner, and its duration;
+    the same for every seed, so computed once."""
+    bodies = random.Random(1)
+    out = []
+    for op in trace.ops():
+        body = wire_body(op, bodies)
+        out.append((operation_work(body), duration(op, body)))
+    return tuple(out)
 
 
 @dataclass
@@ -93,19 +109,20 @@ class SimulatedRun:
 
 def simulate(trace: Trace, seed: int, policy: PollPolicy | None = None) -> SimulatedRun:
     """``trace`` collected by a fresh planner on a fake clock, the delays drawn from ``seed``."""
-    rng, bodies = random.Random(seed), random.Random(1)
+    rng = random.Random(seed)
     planner = PollPlanner(policy)
     now = free = 0.0  # the client's clock; when the session's queue is next free
     out: dict[int, tuple[str, float, int]] = {}
     Flight = tuple[int, Op, OperationPoll, float, float]
+    known = operations(trace)
 
     def submit(index: int, op: Op) -> Flight:
         nonlocal now, free
+        work, seconds = known[index]
         answered = now + rng.uniform(*POST_SECONDS[op.kind])
         start = max(answered - rng.uniform(*STARTS_BEFORE_ANSWER), free)
-        held = duration(op) * rng.uniform(*HELD)
+        held = seconds * rng.uniform(*HELD)
         free, now = start + held, answered
-        work = operation_work(wire_body(op, bodies))
         return index, op, planner.submitted(op.kind, now, work), free, held
 
     def collect(flight: Flight) -> None:
