@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
-from together_rl._polling import PollHistory, PollPlanner, PollPolicy, poll_wait
+from together_rl._polling import OperationPoll, PollHistory, PollPlanner, PollPolicy, poll_wait
 from together_rl._responses import interpret_operation
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
@@ -159,13 +159,24 @@ def test_queued_operation_starts_when_the_one_ahead_finished() -> None:
     first.observe(sent_at=first.next_poll_at(), done=False)  # slower: pending at 0.2 s
     first.observe(sent_at=0.3, done=True)
     planner.finished(first)  # taken done half a bound (10 ms) after it was last seen running
-    assert second.next_poll_at() == pytest.approx(0.205 + planner.history["fb"])
+    # polled from when it could have started (0.2 s) up to when it is predicted done
+    assert planned_until(second, 0.205 + planner.history["fb"])[0] > 0.2 + planner.history["fb"]
     close = PollPlanner(history=PollHistory(fb=0.2))
     first, second = close.submitted("fb", 0.0), close.submitted("fb", 0.01)
     first.observe(sent_at=0.2, done=False)
     first.observe(sent_at=0.204, done=True)  # seen closely: mid-way
     close.finished(first)
-    assert second.next_poll_at() == pytest.approx(0.202 + close.history["fb"])
+    assert planned_until(second, 0.202 + close.history["fb"])[0] > 0.2 + close.history["fb"]
+
+
+def planned_until(poll: OperationPoll, predicted: float) -> list[float]:
+    """``poll``'s GETs, each finding it running, up to the one at ``predicted``."""
+    sent = [poll.next_poll_at()]
+    while sent[-1] < predicted - 1e-9:
+        poll.observe(sent_at=sent[-1], done=False)
+        sent.append(poll.next_poll_at())
+    assert sent[-1] == pytest.approx(predicted)
+    return sent
 
 
 def test_a_late_reader_teaches_nothing() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from together_rl import Client, PollPolicy, Sample
 from together_rl._bodies import build_forward_backward, build_sample, operation_work
-from together_rl._polling import PollHistory, PollPlanner
+from together_rl._polling import OperationPoll, PollHistory, PollPlanner
 
 # (fixed overhead s, seconds per unit of work): durations from 0.03 to 0.43 s, 0.2 to 2.2 s, ...
 SHAPES = [(0.03, 2e-5), (0.2, 1e-4), (0.01, 1e-5), (0.5, 0.0)]
@@ -217,17 +217,65 @@ def test_after_one_far_slower_operation_the_quick_ones_are_not_waited_for() -> N
     assert all(late <= 0.05 * 0.8 and gets <= 2 for gets, late, _ in outcomes[-3:])
 
 
+def running_until(poll: OperationPoll, until: float) -> list[float]:
+    """The GETs of ``poll`` sent up to ``until``, each finding it still running."""
+    sent: list[float] = []
+    while (at := poll.next_poll_at()) <= until:
+        poll.observe(sent_at=at, done=False)
+        sent.append(at)
+    return sent
+
+
 def test_one_found_done_at_once_is_taken_to_finish_when_predicted() -> None:
-    """Submitted ahead, an optim-step behind a forward-backward is found done by its first GET
-    long after it finished: the operation behind it is predicted from when it was predicted
-    done, not from mid-way since its submission."""
+    """Submitted ahead, an optim-step behind a forward-backward found done by its first GET is
+    predicted from when that one was predicted done, and polled from half the forward-backward's
+    bound before, a bound (less `slack`) apart: it may have finished that much earlier."""
+    policy = PollPolicy()
     history = PollHistory({"fb": 0.5, "optim": 0.04})
-    planner = PollPlanner(history=history)
-    fb, optim, later = (planner.submitted(k, 0.0) for k in ("fb", "optim", "fb"))
+    planner = PollPlanner(policy, history)
+    fb, optim = (planner.submitted(k, 0.0) for k in ("fb", "optim"))
     fb.observe(sent_at=0.5, done=True)  # on time: the estimate steps down a little
     fb.finish()
-    fb_done = history["fb"]
-    assert optim.next_poll_at() == pytest.approx(fb_done + 0.04)
+    predicted, gap = history["fb"] + 0.04, policy.bound(0.04) - policy.slack
+    sent = running_until(optim, predicted + gap)
+    assert predicted - policy.bound(history["fb"]) / 2 <= sent[0] < predicted - gap / 2
+    assert sent[-1] >= predicted and max(np.diff(sent)) <= gap + 1e-9
+
+
+def test_one_found_done_late_starts_the_next_from_its_prediction() -> None:
+    """An optim-step found done by its first GET long after it finished (read late): the
+    operation behind it is predicted from when the optim-step was predicted done, not from
+    mid-way since its submission."""
+    history = PollHistory({"fb": 0.5, "optim": 0.04})
+    planner = PollPlanner(history=history)
+    optim, later = (planner.submitted(k, 0.0) for k in ("optim", "fb"))
     optim.observe(sent_at=2.0, done=True)  # read late: teaches nothing
     optim.finish()
-    assert later.next_poll_at() == pytest.approx(fb_done + 0.04 + history["fb"])
+    predicted = 0.04 + history["fb"]
+    assert running_until(later, predicted)[-1] == pytest.approx(predicted)
+
+
+def warm_up_gets(queued: bool) -> list[float]:
+    """The GETs of a kind's second operation (its bracket 0.2-0.4 s from the first), running
+    until 0.5 s: with another operation queued behind it, or alone."""
+    planner = PollPlanner()
+    first = planner.submitted("fb", 0.0)
+    for at in (0.2, 0.4):
+        first.observe(sent_at=at, done=at >= 0.4)
+    first.finish()
+    second = planner.submitted("fb", 1.0)
+    if queued:
+        planner.submitted("optim", 1.0)
+    return [at - 1.0 for at in running_until(second, 1.5)]
+
+
+def test_a_warm_up_with_operations_queued_behind_polls_within_the_bound() -> None:
+    """Warming up, an operation alone spends the warm-up's budget (a few GETs spread over the
+    bracket); with others queued behind it (its end is their start), a GET every bound (less
+    `slack`) over the bracket."""
+    policy = PollPolicy()
+    alone, queued = warm_up_gets(queued=False), warm_up_gets(queued=True)
+    within = [t for t in queued if t <= 0.4]
+    assert within[0] <= 0.2 + policy.bound(0.2)
+    assert max(np.diff(within)) <= policy.bound(0.4) - policy.slack + 1e-9
+    assert len([t for t in alone if t <= 0.4]) < len(within) / 2

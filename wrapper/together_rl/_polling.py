@@ -40,7 +40,11 @@ class PollPolicy:
     geometric middle, the late schedule below going on from there), the first ``warmup_ops``
     operations spending ``warmup_budget`` GETs each on average,
     later ones spaced by ``max(min_lateness, lateness x D)`` until it is that narrow (its end is
-    then the estimate; still wide after them, its low end). Learned: at the predicted end, the
+    then the estimate; still wide after them, its low end); an operation with others queued
+    behind it is spaced so (less ``slack``) from its first, as its end is their start. One that
+    may have started before its predicted start (the one ahead seen done between two GETs, or
+    found done at once) is polled from as early as that, a bound less ``slack`` apart, up to
+    the plan's first GET. Learned: at the predicted end, the
     estimate moving to where ``hit_rate`` of first GETs find the operation done, by steps
     (``step`` of the operation's bound, ``min_step`` at least) that double while they go one way
     (``max_run`` x at most), never past when an operation was seen done; a first GET counts
@@ -176,9 +180,10 @@ class _Kind:
         if self.fast is None:
             self.history[self.name] = self.estimate
 
-    def plan(self) -> list[float]:
+    def plan(self, queued: bool = False) -> list[float]:
         """The planned GETs of an operation at the reference work, as durations after its
-        start ([]: search)."""
+        start ([]: search); ``queued``: others wait behind it, so a bracket is not left to the
+        warm-up's budget but polled a bound (less ``slack``) apart: its end is their start."""
         if self.estimate is not None:
             if self.fast is not None and self.fast < self.estimate:
                 return [self.fast, self.estimate]
@@ -187,14 +192,15 @@ class _Kind:
             return []
         policy = self.policy
         low, high, ops = self.low, self.high + policy.slack, policy.warmup_ops
-        if self.ops < ops and low > 0:  # the budget left, less a GET per later operation
+        if self.ops < ops and low > 0 and not queued:  # the budget left, less a GET per later op
             n = max(1, int(policy.warmup_budget * ops) - self.spent - (ops - 1 - self.ops))
             if n == 1 and high / low > policy.warmup_spread:  # one GET for a wide bracket:
                 return [math.sqrt(low * high)]  # its middle, then the late schedule's
             return [low * (high / low) ** (k / n) for k in range(1, n + 1)]
-        points = [low + policy.bound(low)]  # as many GETs as the lateness bound takes
+        margin = policy.slack if queued else 0.0
+        points = [low + policy.bound(low) - margin]  # as many GETs as the lateness bound takes
         while points[-1] < high:
-            points.append(points[-1] + policy.bound(points[-1]))
+            points.append(points[-1] + policy.bound(points[-1]) - margin)
         return [*points[:-1], high]
 
     def warm(self, duration: float, work: float, done: bool) -> None:
@@ -284,6 +290,8 @@ class OperationPoll:
         # When it started at the earliest and at the latest (what its GETs teach is taken
         # on the safe side): at once when nothing was ahead of it, after the one ahead finished.
         self.started_after, self.started_by = submitted_at, start
+        # When it most plausibly started at the earliest: the one ahead's earliest_finish()
+        self.earliest_start: float | None = None
         if math.isnan(kind.reference):
             kind.reference = work  # the kind's first operation sets it
         self.last_pending_at: float | None = None
@@ -313,7 +321,21 @@ class OperationPoll:
         predicted = self.predicted_done()
         if predicted is not None and self.start <= predicted <= self.finished_at:
             return predicted
-        return (self.start + self.finished_at) / 2
+        return (self.earliest_finish() + self.finished_at) / 2
+
+    def earliest_finish(self) -> float:
+        """When the operation, seen done, most plausibly finished at the earliest: when a GET
+        last found it running; else half a bound before it was predicted done, or (warming up)
+        its bracket's low end after it could have started."""
+        assert self.finished_at is not None
+        if self.last_pending_at is not None:
+            return self.last_pending_at
+        predicted = self.predicted_done()
+        if predicted is not None:
+            predicted = min(predicted, self.finished_at)
+            return predicted - self._kind.policy.bound(predicted - self.start) / 2
+        start = self.start if self.earliest_start is None else min(self.start, self.earliest_start)
+        return min(start + self._at_work(self._kind.low), self.finished_at)
 
     def predicted_done(self) -> float | None:
         estimate = self._kind.estimate
@@ -324,10 +346,24 @@ class OperationPoll:
         return max(0.0, duration * scale + offset)
 
     def _plan(self) -> list[float]:
-        """The planned GETs: as the first GET fixed them, or as they stand before it."""
+        """The planned GETs: as the first GET fixed them, or as they stand before it. When
+        it may have started before its predicted start, GETs from half a bound (less ``slack``)
+        after that plan's first were it started then, up to the plan's first, at most a bound
+        (less ``slack``) apart."""
         if self.gets:
             return self._points
-        return [self.start + self._at_work(d) for d in self._kind.plan()]
+        queued = self._planner is not None and self._planner.queued_behind(self)
+        points = [self.start + self._at_work(d) for d in self._kind.plan(queued)]
+        earliest = self.earliest_start
+        if not points or earliest is None or earliest >= self.start:
+            return points
+        policy = self._kind.policy
+        gap = policy.bound(points[0] - self.start) - policy.slack
+        first = points[0] - (self.start - earliest) + gap / 2
+        if first >= points[0] - gap / 2:  # the plan's first is soon enough
+            return points
+        n = math.ceil((points[0] - first) / gap)
+        return [first + k * (points[0] - first) / n for k in range(n)] + points
 
     def _planned_reference(self, at: float) -> float:
         """A time of this operation, brought to the reference work as its plan was scaled."""
@@ -415,6 +451,11 @@ class PollPlanner:
             del self._queue[: -self.policy.queue_memory]
             return poll
 
+    def queued_behind(self, poll: OperationPoll) -> bool:
+        """Whether operations wait behind ``poll`` in the session's queue."""
+        with self._lock:
+            return poll in self._queue and self._queue[-1] is not poll
+
     def attached(self, kind: str, now: float) -> OperationPoll:
         """An operation collected by id: not queued, searched for from ``now``, teaching nothing."""
         return OperationPoll(_Kind(self.policy, kind, PollHistory()), now, now)
@@ -432,6 +473,7 @@ class PollPlanner:
                 behind = self._queue[index]
                 behind.started_after = max(behind.submitted_at, after)
                 behind.started_by = max(behind.submitted_at, poll.finished_at)
+                behind.earliest_start = poll.earliest_finish()
             start = poll.likely_finished_at()
             for later in self._queue[index:]:
                 if start is None:
