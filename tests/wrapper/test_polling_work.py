@@ -279,3 +279,31 @@ def test_a_warm_up_with_operations_queued_behind_polls_within_the_bound() -> Non
     assert within[0] <= 0.2 + policy.bound(0.2)
     assert max(np.diff(within)) <= policy.bound(0.4) - policy.slack + 1e-9
     assert len([t for t in alone if t <= 0.4]) < len(within) / 2
+
+
+def test_a_queued_operation_teaches_from_the_safe_side_of_its_start() -> None:
+    """An optim-step queued behind a forward-backward seen running at 0.19 s and done at 0.23 s
+    started somewhere between: found running 50 ms after its predicted start (0.195 s) but only
+    15 ms after its latest, it says nothing of being slower than its 40 ms estimate."""
+    history = PollHistory({"fb": 0.2, "optim": 0.04})
+    planner = PollPlanner(history=history)
+    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
+    fb.observe(sent_at=0.19, done=False)
+    fb.observe(sent_at=0.23, done=True)
+    fb.finish()
+    optim.observe(sent_at=0.245, done=False)
+    optim.observe(sent_at=0.26, done=True)
+    assert history["optim"] <= 0.04
+
+
+def test_a_prediction_stays_as_the_first_get_fixed_it() -> None:
+    """A forward-backward found done by its GET at its predicted end (0.5 s) teaches its kind a
+    shorter estimate; the optim-step behind it still starts at 0.5 s, when it was predicted
+    done, not at the new estimate's earlier time."""
+    history = PollHistory({"fb": 0.5, "optim": 0.04})
+    planner = PollPlanner(history=history)
+    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
+    fb.observe(sent_at=0.5, done=True)
+    fb.finish()
+    assert history["fb"] < 0.5
+    assert fb.predicted_done() == optim.start == pytest.approx(0.5)

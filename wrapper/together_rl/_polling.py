@@ -298,6 +298,7 @@ class OperationPoll:
         self.finished_at: float | None = None
         self._scale = (1.0, 0.0)  # the plan and the scaling to the work, fixed by the first GET
         self._points: list[float] = []
+        self._predicted: float | None = None
         self._learned = False
 
     def finish(self) -> None:
@@ -338,6 +339,10 @@ class OperationPoll:
         return min(start + self._at_work(self._kind.low), self.finished_at)
 
     def predicted_done(self) -> float | None:
+        """When the operation is predicted done (None: its kind is warming up), as its first
+        GET fixed it (what that GET taught its kind moves later predictions, not this one)."""
+        if self.gets:
+            return self._predicted
         estimate = self._kind.estimate
         return None if estimate is None else self.start + self._at_work(estimate)
 
@@ -370,6 +375,11 @@ class OperationPoll:
         scale, offset = self._scale
         return (at - self.start - offset) / scale if scale > 0 else at - self.start
 
+    def _planned_size(self) -> float:
+        """The duration its plan predicted (its first planned GET's, warming up)."""
+        predicted = self._points[0] if self._predicted is None else self._predicted
+        return predicted - self.start
+
     def _on_time(self) -> float:
         """How late a first GET may go out and still say the operation was done when planned:
         half the bound (a loaded machine's timers run late by a few ms)."""
@@ -401,6 +411,7 @@ class OperationPoll:
         """Record one GET's outcome (``sent_at``: when the GET went out)."""
         kind = self._kind
         if self.gets == 0:
+            self._predicted = self.predicted_done()
             self._points, self._scale = self._plan(), self._kind.at_work(self.work)
             self._learned = kind.estimate is not None
         self.gets += 1
@@ -412,10 +423,13 @@ class OperationPoll:
         if not learned and kind.estimate is None:
             kind.warm(sent_at - (after if done else by), self.work, done)
         elif learned and done and self.last_pending_at is not None:  # (as the plan was made)
-            running = self._planned_reference(self.last_pending_at)
-            kind.step(running, self._planned_reference(sent_at), self._points[0] - self.start)
+            # on the safe side of the start: running since its latest, done since its earliest
+            latest = max(self.start, by) if math.isfinite(by) else self.start
+            running = self._planned_reference(self.last_pending_at - (latest - self.start))
+            done_in = self._planned_reference(sent_at + (self.start - min(self.start, after)))
+            kind.step(running, done_in, self._planned_size())
         elif learned and done and sent_at <= self._points[0] + self._on_time():  # (late: no news)
-            kind.step(None, size=self._points[0] - self.start)  # done when planned
+            kind.step(None, size=self._planned_size())  # done when planned
         if done and self.last_pending_at is not None and math.isfinite(by):
             longest, shortest = sent_at - after, self.last_pending_at - by
             # seen closely: its middle within the bound of the duration
