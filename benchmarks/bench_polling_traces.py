@@ -416,13 +416,18 @@ def matching_interval(run: Run) -> float:
 
 def measure(quick: bool) -> list[Run]:
     chosen = traces(quick)
+    if not TS_DRIVER.exists():  # a table without one of its clients would not say so
+        raise SystemExit(
+            f"{TS_DRIVER.relative_to(ROOT)} is missing: build the TypeScript port first "
+            "(`make bench` does, or `npm run build` in client_kit/ports/typescript)"
+        )
     runs: list[Run] = []
     with realistic_emulator() as base_url:
         for trace in chosen:
             wrapper = run_trace(base_url, "wrapper", run_wrapper, trace)
             interval = matching_interval(wrapper)
             clients: dict[str, Runner] = {"official SDK Trainer": run_official_sdk}
-            if all(op.kind == "forward-backward" for op in trace.ops()) and TS_DRIVER.exists():
+            if all(op.kind == "forward-backward" for op in trace.ops()):
                 clients["TypeScript port"] = run_typescript
             clients[f"fixed {interval * 1000:.0f} ms (the wrapper's GETs)"] = fixed_interval(
                 interval
