@@ -87,6 +87,11 @@ class PollPolicy:
         """The lateness the schedule aims at for an operation of ``duration`` (1 ms at least)."""
         return max(self.min_lateness, self.lateness * duration, 0.001)
 
+    def gap(self, duration: float) -> float:
+        """How far apart GETs go to hold an operation of ``duration`` within its bound: the
+        bound less ``slack`` (a GET goes out and is answered a few ms late)."""
+        return self.bound(duration) - self.slack
+
     def readiness_interval(self, attempt: int) -> float:
         """Wait before the ``attempt``-th GET of a session or model resources starting."""
         growth: float = self.readiness_growth**attempt
@@ -183,7 +188,7 @@ class _Kind:
     def plan(self, queued: bool = False) -> list[float]:
         """The planned GETs of an operation at the reference work, as durations after its
         start ([]: search); ``queued``: others wait behind it, so a bracket is not left to the
-        warm-up's budget but polled a bound (less ``slack``) apart: its end is their start."""
+        warm-up's budget but polled :meth:`PollPolicy.gap` apart: its end is their start."""
         if self.estimate is not None:
             if self.fast is not None and self.fast < self.estimate:
                 return [self.fast, self.estimate]
@@ -197,10 +202,10 @@ class _Kind:
             if n == 1 and high / low > policy.warmup_spread:  # one GET for a wide bracket:
                 return [math.sqrt(low * high)]  # its middle, then the late schedule's
             return [low * (high / low) ** (k / n) for k in range(1, n + 1)]
-        margin = policy.slack if queued else 0.0
-        points = [low + policy.bound(low) - margin]  # as many GETs as the lateness bound takes
+        gap = policy.gap if queued else policy.bound
+        points = [low + gap(low)]  # as many GETs as the lateness bound takes
         while points[-1] < high:
-            points.append(points[-1] + policy.bound(points[-1]) - margin)
+            points.append(points[-1] + gap(points[-1]))
         return [*points[:-1], high]
 
     def warm(self, duration: float, work: float, done: bool) -> None:
@@ -352,9 +357,9 @@ class OperationPoll:
 
     def _plan(self) -> list[float]:
         """The planned GETs: as the first GET fixed them, or as they stand before it. When
-        it may have started before its predicted start, GETs from half a bound (less ``slack``)
-        after that plan's first were it started then, up to the plan's first, at most a bound
-        (less ``slack``) apart."""
+        it may have started before its predicted start, GETs from half a gap
+        (:meth:`PollPolicy.gap`) after that plan's first were it started then, up to the plan's
+        first, at most a gap apart."""
         if self.gets:
             return self._points
         queued = self._planner is not None and self._planner.queued_behind(self)
@@ -363,7 +368,7 @@ class OperationPoll:
         if not points or earliest is None or earliest >= self.start:
             return points
         policy = self._kind.policy
-        gap = policy.bound(points[0] - self.start) - policy.slack
+        gap = policy.gap(points[0] - self.start)
         first = points[0] - (self.start - earliest) + gap / 2
         if first >= points[0] - gap / 2:  # the plan's first is soon enough
             return points
@@ -376,9 +381,9 @@ class OperationPoll:
         return (at - self.start - offset) / scale if scale > 0 else at - self.start
 
     def _planned_size(self) -> float:
-        """The duration its plan predicted (its first planned GET's, warming up)."""
-        predicted = self._points[0] if self._predicted is None else self._predicted
-        return predicted - self.start
+        """The duration its plan predicted (its kind learned when the first GET went out)."""
+        assert self._predicted is not None
+        return self._predicted - self.start
 
     def _on_time(self) -> float:
         """How late a first GET may go out and still say the operation was done when planned:
