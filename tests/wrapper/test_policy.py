@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
-from together_rl._polling import OperationPoll, PollHistory, PollPlanner, PollPolicy, poll_wait
+from together_rl._polling import PollHistory, PollPlanner, PollPolicy, poll_wait
 from together_rl._responses import interpret_operation
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
@@ -24,6 +24,7 @@ from together_rl._retry import (
     parse_retry_after,
     should_retry_status,
 )
+from wrapper_helpers import running_until
 
 
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504, 520, 599])
@@ -160,23 +161,17 @@ def test_queued_operation_starts_when_the_one_ahead_finished() -> None:
     first.observe(sent_at=0.3, done=True)
     planner.finished(first)  # taken done half a bound (10 ms) after it was last seen running
     # polled from when it could have started (0.2 s) up to when it is predicted done
-    assert planned_until(second, 0.205 + planner.history["fb"])[0] > 0.2 + planner.history["fb"]
+    sent = running_until(second, 0.205 + planner.history["fb"] + 1e-9)
+    assert sent[0] > 0.2 + planner.history["fb"]
+    assert sent[-1] == pytest.approx(0.205 + planner.history["fb"])
     close = PollPlanner(history=PollHistory(fb=0.2))
     first, second = close.submitted("fb", 0.0), close.submitted("fb", 0.01)
     first.observe(sent_at=0.2, done=False)
     first.observe(sent_at=0.204, done=True)  # seen closely: mid-way
     close.finished(first)
-    assert planned_until(second, 0.202 + close.history["fb"])[0] > 0.2 + close.history["fb"]
-
-
-def planned_until(poll: OperationPoll, predicted: float) -> list[float]:
-    """``poll``'s GETs, each finding it running, up to the one at ``predicted``."""
-    sent = [poll.next_poll_at()]
-    while sent[-1] < predicted - 1e-9:
-        poll.observe(sent_at=sent[-1], done=False)
-        sent.append(poll.next_poll_at())
-    assert sent[-1] == pytest.approx(predicted)
-    return sent
+    sent = running_until(second, 0.202 + close.history["fb"] + 1e-9)
+    assert sent[0] > 0.2 + close.history["fb"]
+    assert sent[-1] == pytest.approx(0.202 + close.history["fb"])
 
 
 def test_a_late_reader_teaches_nothing() -> None:

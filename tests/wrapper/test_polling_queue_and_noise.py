@@ -99,6 +99,21 @@ def test_a_queued_operation_learns_no_floor_from_a_guessed_start() -> None:
     assert kind.high == pytest.approx(0.27)  # done by 0.47 s, started after 0.2 s
 
 
+def test_a_queued_operation_teaches_from_the_safe_side_of_its_start() -> None:
+    """An optim-step queued behind a forward-backward seen running at 0.19 s and done at 0.23 s
+    started somewhere between: found running 50 ms after its predicted start (0.195 s) but only
+    15 ms after its latest, it says nothing of being slower than its 40 ms estimate."""
+    history = PollHistory({"fb": 0.2, "optim": 0.04})
+    planner = PollPlanner(history=history)
+    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
+    fb.observe(sent_at=0.19, done=False)
+    fb.observe(sent_at=0.23, done=True)
+    fb.finish()
+    optim.observe(sent_at=0.245, done=False)
+    optim.observe(sent_at=0.26, done=True)
+    assert history["optim"] <= 0.04
+
+
 def test_bounds_from_other_work_are_scaled_only_where_that_weakens_them() -> None:
     """Where bounds disagree with proportion (`test_polling_work.py`), durations are taken to
     grow with the work no faster than in proportion (a fixed overhead and a cost per unit):

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from together_rl import Client, PollPolicy, Sample
 from together_rl._bodies import build_forward_backward, build_sample, operation_work
-from together_rl._polling import OperationPoll, PollHistory, PollPlanner
+from together_rl._polling import PollHistory, PollPlanner
+from wrapper_helpers import running_until
 
 # (fixed overhead s, seconds per unit of work): durations from 0.03 to 0.43 s, 0.2 to 2.2 s, ...
 SHAPES = [(0.03, 2e-5), (0.2, 1e-4), (0.01, 1e-5), (0.5, 0.0)]
@@ -217,15 +218,6 @@ def test_after_one_far_slower_operation_the_quick_ones_are_not_waited_for() -> N
     assert all(late <= 0.05 * 0.8 and gets <= 2 for gets, late, _ in outcomes[-3:])
 
 
-def running_until(poll: OperationPoll, until: float) -> list[float]:
-    """The GETs of ``poll`` sent up to ``until``, each finding it still running."""
-    sent: list[float] = []
-    while (at := poll.next_poll_at()) <= until:
-        poll.observe(sent_at=at, done=False)
-        sent.append(at)
-    return sent
-
-
 def test_one_found_done_at_once_is_taken_to_finish_when_predicted() -> None:
     """Submitted ahead, an optim-step behind a forward-backward found done by its first GET is
     predicted from when that one was predicted done, and polled from half the forward-backward's
@@ -279,21 +271,6 @@ def test_a_warm_up_with_operations_queued_behind_polls_within_the_bound() -> Non
     assert within[0] <= 0.2 + policy.bound(0.2)
     assert max(np.diff(within)) <= policy.bound(0.4) - policy.slack + 1e-9
     assert len([t for t in alone if t <= 0.4]) < len(within) / 2
-
-
-def test_a_queued_operation_teaches_from_the_safe_side_of_its_start() -> None:
-    """An optim-step queued behind a forward-backward seen running at 0.19 s and done at 0.23 s
-    started somewhere between: found running 50 ms after its predicted start (0.195 s) but only
-    15 ms after its latest, it says nothing of being slower than its 40 ms estimate."""
-    history = PollHistory({"fb": 0.2, "optim": 0.04})
-    planner = PollPlanner(history=history)
-    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
-    fb.observe(sent_at=0.19, done=False)
-    fb.observe(sent_at=0.23, done=True)
-    fb.finish()
-    optim.observe(sent_at=0.245, done=False)
-    optim.observe(sent_at=0.26, done=True)
-    assert history["optim"] <= 0.04
 
 
 def test_a_prediction_stays_as_the_first_get_fixed_it() -> None:
