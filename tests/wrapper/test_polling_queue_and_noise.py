@@ -82,18 +82,25 @@ def test_submitted_ahead_the_lateness_does_not_grow() -> None:
     assert sum(w <= 5 for w in worsts) >= 5, worsts
 
 
+def queued_behind_one_seen_done(
+    planner: PollPlanner, ahead: tuple[float, float], behind: tuple[float, float]
+) -> None:
+    """A forward-backward and an optim-step submitted at 0, each seen running at the first time
+    of its pair and done at the second, the forward-backward first."""
+    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
+    for poll, (running, done) in ((fb, ahead), (optim, behind)):
+        poll.observe(sent_at=running, done=False)
+        poll.observe(sent_at=done, done=True)
+        poll.finish()
+
+
 def test_a_queued_operation_learns_no_floor_from_a_guessed_start() -> None:
     """An optim-step queued behind a forward-backward that was last seen running at 0.2 s and
     done at 0.4 s may have started at any time in between: seen running 50 ms after the
     later end, its duration is known to be at least 50 ms, not 0.15 s (from a start guessed
     mid-way)."""
     planner = PollPlanner()
-    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
-    fb.observe(sent_at=0.2, done=False)
-    fb.observe(sent_at=0.4, done=True)
-    fb.finish()
-    optim.observe(sent_at=0.45, done=False)
-    optim.observe(sent_at=0.47, done=True)
+    queued_behind_one_seen_done(planner, ahead=(0.2, 0.4), behind=(0.45, 0.47))
     kind = planner._kinds["optim"]
     assert kind.low == pytest.approx(0.05)
     assert kind.high == pytest.approx(0.27)  # done by 0.47 s, started after 0.2 s
@@ -104,13 +111,9 @@ def test_a_queued_operation_teaches_from_the_safe_side_of_its_start() -> None:
     started somewhere between: found running 50 ms after its predicted start (0.195 s) but only
     15 ms after its latest, it says nothing of being slower than its 40 ms estimate."""
     history = PollHistory({"fb": 0.2, "optim": 0.04})
-    planner = PollPlanner(history=history)
-    fb, optim = planner.submitted("fb", 0.0), planner.submitted("optim", 0.0)
-    fb.observe(sent_at=0.19, done=False)
-    fb.observe(sent_at=0.23, done=True)
-    fb.finish()
-    optim.observe(sent_at=0.245, done=False)
-    optim.observe(sent_at=0.26, done=True)
+    queued_behind_one_seen_done(
+        PollPlanner(history=history), ahead=(0.19, 0.23), behind=(0.245, 0.26)
+    )
     assert history["optim"] <= 0.04
 
 
