@@ -6,9 +6,11 @@
 `together-rl-emulator --timing realistic` on loopback (operations take their GPU-model time on
 Qwen/Qwen3-8B), three traces (a GRPO loop, a loop that submits ahead, a mix in which the
 forward-backward durations vary 10x), each run by each client on a fresh session (and a fresh
-client), one client after the other: this project's wrapper, the official SDK's Trainer and
-Generator (together==3.1.1, its default 0.5 s interval, as its users call it), the TypeScript
-port (its forward-backward only: the port has no other operation), and a fixed-interval poller
+client), one client after the other: this project's wrapper, the official SDK
+(together==3.1.1, its default 0.5 s interval, as its users call it: its Trainer and Generator,
+whose calls block; in the loop that submits ahead its Tinker layer's TrainingClient, whose
+calls return futures), the TypeScript port (its forward-backward only, one call at a time: the
+port has no other operation), and a fixed-interval poller
 (plain httpx) at the interval that spends the wrapper's GETs and at 10 ms. Per client: wall
 time per step, GETs per operation (the emulator's request counts), and lateness: from the
 emulator's COMPLETED (`finished_at` of `/_emulator/sessions/{id}/operations`, the same clock)
@@ -68,6 +70,7 @@ __all__ = [
     "print_repeats",
     "repeat_summary",
     "repeated_runs",
+    "submitted_ahead",
     "traces",
     "wire_body",
     "within_in_repeats",
@@ -195,15 +198,7 @@ def run_wrapper(base_url: str, session_id: str, trace: Trace) -> list[float]:
             return session.optim_step(**body["adam_params"])
 
         if trace.ahead:
-            flight = [submit(op) for op in trace.steps[0]]
-            for k in range(len(trace.steps)):
-                later = (
-                    [submit(op) for op in trace.steps[k + 1]] if k + 1 < len(trace.steps) else []
-                )
-                for future in flight:
-                    future.result()
-                    held.append(time.time())
-                flight = later
+            held = submitted_ahead(trace, submit, lambda future: future.result())
         else:
             for op in trace.ops():
                 submit(op).result()
@@ -232,6 +227,56 @@ def run_official_sdk(base_url: str, session_id: str, trace: Trace) -> list[float
             held.append(time.time())
     finally:
         handle.detach()
+    return held
+
+
+def run_official_sdk_futures(base_url: str, session_id: str, trace: Trace) -> list[float]:
+    """The SDK's way to submit ahead: its Tinker layer's TrainingClient
+    (`together.post_training.tinker`), whose calls return once submitted, with a future that
+    polls at the SDK's default interval (0.5 s) once collected."""
+    import together.post_training.tinker as tinker
+    from together.post_training import SessionClient
+
+    rng, held = random.Random(1), []
+    with contextlib.redirect_stdout(open(os.devnull, "w")):
+        handle = SessionClient.attach(session_id=session_id, api_key=KEY, base_url=base_url)
+    training = tinker.TrainingClient(handle)
+
+    def submit(op: Op) -> Any:
+        body = wire_body(op, rng)
+        if op.kind == "optim-step":
+            return training.optim_step(tinker.types.AdamParams(**body["adam_params"]))
+        assert op.kind == "forward-backward", op  # the ahead traces have no other kind
+        data = [
+            tinker.types.Datum(
+                model_input=tinker.types.ModelInput.from_ints(
+                    sample["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+                ),
+                loss_fn_inputs={k: v["data"] for k, v in sample["loss_fn_inputs"].items()},
+            )
+            for sample in body["samples"]
+        ]
+        return training.forward_backward(data, "cross_entropy")
+
+    try:
+        held = submitted_ahead(trace, submit, lambda future: future.result())
+    finally:
+        handle.detach()
+    return held
+
+
+def submitted_ahead(
+    trace: Trace, submit: Callable[[Op], Any], collect: Callable[[Any], object]
+) -> list[float]:
+    """``trace`` run as a loop that submits ahead: the next step's operations submitted before
+    the step's are collected, in submission order; when each result was held."""
+    held, flight = [], [submit(op) for op in trace.steps[0]]
+    for k in range(len(trace.steps)):
+        later = [submit(op) for op in trace.steps[k + 1]] if k + 1 < len(trace.steps) else []
+        for future in flight:
+            collect(future)
+            held.append(time.time())
+        flight = later
     return held
 
 
@@ -271,26 +316,20 @@ def fixed_interval(interval: float) -> Runner:
                 posted.raise_for_status()
                 return path, posted.json()["id"]
 
-            def collect(path: str, operation_id: str) -> None:
+            def collect(operation: tuple[str, str]) -> None:
+                path, operation_id = operation
                 while True:
                     time.sleep(interval)
                     status = http.get(f"{path}/{operation_id}").json()["status"]
                     if status == "TRAINING_OPERATION_STATUS_COMPLETED":
-                        held.append(time.time())
                         return
                     assert status != "TRAINING_OPERATION_STATUS_FAILED", status
 
-            if not trace.ahead:
-                for op in trace.ops():
-                    collect(*submit(op))
-                return held
-            flight = [submit(op) for op in trace.steps[0]]
-            for k in range(len(trace.steps)):
-                ahead = trace.steps[k + 1] if k + 1 < len(trace.steps) else ()
-                later = [submit(op) for op in ahead]
-                for path, operation_id in flight:
-                    collect(path, operation_id)
-                flight = later
+            if trace.ahead:
+                return submitted_ahead(trace, submit, collect)
+            for op in trace.ops():
+                collect(submit(op))
+                held.append(time.time())
         return held
 
     return run
@@ -426,17 +465,19 @@ def measure(quick: bool) -> list[Run]:
         for trace in chosen:
             wrapper = run_trace(base_url, "wrapper", run_wrapper, trace)
             interval = matching_interval(wrapper)
-            clients: dict[str, Runner] = {"official SDK Trainer": run_official_sdk}
-            if all(op.kind == "forward-backward" for op in trace.ops()):
-                clients["TypeScript port"] = run_typescript
+            clients: dict[str, Runner] = (
+                {"official SDK TrainingClient futures": run_official_sdk_futures}
+                if trace.ahead
+                else {"official SDK Trainer": run_official_sdk}
+            )
+            if all(op.kind == "forward-backward" for op in trace.ops()) and not trace.ahead:
+                clients["TypeScript port"] = run_typescript  # one blocking call at a time
             clients[f"fixed {interval * 1000:.0f} ms (the wrapper's GETs)"] = fixed_interval(
                 interval
             )
             clients[FLOOR] = fixed_interval(0.010)
             runs.append(wrapper)
             for name, runner in clients.items():
-                if trace.ahead and runner in (run_official_sdk, run_typescript):
-                    continue  # blocking calls: they cannot submit ahead
                 runs.append(run_trace(base_url, name, runner, trace))
     return runs
 
@@ -663,6 +704,9 @@ def checked_facts(key: str, quick: bool = False) -> dict[str, Any]:
         "clients": {
             "wrapper": f"{run_wrapper.__module__}.{run_wrapper.__qualname__}",
             "official SDK": f"{run_official_sdk.__module__}.{run_official_sdk.__qualname__}",
+            "official SDK futures": (
+                f"{run_official_sdk_futures.__module__}.{run_official_sdk_futures.__qualname__}"
+            ),
             "TypeScript port": str(TS_DRIVER.relative_to(ROOT)),
             "fixed interval": f"{fixed_interval.__module__}.{fixed_interval.__qualname__}",
         },
@@ -720,8 +764,10 @@ def main(argv: list[str] | None = None) -> int:
             "loop keeps the next step's forward-backward and optim-step submitted while "
             "collecting one; the mix is forward-backwards of 64 x 32-320 tokens (0.1-1.1 s). "
             "Each client runs each trace once on a fresh session and a fresh client object, one "
-            "client after the other; the TypeScript port only in the mix (it has forward-backward "
-            "only), neither it nor the SDK in the submit-ahead loop (blocking calls)."
+            "client after the other; the official SDK's Trainer and Generator block, so in the "
+            "submit-ahead loop the SDK is its Tinker layer's TrainingClient (its calls return "
+            "futures); the TypeScript port only in the mix (it has forward-backward only, one "
+            "call at a time)."
         ),
         columns=[
             "client",

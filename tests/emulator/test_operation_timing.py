@@ -1,17 +1,20 @@
 """The emulator's operation timing (`--timing`): the realistic model grows with the work, gives
 the figure derived by hand for a real model, and holds each operation from its start, the
 operations of a session one after another (`/_emulator/operations/{id}` shows it); `fixed MS`
-is `--op-latency-ms`; the CLI choice. Lower bounds the emulator guarantees are checked, never
-how fast anything ran."""
+is `--op-latency-ms`; the CLI choice, and the served process's GIL switch interval. Lower
+bounds the emulator guarantees are checked, never how fast anything ran."""
 
 from __future__ import annotations
 
 import itertools
+import sys
+from collections.abc import Coroutine
 from typing import Any
 
 import pytest
 from _emulator_bodies import fb_body, get_json, new_session, submit, wait_operation
 from emulator_harness import COMPLETED, emulator_test_client, wait_until_terminal
+from together_rl_emulator import __main__ as command_line
 from together_rl_emulator.__main__ import parse_args
 from together_rl_emulator._sampling import Sampler
 from together_rl_emulator._simple_requests import default_sampler_settings
@@ -83,6 +86,27 @@ def test_a_bad_timing_is_refused(argv: list[str], capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit):
         parse_args(argv)
     assert "timing" in capsys.readouterr().err
+
+
+def test_the_served_emulator_takes_the_gil_from_its_worker_sooner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`together-rl-emulator` serves with a shorter switch interval than CPython's 5 ms, so a GET
+    is not held up by the worker computing the next operation; the interval is its process's."""
+    served: list[float] = []
+
+    def serve(coroutine: Coroutine[Any, Any, None]) -> None:
+        coroutine.close()
+        served.append(sys.getswitchinterval())
+
+    monkeypatch.setattr(command_line.asyncio, "run", serve)
+    before = sys.getswitchinterval()
+    try:
+        assert command_line.main(["--api-key", "k", "--port", "0"]) == 0
+    finally:
+        sys.setswitchinterval(before)
+    assert served == [pytest.approx(command_line.SWITCH_INTERVAL_S)]
+    assert command_line.SWITCH_INTERVAL_S < 0.005
 
 
 def test_operations_wait_in_order_and_run_as_long_as_their_work(
