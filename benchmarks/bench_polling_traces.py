@@ -53,13 +53,16 @@ from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, pu
 
 __all__ = [
     "FIRST_COUNTED",
+    "KEY",
     "REPEATS",
     "TRACES",
     "Op",
     "Run",
+    "Runner",
     "Trace",
     "bound",
     "checked_facts",
+    "fixed_interval",
     "from_each_kinds_5th",
     "main",
     "measure",
@@ -70,6 +73,9 @@ __all__ = [
     "print_repeats",
     "repeat_summary",
     "repeated_runs",
+    "run_official_sdk_futures",
+    "run_trace",
+    "run_wrapper",
     "submitted_ahead",
     "traces",
     "wire_body",
@@ -237,7 +243,7 @@ def run_official_sdk_futures(base_url: str, session_id: str, trace: Trace) -> li
     import together.post_training.tinker as tinker
     from together.post_training import SessionClient
 
-    rng, held = random.Random(1), []
+    rng = random.Random(1)
     with contextlib.redirect_stdout(open(os.devnull, "w")):
         handle = SessionClient.attach(session_id=session_id, api_key=KEY, base_url=base_url)
     training = tinker.TrainingClient(handle)
@@ -259,10 +265,9 @@ def run_official_sdk_futures(base_url: str, session_id: str, trace: Trace) -> li
         return training.forward_backward(data, "cross_entropy")
 
     try:
-        held = submitted_ahead(trace, submit, lambda future: future.result())
+        return submitted_ahead(trace, submit, lambda future: future.result())
     finally:
         handle.detach()
-    return held
 
 
 def submitted_ahead(

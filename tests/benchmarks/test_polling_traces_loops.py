@@ -1,11 +1,25 @@
 """How the realistic-traces benchmark drives a loop that submits ahead (`submitted_ahead`),
 which the wrapper, the official SDK's futures and the fixed-interval poller share: the next
-step's operations are submitted before the step's are collected, in submission order. No
-emulator runs: the submissions and collections are recorded."""
+step's operations are submitted before the step's are collected, in submission order (the
+submissions and collections recorded), and each of those clients runs such a loop against the
+emulator."""
 
 from __future__ import annotations
 
-from benchmarks.bench_polling_traces import Op, Trace, submitted_ahead
+import pytest
+from together_rl_emulator import serve_emulator
+
+from benchmarks.bench_polling_traces import (
+    KEY,
+    Op,
+    Runner,
+    Trace,
+    fixed_interval,
+    run_official_sdk_futures,
+    run_trace,
+    run_wrapper,
+    submitted_ahead,
+)
 
 
 def test_the_next_step_is_submitted_before_a_step_is_collected() -> None:
@@ -26,3 +40,20 @@ def test_the_next_step_is_submitted_before_a_step_is_collected() -> None:
         ("collect", 2), ("collect", 3), ("collect", 4), ("collect", 5),
     ]  # fmt: skip
     assert len(held) == 6 and held == sorted(held)
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [run_wrapper, run_official_sdk_futures, fixed_interval(0.005)],
+    ids=["wrapper", "official SDK futures", "fixed interval"],
+)
+def test_each_client_runs_the_loop_against_the_emulator(runner: Runner) -> None:
+    """Every client of the submit-ahead row (the official SDK through its Tinker layer) runs a
+    short loop on a realistic emulator in this process: each operation completed, held once
+    it was, with at least one GET each."""
+    steps = tuple((Op("forward-backward", 8, 2), Op("optim-step")) for _ in range(2))
+    trace = Trace("ahead", steps, ahead=True)
+    with serve_emulator(api_keys=[KEY], timing="realistic") as server:
+        run = run_trace(server.base_url, "client", runner, trace)
+    assert len(run.lateness) == 4 and min(run.lateness) >= 0
+    assert run.gets >= 4
