@@ -73,6 +73,7 @@ __all__ = [
     "print_repeats",
     "repeat_summary",
     "repeated_runs",
+    "require_plotting",
     "run_official_sdk_futures",
     "run_trace",
     "run_wrapper",
@@ -663,12 +664,21 @@ def overruns(runs: list[Run]) -> str:
     )
 
 
-def plot(runs: list[Run]) -> None:
+def require_plotting() -> None:
+    """Refuse before measuring when the plot cannot be drawn: a table written beside an older
+    plot would not say so."""
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
-        print("matplotlib is not installed (the `plots` extra): docs/polling_traces.png not drawn")
-        return
+        raise SystemExit(
+            f"matplotlib is missing, so {PLOT.relative_to(ROOT)} cannot be drawn: install the "
+            "`plots` extra first (`make bench` does, or `.venv/bin/python -m pip install -c "
+            "requirements.lock -e '.[dev,plots]'`), or pass --no-write"
+        ) from None
+
+
+def plot(runs: list[Run]) -> None:
+    import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -746,6 +756,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
         return 0
+    if not args.no_write:
+        require_plotting()
     run = RunInfo(
         ".venv/bin/python -m benchmarks.bench_polling_traces" + (" --quick" if args.quick else "")
     )
