@@ -6,6 +6,7 @@ timing is measured: the schedule is computed."""
 from __future__ import annotations
 
 import gc
+import itertools
 import random
 
 import numpy as np
@@ -271,6 +272,24 @@ def test_a_warm_up_with_operations_queued_behind_polls_within_the_bound() -> Non
     assert within[0] <= 0.2 + policy.bound(0.2)
     assert max(np.diff(within)) <= policy.bound(0.4) - policy.slack + 1e-9
     assert len([t for t in alone if t <= 0.4]) < len(within) / 2
+
+
+def test_a_search_with_operations_queued_behind_grows_more_slowly() -> None:
+    """Knowing nothing, GETs grow `search_growth` (2) x apart for an operation alone and
+    `queued_search_growth` (1.5) x with others queued behind it, whose brackets are then polled
+    a bound apart: the bracket it leaves, (t, 1.5 t], is half as wide."""
+    policy = PollPolicy()
+    for queued, growth in ((False, policy.search_growth), (True, policy.queued_search_growth)):
+        planner = PollPlanner(policy)
+        poll = planner.submitted("fb", 0.0)
+        if queued:
+            planner.submitted("fb", 0.0)
+        times = running_until(poll, 0.5)
+        assert times[0] == pytest.approx(policy.first_poll)
+        for before, after in itertools.pairwise(times):
+            grown = max(policy.first_poll, (growth - 1) * before)  # first_poll at least
+            assert after == pytest.approx(before + grown), queued
+        assert times[-1] / times[-2] == pytest.approx(growth)
 
 
 def test_a_prediction_stays_as_the_first_get_fixed_it() -> None:

@@ -34,7 +34,9 @@ class PollPolicy:
     operation's predicted start (when the one queued ahead is predicted done); what they teach
     is taken on the safe side of when it could have started (queued behind one not seen done:
     no lower bound). Knowing nothing: at ``first_poll`` (or half the shortest duration learned
-    for another kind), then each GET at ``search_growth`` x the time of the one before. A
+    for another kind), then each GET at ``search_growth`` x the time of the one before
+    (``queued_search_growth`` with others queued behind it: the next operations of its kind
+    are polled densely over the bracket it leaves, so a narrower one costs fewer GETs). A
     bracket: spread geometrically (``min_lateness / 2`` apart at least, its end + ``slack``
     last; when the budget leaves one GET for a bracket wider than ``warmup_spread`` x, its
     geometric middle, the late schedule below going on from there), the first ``warmup_ops``
@@ -60,6 +62,7 @@ class PollPolicy:
 
     first_poll: float = 0.015
     search_growth: float = 2.0
+    queued_search_growth: float = 1.5
     max_interval: float = 1.0
     warmup_budget: float = 3.0
     warmup_ops: int = 4
@@ -409,7 +412,8 @@ class OperationPoll:
                 interval = max(interval, p.late_floor, p.bound(late))
             return self.last_pending_at + min(p.max_interval, interval)
         waited = self.last_pending_at - self.start
-        grown = (p.search_growth - 1) * waited
+        queued = self._planner is not None and self._planner.queued_behind(self)
+        grown = ((p.queued_search_growth if queued else p.search_growth) - 1) * waited
         return self.last_pending_at + min(p.max_interval, max(p.first_poll, grown))
 
     def observe(self, *, sent_at: float, done: bool) -> None:
