@@ -365,8 +365,7 @@ class OperationPoll:
         first, at most a gap apart."""
         if self.gets:
             return self._points
-        queued = self._planner is not None and self._planner.queued_behind(self)
-        points = [self.start + self._at_work(d) for d in self._kind.plan(queued)]
+        points = [self.start + self._at_work(d) for d in self._kind.plan(self._queued())]
         earliest = self.earliest_start
         if not points or earliest is None or earliest >= self.start:
             return points
@@ -377,6 +376,10 @@ class OperationPoll:
             return points
         n = math.ceil((points[0] - first) / gap)
         return [first + k * (points[0] - first) / n for k in range(n)] + points
+
+    def _queued(self) -> bool:
+        """Whether operations wait behind this one in its session's queue."""
+        return self._planner is not None and self._planner.queued_behind(self)
 
     def _planned_reference(self, at: float) -> float:
         """A time of this operation, brought to the reference work as its plan was scaled."""
@@ -412,8 +415,8 @@ class OperationPoll:
                 interval = max(interval, p.late_floor, p.bound(late))
             return self.last_pending_at + min(p.max_interval, interval)
         waited = self.last_pending_at - self.start
-        queued = self._planner is not None and self._planner.queued_behind(self)
-        grown = ((p.queued_search_growth if queued else p.search_growth) - 1) * waited
+        growth = p.queued_search_growth if self._queued() else p.search_growth
+        grown = (growth - 1) * waited
         return self.last_pending_at + min(p.max_interval, max(p.first_poll, grown))
 
     def observe(self, *, sent_at: float, done: bool) -> None:
