@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import math
 import random
 import statistics
@@ -49,6 +50,7 @@ from benchmarks.bench_polling_traces import (
     bound,
     from_each_kinds_5th,
     percentile,
+    run_loop,
     traces,
     wire_body,
 )
@@ -139,17 +141,8 @@ def simulate(trace: Trace, seed: int, policy: PollPolicy | None = None) -> Simul
         poll.finish()
         out[index] = (op.kind, (now - done_at) / bound(held), poll.gets)
 
-    ops = iter(enumerate(trace.ops()))
-    if trace.ahead:  # keep the next step submitted while collecting one
-        flights = [submit(*next(ops)) for _ in trace.steps[0]]
-        for step in (*trace.steps[1:], ()):  # the last step submits nothing
-            later = [submit(*next(ops)) for _ in step]
-            for flight in flights:
-                collect(flight)
-            flights = later
-    else:
-        for index, op in ops:
-            collect(submit(index, op))
+    indices = itertools.count()  # the bench's loop, on this clock
+    run_loop(trace, lambda op: submit(next(indices), op), collect, clock=lambda: now)
     run = SimulatedRun()
     for index in sorted(out):
         kind, over, gets = out[index]

@@ -74,10 +74,10 @@ __all__ = [
     "repeat_summary",
     "repeated_runs",
     "require_plotting",
+    "run_loop",
     "run_official_sdk_futures",
     "run_trace",
     "run_wrapper",
-    "submitted_ahead",
     "traces",
     "wire_body",
     "within_in_repeats",
@@ -188,7 +188,7 @@ Runner = Callable[[str, str, Trace], list[float]]
 
 
 def run_wrapper(base_url: str, session_id: str, trace: Trace) -> list[float]:
-    rng, held = random.Random(1), []
+    rng = random.Random(1)
     with Client(KEY, base_url) as client:
         session = client.session(session_id)
 
@@ -204,13 +204,7 @@ def run_wrapper(base_url: str, session_id: str, trace: Trace) -> list[float]:
                 return session.forward_backward(body["samples"], LOSS)
             return session.optim_step(**body["adam_params"])
 
-        if trace.ahead:
-            held = submitted_ahead(trace, submit, lambda future: future.result())
-        else:
-            for op in trace.ops():
-                submit(op).result()
-                held.append(time.time())
-    return held
+        return run_loop(trace, submit, lambda future: future.result())
 
 
 def run_official_sdk(base_url: str, session_id: str, trace: Trace) -> list[float]:
@@ -266,22 +260,32 @@ def run_official_sdk_futures(base_url: str, session_id: str, trace: Trace) -> li
         return training.forward_backward(data, "cross_entropy")
 
     try:
-        return submitted_ahead(trace, submit, lambda future: future.result())
+        return run_loop(trace, submit, lambda future: future.result())
     finally:
         handle.detach()
 
 
-def submitted_ahead(
-    trace: Trace, submit: Callable[[Op], Any], collect: Callable[[Any], object]
+def run_loop(
+    trace: Trace,
+    submit: Callable[[Op], Any],
+    collect: Callable[[Any], object],
+    clock: Callable[[], float] = time.time,
 ) -> list[float]:
-    """``trace`` run as a loop that submits ahead: the next step's operations submitted before
-    the step's are collected, in submission order; when each result was held."""
-    held, flight = [], [submit(op) for op in trace.steps[0]]
+    """``trace`` run as its loop does, collecting in submission order: each operation
+    submitted, then collected; submitting ahead (``trace.ahead``), the next step's operations
+    submitted before the step's are collected. When (``clock``) each result was held."""
+    held: list[float] = []
+    if not trace.ahead:
+        for op in trace.ops():
+            collect(submit(op))
+            held.append(clock())
+        return held
+    flight = [submit(op) for op in trace.steps[0]]
     for k in range(len(trace.steps)):
         later = [submit(op) for op in trace.steps[k + 1]] if k + 1 < len(trace.steps) else []
         for future in flight:
             collect(future)
-            held.append(time.time())
+            held.append(clock())
         flight = later
     return held
 
@@ -311,7 +315,7 @@ def fixed_interval(interval: float) -> Runner:
     as the trace says, collecting in submission order)."""
 
     def run(base_url: str, session_id: str, trace: Trace) -> list[float]:
-        rng, held = random.Random(1), []
+        rng = random.Random(1)
         headers = {"Authorization": f"Bearer {KEY}"}
         with httpx.Client(base_url=base_url, headers=headers) as http:
 
@@ -331,12 +335,7 @@ def fixed_interval(interval: float) -> Runner:
                         return
                     assert status != "TRAINING_OPERATION_STATUS_FAILED", status
 
-            if trace.ahead:
-                return submitted_ahead(trace, submit, collect)
-            for op in trace.ops():
-                collect(submit(op))
-                held.append(time.time())
-        return held
+            return run_loop(trace, submit, collect)
 
     return run
 

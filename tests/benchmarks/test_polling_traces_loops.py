@@ -1,5 +1,5 @@
-"""How the realistic-traces benchmark drives a loop that submits ahead (`submitted_ahead`),
-which the wrapper, the official SDK's futures and the fixed-interval poller share: the next
+"""How the realistic-traces benchmark drives a loop that submits ahead (`run_loop`), which the
+wrapper, the official SDK's futures, the fixed-interval poller and the simulation share: the next
 step's operations are submitted before the step's are collected, in submission order (the
 submissions and collections recorded), and each of those clients runs such a loop against the
 emulator."""
@@ -15,10 +15,10 @@ from benchmarks.bench_polling_traces import (
     Runner,
     Trace,
     fixed_interval,
+    run_loop,
     run_official_sdk_futures,
     run_trace,
     run_wrapper,
-    submitted_ahead,
 )
 
 
@@ -33,7 +33,7 @@ def test_the_next_step_is_submitted_before_a_step_is_collected() -> None:
         events.append(("submit", number))
         return number
 
-    held = submitted_ahead(trace, submit, lambda number: events.append(("collect", number)))
+    held = run_loop(trace, submit, lambda number: events.append(("collect", number)))
     assert events == [
         ("submit", 0), ("submit", 1), ("submit", 2), ("submit", 3),
         ("collect", 0), ("collect", 1), ("submit", 4), ("submit", 5),
