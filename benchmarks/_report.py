@@ -62,7 +62,6 @@ FACTS_FENCE = "json bench-facts"
 TABLES = (
     "emulator.forward_backward",
     "wrapper.polling",
-    "wrapper.polling_warmup",
     "wrapper.large_batch",
     "wrapper.pipelining",
     "proxy.latency",
