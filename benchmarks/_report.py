@@ -68,6 +68,7 @@ TABLES = (
     "api_diff.versus_redocly",
     "client_kit.whole_run",
     "polling_traces.side_by_side",
+    "polling_emulator.side_by_side",
 )
 
 

@@ -79,9 +79,12 @@ def test_the_planner_counts_the_safety_gets_back_from_the_predicted_end() -> Non
 
 def test_a_wide_window_is_polled_half_a_precision_apart() -> None:
     planned = window(POLICY, (10.0, 10.02), (0.9, 1.1))
+    end = planned.index(11.12)
     gaps = [b - a for a, b in itertools.pairwise(planned)]
-    assert planned[0] == pytest.approx(10.9) and 11.12 in planned
-    assert max(gaps) <= POLICY.precision_gap(1.1) + 1e-9
+    assert planned[0] == pytest.approx(10.9)
+    assert max(gaps[:end]) <= POLICY.precision_gap(1.1) + 1e-9
+    # then six more, each gap 1.5 x the one before: a little late is seen soon
+    assert gaps[end:] == pytest.approx([POLICY.precision_gap(1.1) * 1.5**k for k in range(6)])
 
 
 def test_behind_an_operation_not_seen_done_gets_are_the_floors_apart() -> None:

@@ -16,7 +16,9 @@ from ._poll_policy import SAFETY_MARGIN, PollPolicy
 
 __all__ = ["next_get", "window"]
 
-_OVERRUN = 2  # GETs after the window's end, as close: an operation a little late is seen soon
+# After the window's end, GETs whose gaps grow from its spacing this much each, six of them:
+# an operation a little later than predicted is seen soon, a much later one by the safety GETs
+_OVERRUN_GROWTH = 1.5
 _WINDOW_GETS = 24  # a window wider than this many precision gaps is spread over this many GETs
 
 
@@ -26,12 +28,13 @@ def window(
     """The GETs a prediction asks for: an operation that started between ``start``'s times
     and runs between ``duration``'s ends between the earliest sum and the latest; GETs
     :meth:`PollPolicy.precision_gap` apart over that (just its end when it is narrower), then
-    a few more."""
+    a few more, further and further apart."""
     low, high = start[0] + duration[0], start[1] + duration[1]
     gap = policy.precision_gap(duration[1])
     count = min(_WINDOW_GETS, math.ceil((high - low) / gap - 1e-9))
     points = [low + k * (high - low) / count for k in range(count)] if count > 1 else []
-    return [*points, high, *(high + k * gap for k in range(1, _OVERRUN + 1))]
+    late = [high + gap * (_OVERRUN_GROWTH**k - 1) / (_OVERRUN_GROWTH - 1) for k in range(1, 7)]
+    return [*points, high, *late]
 
 
 def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
