@@ -137,6 +137,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_api_diff
 	$(BIN)/python -m benchmarks.bench_client_kit
 	$(BIN)/python -m benchmarks.bench_polling_traces
+	$(BIN)/python -m benchmarks.bench_polling_emulator
 
 ## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.

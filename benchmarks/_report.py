@@ -62,13 +62,13 @@ FACTS_FENCE = "json bench-facts"
 TABLES = (
     "emulator.forward_backward",
     "wrapper.polling",
-    "wrapper.polling_warmup",
     "wrapper.large_batch",
     "wrapper.pipelining",
     "proxy.latency",
     "api_diff.versus_redocly",
     "client_kit.whole_run",
     "polling_traces.side_by_side",
+    "polling_emulator.side_by_side",
 )
 
 

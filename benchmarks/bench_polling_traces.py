@@ -30,30 +30,52 @@ many runs it was over.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import random
 import statistics
-import subprocess
 import sys
-import time
-import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import httpx
-from together_rl import Client
-
-from benchmarks._emulator_process import emulator_process
+from benchmarks._polling_clients import (
+    KEY,
+    MODEL,
+    TRACES,
+    TS_DRIVER,
+    Op,
+    Runner,
+    Trace,
+    fixed_interval,
+    run_loop,
+    run_official_sdk,
+    run_official_sdk_futures,
+    run_typescript,
+    run_wrapper,
+    traces,
+    wire_body,
+)
+from benchmarks._polling_runs import (
+    FIRST_COUNTED,
+    Run,
+    bound,
+    from_each_kinds_5th,
+    matching_interval,
+    per_operation_misses,
+    per_operation_rows,
+    percentile,
+    print_per_operation,
+    print_per_operation_repeats,
+    print_repeats,
+    realistic_emulator,
+    repeat_summary,
+    repeated_runs,
+    run_trace,
+)
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 
 __all__ = [
     "FIRST_COUNTED",
     "KEY",
+    "MODEL",
     "REPEATS",
     "TRACES",
     "Op",
@@ -83,379 +105,13 @@ __all__ = [
     "within_in_repeats",
 ]
 
-MODEL = "Qwen/Qwen3-8B"
-KEY = "bench-key"
-VOCAB = 1000  # token ids drawn below it (any id of the model's vocabulary would do)
-LOSS = {"type": "LOSS_TYPE_CROSS_ENTROPY"}
-TS_DRIVER = ROOT / "client_kit" / "ports" / "typescript" / "dist" / "driver.js"
 PLOT = ROOT / "docs" / "polling_traces.png"
-OPS = "/v1/rl/training-sessions/{}/operations/{}"
 # The fixed poller at 10 ms: the floor of lateness a poller reaches by spending GETs (a GET
 # every 10 ms), shown beside the clients, not one of them.
 FLOOR = "fixed 10 ms (the floor)"
-
-
-@dataclass(frozen=True)
-class Op:
-    kind: str  # "sample", "forward-backward" or "optim-step"
-    size: int = 0  # sample: completions' max_tokens; forward-backward: tokens per sequence
-    count: int = 0  # sample: prompts (8 completions each); forward-backward: sequences
-
-    def describe(self) -> str:
-        if self.kind == "sample":
-            return f"sample {self.count}x8x{self.size}"
-        if self.kind == "forward-backward":
-            return f"fb {self.count}x{self.size}"
-        return self.kind
-
-
-@dataclass(frozen=True)
-class Trace:
-    name: str
-    steps: tuple[tuple[Op, ...], ...]
-    ahead: bool = False  # submit step k+1 before collecting step k
-
-    def ops(self) -> list[Op]:
-        return [op for step in self.steps for op in step]
-
-
-def traces(quick: bool) -> list[Trace]:
-    rng = random.Random(7)
-    steps = 4 if quick else 8
-    grpo = tuple(
-        (
-            Op("sample", 32, 8),
-            Op("forward-backward", rng.randrange(64, 257, 16), 64),
-            Op("optim-step"),
-        )
-        for _ in range(steps)
-    )
-    ahead = tuple(
-        (Op("forward-backward", rng.randrange(64, 257, 16), 64), Op("optim-step"))
-        for _ in range(steps)
-    )
-    mix = tuple((Op("forward-backward", rng.randrange(32, 321, 8), 64),) for _ in range(3 * steps))
-    return [
-        Trace("GRPO loop (sample, forward-backward, optim-step)", grpo),
-        Trace("submit-ahead loop (forward-backward, optim-step)", ahead, ahead=True),
-        Trace("forward-backward durations varying 10x", mix),
-    ]
-
-
-TRACES = traces(quick=False)
-
-
-def _tokens(rng: random.Random, n: int) -> list[int]:
-    return [rng.randrange(1, VOCAB) for _ in range(n)]
-
-
-def fb_samples(op: Op, rng: random.Random) -> list[dict[str, Any]]:
-    return [
-        {
-            "model_input": {"chunks": [{"encoded_text": {"tokens": _tokens(rng, op.size)}}]},
-            "loss_fn_inputs": {
-                "target_tokens": {"data": _tokens(rng, op.size), "dtype": "int64"},
-                "weights": {"data": [1.0] * op.size, "dtype": "float32"},
-            },
-        }
-        for _ in range(op.count)
-    ]
-
-
-def prompts(op: Op, rng: random.Random) -> list[list[int]]:
-    return [_tokens(rng, 16) for _ in range(op.count)]
-
-
-def wire_body(op: Op, rng: random.Random) -> dict[str, Any]:
-    """The body of ``op`` as every client sends it."""
-    if op.kind == "sample":
-        return {
-            "model_inputs": [
-                {"chunks": [{"encoded_text": {"tokens": p}}]} for p in prompts(op, rng)
-            ],
-            "num_samples": 8,
-            "sampling_params": {"max_tokens": op.size, "seed": 1},
-        }
-    if op.kind == "forward-backward":
-        return {"samples": fb_samples(op, rng), "loss": LOSS}
-    return {"adam_params": {"learning_rate": 1e-4}}
-
-
-# --- the clients: each runs a trace on a session and returns when it held each result ------
-
-
-Runner = Callable[[str, str, Trace], list[float]]
-
-
-def run_wrapper(base_url: str, session_id: str, trace: Trace) -> list[float]:
-    rng = random.Random(1)
-    with Client(KEY, base_url) as client:
-        session = client.session(session_id)
-
-        def submit(op: Op) -> Any:
-            body = wire_body(op, rng)
-            if op.kind == "sample":
-                return session.sample(
-                    [m["chunks"][0]["encoded_text"]["tokens"] for m in body["model_inputs"]],
-                    num_samples=8,
-                    sampling_params=body["sampling_params"],
-                )
-            if op.kind == "forward-backward":
-                return session.forward_backward(body["samples"], LOSS)
-            return session.optim_step(**body["adam_params"])
-
-        return run_loop(trace, submit, lambda future: future.result())
-
-
-def run_official_sdk(base_url: str, session_id: str, trace: Trace) -> list[float]:
-    """The SDK's Trainer and Generator, blocking calls at their default interval (0.5 s)."""
-    from together.post_training import SessionClient
-
-    rng, held = random.Random(1), []
-    with contextlib.redirect_stdout(open(os.devnull, "w")):
-        handle = SessionClient.attach(session_id=session_id, api_key=KEY, base_url=base_url)
-    try:
-        for op in trace.ops():
-            body = wire_body(op, rng)
-            if op.kind == "sample":
-                handle.generator.sample_batch(
-                    body["model_inputs"], num_samples=8, sampling_params=body["sampling_params"]
-                )
-            elif op.kind == "forward-backward":
-                handle.trainer.forward_backward(samples=body["samples"], loss=LOSS)
-            else:
-                handle.trainer.optim_step(adam_params=body["adam_params"])
-            held.append(time.time())
-    finally:
-        handle.detach()
-    return held
-
-
-def run_official_sdk_futures(base_url: str, session_id: str, trace: Trace) -> list[float]:
-    """The SDK's way to submit ahead: its Tinker layer's TrainingClient
-    (`together.post_training.tinker`), whose calls return once submitted, with a future that
-    polls at the SDK's default interval (0.5 s) once collected."""
-    import together.post_training.tinker as tinker
-    from together.post_training import SessionClient
-
-    rng = random.Random(1)
-    with contextlib.redirect_stdout(open(os.devnull, "w")):
-        handle = SessionClient.attach(session_id=session_id, api_key=KEY, base_url=base_url)
-    training = tinker.TrainingClient(handle)
-
-    def submit(op: Op) -> Any:
-        body = wire_body(op, rng)
-        if op.kind == "optim-step":
-            return training.optim_step(tinker.types.AdamParams(**body["adam_params"]))
-        assert op.kind == "forward-backward", op  # the ahead traces have no other kind
-        data = [
-            tinker.types.Datum(
-                model_input=tinker.types.ModelInput.from_ints(
-                    sample["model_input"]["chunks"][0]["encoded_text"]["tokens"]
-                ),
-                loss_fn_inputs={k: v["data"] for k, v in sample["loss_fn_inputs"].items()},
-            )
-            for sample in body["samples"]
-        ]
-        return training.forward_backward(data, "cross_entropy")
-
-    try:
-        return run_loop(trace, submit, lambda future: future.result())
-    finally:
-        handle.detach()
-
-
-def run_loop(
-    trace: Trace,
-    submit: Callable[[Op], Any],
-    collect: Callable[[Any], object],
-    clock: Callable[[], float] = time.time,
-) -> list[float]:
-    """``trace`` run as its loop does, collecting in submission order: each operation
-    submitted, then collected; submitting ahead (``trace.ahead``), the next step's operations
-    submitted before the step's are collected. When (``clock``) each result was held."""
-    held: list[float] = []
-    if not trace.ahead:
-        for op in trace.ops():
-            collect(submit(op))
-            held.append(clock())
-        return held
-    flight = [submit(op) for op in trace.steps[0]]
-    for k in range(len(trace.steps)):
-        later = [submit(op) for op in trace.steps[k + 1]] if k + 1 < len(trace.steps) else []
-        for future in flight:
-            collect(future)
-            held.append(clock())
-        flight = later
-    return held
-
-
-def run_typescript(base_url: str, session_id: str, trace: Trace) -> list[float]:
-    """The TypeScript port through its kit driver (forward-backward only), one call at a time."""
-    rng, held = random.Random(1), []
-    env = {**os.environ, "TOGETHER_BASE_URL": base_url, "TOGETHER_API_KEY": KEY}
-    with subprocess.Popen(
-        ["node", str(TS_DRIVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
-    ) as node:
-        assert node.stdin is not None and node.stdout is not None
-        node.stdout.readline()  # its declaration
-        for n, op in enumerate(trace.ops()):
-            request = {"id": n, "op": "forwardBackward", "path": {"session_id": session_id}}
-            node.stdin.write(json.dumps({**request, "body": wire_body(op, rng)}) + "\n")
-            node.stdin.flush()
-            answer = json.loads(node.stdout.readline())
-            held.append(time.time())
-            assert answer["ok"], answer
-        node.stdin.close()
-    return held
-
-
-def fixed_interval(interval: float) -> Runner:
-    """A plain poller: POST, then a GET every ``interval`` until COMPLETED (submitting ahead
-    as the trace says, collecting in submission order)."""
-
-    def run(base_url: str, session_id: str, trace: Trace) -> list[float]:
-        rng = random.Random(1)
-        headers = {"Authorization": f"Bearer {KEY}"}
-        with httpx.Client(base_url=base_url, headers=headers) as http:
-
-            def submit(op: Op) -> tuple[str, str]:
-                path = OPS.format(session_id, op.kind)
-                key = {"Idempotency-Key": str(uuid.uuid4())}
-                posted = http.post(path, json=wire_body(op, rng), headers=key)
-                posted.raise_for_status()
-                return path, posted.json()["id"]
-
-            def collect(operation: tuple[str, str]) -> None:
-                path, operation_id = operation
-                while True:
-                    time.sleep(interval)
-                    status = http.get(f"{path}/{operation_id}").json()["status"]
-                    if status == "TRAINING_OPERATION_STATUS_COMPLETED":
-                        return
-                    assert status != "TRAINING_OPERATION_STATUS_FAILED", status
-
-            return run_loop(trace, submit, collect)
-
-    return run
-
-
-# --- measuring ------------------------------------------------------------------------------
-
-
-# The traces' goal counts a trace's operations from its 5th (this index) on.
-FIRST_COUNTED = 4
 # After the side-by-side table, the wrapper alone runs each trace this many times more: whether
 # it meets the 5th-operation goal is judged on their spread, not on one draw.
 REPEATS = 6
-
-
-def bound(duration: float) -> float:
-    """The lateness the traces' goal allows an operation of ``duration``: max(10 ms, 5 %)."""
-    return max(0.010, 0.05 * duration)
-
-
-@dataclass
-class Run:
-    client: str
-    trace: Trace
-    seconds: float
-    gets: int
-    lateness: list[float] = field(default_factory=list)
-    durations: list[float] = field(default_factory=list)  # started -> finished, server clock
-    spans: list[float] = field(default_factory=list)  # submitted -> finished, server clock
-    # (kind, duration / the GPU model's predicted_seconds) of each operation
-    overruns: list[tuple[str, float]] = field(default_factory=list)
-
-    def over_bound(self) -> list[float]:
-        """Each operation's lateness over its bound max(10 ms, 5 % of its duration)."""
-        return [late / bound(d) for late, d in zip(self.lateness, self.durations, strict=True)]
-
-    def over_bound_from_5th(self) -> list[float]:
-        return self.over_bound()[FIRST_COUNTED:]
-
-    def over_bound_from_each_kinds_5th(self) -> list[float]:
-        return from_each_kinds_5th([op.kind for op in self.trace.ops()], self.over_bound())
-
-
-def from_each_kinds_5th(kinds: list[str], values: list[float]) -> list[float]:
-    """The ``values`` of a trace's operations (of ``kinds``) from each kind's 5th operation on:
-    the goal counted per kind, where a trace of interleaved kinds reaches its 5th operation
-    while each kind is still warming up."""
-    seen: dict[str, int] = {}
-    counted = []
-    for kind, value in zip(kinds, values, strict=True):
-        seen[kind] = seen.get(kind, 0) + 1
-        if seen[kind] > FIRST_COUNTED:
-            counted.append(value)
-    return counted
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The nearest-rank ``q`` quantile (nan for no values)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] if ordered else math.nan
-
-
-@contextlib.contextmanager
-def realistic_emulator() -> Iterator[str]:
-    launcher = [str(Path(sys.executable).parent / "together-rl-emulator")]
-    args = ("--host", "127.0.0.1", "--api-key", KEY, "--timing", "realistic")
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    with emulator_process(*args, env=env, launcher=launcher) as (base_url, _):
-        yield base_url
-
-
-def _get_count(http: httpx.Client) -> int:
-    requests = http.get("/_emulator/stats").json()["requests"]
-    return sum(
-        n for route, n in requests.items() if route.startswith("GET ") and "/operations/" in route
-    )
-
-
-def run_trace(base_url: str, client: str, runner: Runner, trace: Trace) -> Run:
-    headers = {"Authorization": f"Bearer {KEY}"}
-    with httpx.Client(base_url=base_url, headers=headers, timeout=60) as http:
-        resources = http.post(
-            "/v1/rl/model-resources",
-            json={"base_model": MODEL, "lora_enabled": True,
-                  "compute_config": {"num_generator_replicas": 1}},
-        ).json()  # fmt: skip
-        session = http.post(
-            "/v1/rl/training-sessions", json={"model_resources_id": resources["id"]}
-        ).json()
-        gets = _get_count(http)
-        started = time.perf_counter()
-        held = runner(base_url, session["id"], trace)
-        seconds = time.perf_counter() - started
-        gets = _get_count(http) - gets
-        ops = http.get(f"/_emulator/sessions/{session['id']}/operations").json()["data"]
-        http.post(f"/v1/rl/model-resources/{resources['id']}/stop", params={"force": "true"})
-    assert len(ops) == len(held), (client, len(ops), len(held))
-    return Run(
-        client,
-        trace,
-        seconds,
-        gets,
-        [h - op["finished_at"] for h, op in zip(held, ops, strict=True)],
-        [op["finished_at"] - op["started_at"] for op in ops],
-        [op["finished_at"] - op["submitted_at"] for op in ops],
-        [
-            (op["kind"], (op["finished_at"] - op["started_at"]) / op["predicted_seconds"])
-            for op in ops
-        ],
-    )
-
-
-def matching_interval(run: Run) -> float:
-    """The fixed interval that spends about the wrapper's GETs on its operations (each polled
-    from its submission to its COMPLETED: ceil(span / interval) GETs)."""
-    low, high = 0.001, 10.0
-    for _ in range(60):
-        mid = math.sqrt(low * high)
-        spent = sum(math.ceil(d / mid) for d in run.spans)
-        low, high = (mid, high) if spent > run.gets else (low, mid)
-    return high
 
 
 def measure(quick: bool) -> list[Run]:
@@ -485,99 +141,6 @@ def measure(quick: bool) -> list[Run]:
             for name, runner in clients.items():
                 runs.append(run_trace(base_url, name, runner, trace))
     return runs
-
-
-def per_operation_rows(run: Run) -> list[list[str]]:
-    """One row per operation of ``run``: what it was, how long it ran against the GPU model's
-    time, how long it waited in the session's queue, how late the client held it and that over
-    the bound (marked when the 5th-operation goal counts it)."""
-    rows = []
-    for n, (op, over) in enumerate(zip(run.trace.ops(), run.over_bound(), strict=True)):
-        duration, late = run.durations[n], run.lateness[n]
-        rows.append(
-            [
-                str(n + 1),
-                op.describe(),
-                f"{1000 * duration:.1f}",
-                f"{run.overruns[n][1]:.2f}",
-                f"{1000 * (run.spans[n] - duration):.1f}",
-                f"{1000 * late:.1f}",
-                f"{over:.2f}" + (" *" if n >= FIRST_COUNTED and over > 1 else ""),
-            ]
-        )
-    return rows
-
-
-def print_per_operation(quick: bool) -> None:
-    """The wrapper alone on each trace (a fresh client and session each), one row per
-    operation: where its lateness comes from, before a change to the poller is measured
-    side by side."""
-    header = ["op", "what", "ms", "x GPU model", "queued ms", "late ms", "late / bound"]
-    for [run] in repeated_runs(quick, 1):
-        over = percentile(run.over_bound_from_5th(), 0.95)
-        print(f"\n{run.trace.name}: {run.gets / len(run.lateness):.2f} GETs per op, p95 from "
-              f"the 5th op over the bound {over:.2f} (* over it)")  # fmt: skip
-        for row in [header, *per_operation_rows(run)]:
-            print("  ".join(cell.rjust(width) for cell, width in zip(row, WIDTHS, strict=True)))
-
-
-WIDTHS = (3, 18, 8, 11, 10, 8, 13)
-
-
-def repeat_summary(runs: list[Run]) -> str:
-    """One line for the wrapper's runs of one trace: the p95 from the 5th operation over the
-    bound of each run (ascending), their median, the mean GETs per operation."""
-    over = sorted(percentile(run.over_bound_from_5th(), 0.95) for run in runs)
-    gets = sum(run.gets / len(run.lateness) for run in runs) / len(runs)
-    middle = statistics.median(over)
-    return (
-        f"{runs[0].trace.name}: p95 from the 5th op over the bound, {len(runs)} runs: "
-        f"{' '.join(f'{x:.2f}' for x in over)} (median {middle:.2f}); "
-        f"{gets:.2f} GETs per op"
-    )
-
-
-def repeated_runs(quick: bool, repeats: int) -> list[list[Run]]:
-    """The wrapper alone, ``repeats`` times on each trace (a fresh client and session each, the
-    traces taken in turn, one emulator): each trace's runs."""
-    chosen = traces(quick)
-    runs: list[list[Run]] = [[] for _ in chosen]
-    with realistic_emulator() as base_url:
-        for _ in range(repeats):
-            for trace, its_runs in zip(chosen, runs, strict=True):
-                its_runs.append(run_trace(base_url, "wrapper", run_wrapper, trace))
-    return runs
-
-
-def print_repeats(quick: bool, repeats: int) -> None:
-    """One summary line per trace of :func:`repeated_runs`."""
-    for runs in repeated_runs(quick, repeats):
-        print(repeat_summary(runs))
-
-
-def per_operation_misses(runs: list[Run]) -> list[str]:
-    """One line per operation of the runs' trace (several runs of one trace): in how many runs
-    it was over the bound (marked when the 5th-operation goal counts it) and its lateness over
-    the bound in each run, in run order."""
-    lines, by_run = [], [run.over_bound() for run in runs]
-    for n, op in enumerate(runs[0].trace.ops()):
-        over = [each[n] for each in by_run]
-        misses = sum(x > 1 for x in over)
-        mark = " *" if n >= FIRST_COUNTED and misses else "  "
-        lines.append(
-            f"{n + 1:3}  {op.describe():>18}  over in {misses}/{len(runs)}{mark}  "
-            + " ".join(f"{x:.2f}" for x in over)
-        )
-    return lines
-
-
-def print_per_operation_repeats(quick: bool, repeats: int) -> None:
-    """The wrapper alone, ``repeats`` times on each trace, one line per operation: which
-    operations a trace's p95 comes from run after run, and which only now and then."""
-    for runs in repeated_runs(quick, repeats):
-        print(f"\n{repeat_summary(runs)}\nlateness over the bound per operation, run by run "
-              "(* over it in an operation the 5th-operation goal counts):")  # fmt: skip
-        print("\n".join(per_operation_misses(runs)))
 
 
 def _row(run: Run) -> list[str]:

@@ -21,7 +21,6 @@ import importlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -32,13 +31,12 @@ import httpx
 import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
-from together_rl import Client, PollPolicy, Sample, losses
+from together_rl import Client, Sample, losses
 from together_rl._bodies import encode_body
 from together_rl._responses import interpret_operation
 
 from benchmarks._emulator_process import emulator_process
 from benchmarks._report import (
-    ROOT,
     RunInfo,
     Table,
     bench_arguments,
@@ -72,15 +70,9 @@ LOSS = losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2)
 BIG_SHAPE = (64, 2048)  # samples x tokens of the large request
 SMALL_SHAPE = (4, 8)  # samples x tokens of the polling and pipelining operations
 PIPE_D_MS = 200
-WARMUP_D_MS = (20, 200, 1300, 2000)  # the session warm-up goal holds at every D up to 2 s
-WARMUP_OPS = 4  # the goal is over a session's first 4 operations
-WARMUP_MAX_GETS = 3.0  # GETs per operation, averaged over those 4
-# Operations before the measured ones of the steady-state tables: a session's warm-up (the
-# warm-up table measures it), so what they measure is the steady state the goal is about.
-POLL_WARMUP = WARMUP_OPS
-# The other side of the trade-off (docs/wrapper.md: no schedule meets both goals for a fresh
-# client): the warm-up budget at which the fake-clock model meets the lateness goal at every D.
-TRADE_OFF_BUDGET = 8.0
+# Operations before the measured ones of the polling table: a session's first ones (the
+# schedule learns the duration from them), so it measures the steady state.
+POLL_WARMUP = 4
 
 
 def config(quick: bool) -> dict[str, Any]:
@@ -89,7 +81,6 @@ def config(quick: bool) -> dict[str, Any]:
         "poll_ops": {20: 5, 200: 3, 1300: 2} if quick else {20: 15, 200: 10, 1300: 5},
         "big_repeat": 3 if quick else 9,
         "pipe_steps": 4 if quick else 12,
-        "warmup_sessions": 2 if quick else 3,
     }
 
 
@@ -219,181 +210,6 @@ def polling(d_ms: int, ops: int) -> dict[str, Any]:
         "sdk_gets": gets["sdk"] / ops,
         "sdk_routes": sorted(routes["sdk"]),
     }
-
-
-def polling_warmup(d_ms: int, ops: int = 4, sessions: int = 3) -> dict[str, Any]:
-    """The first `ops` operations of fresh sessions against the emulator at `--op-latency-ms
-    d_ms`, one after the other: the first session of a fresh client (no history at all) and
-    `sessions - 1` more sessions of the same client (it has learned from the sessions before);
-    then the first session of a fresh client with `PollPolicy(warmup_budget=TRADE_OFF_BUDGET)`.
-    Per session: GETs per operation over its first `ops`, and each operation's lateness: from
-    the moment the emulator committed it COMPLETED (`GET /_emulator/operations/{id}`) to the
-    moment `result()` returned it (one clock: both processes run on this machine)."""
-    rows: list[dict[str, Any]] = []
-    with emulator(d_ms) as base_url:
-        batch = small_batch()
-        clients = [
-            (Client(KEY, base_url), sessions, ""),
-            (
-                Client(KEY, base_url, poll_policy=PollPolicy(warmup_budget=TRADE_OFF_BUDGET)),
-                1,
-                f", warmup_budget={TRADE_OFF_BUDGET:.0f}",
-            ),
-        ]
-        for client, count, label in clients:
-            for index in range(count):
-                # One full-weight resource runs one session at a time: one per session.
-                resources = client.model_resources.create("emulator/tiny-1k")
-                session = client.sessions.create(model_resources_id=resources.id)
-                gets, lateness = [], []
-                for _ in range(ops):
-                    g0, _ = gets_posts(base_url)
-                    future = session.forward_backward(batch, LOSS)
-                    future.result()
-                    returned = time.time()
-                    lateness.append(returned - finished_at(base_url, future.operation_id))
-                    g1, _ = gets_posts(base_url)
-                    gets.append(g1 - g0)
-                name = "fresh client" if index == 0 else f"session {index + 1}"
-                rows.append(
-                    {
-                        "session": name + label,
-                        "gets_per_op": sum(gets) / ops,
-                        "gets": gets,
-                        "lateness_ms": [round(1000 * t, 1) for t in lateness],
-                    }
-                )
-            client.close()
-    return {"d": d_ms, "bound_ms": max(10.0, 0.05 * d_ms), "sessions": rows}
-
-
-def polling_fake_clock(seeds: int) -> dict[str, Any]:
-    """The schedule alone, on a fake clock (no emulator, no load): per D, over `seeds` runs,
-    a fresh session's 40 operations of D ± 2.5 % (at least ± 2 ms) each, sequential, then a
-    second session's 4 (same client). GETs are answered after 1-1.5 ms and sent up to 0.3 ms
-    late; lateness is from completion to the GET that sees it. Imports whichever together_rl
-    is first on the path (both sides of --side-by-side)."""
-    import random
-
-    from together_rl._polling import PollHistory, PollPlanner
-
-    def session(planner: Any, durations: list[float], rng: random.Random) -> list[Any]:
-        now, out = 0.0, []
-        for duration in durations:
-            poll = planner.submitted("fb", now)
-            done_at, done = now + duration, False
-            while not done:
-                at = max(poll.next_poll_at(), now) + rng.uniform(0, 0.0003)
-                done = at >= done_at
-                poll.observe(sent_at=at, done=done)
-                now = at + rng.uniform(0.001, 0.0015)
-            planner.finished(poll)
-            out.append((poll.gets, at - done_at))
-            now += 0.002  # the next POST
-        return out
-
-    rows = []
-    for d_ms in (20, 200, 1300, 2000):
-        d, runs = d_ms / 1000, []
-        bound, jitter = max(0.010, 0.05 * d), max(0.002, 0.025 * d)
-        for seed in range(seeds):
-            rng, history = random.Random(seed), PollHistory()
-            for count in (40, 4):  # a fresh session's operations, then a second session's
-                durations = [d + rng.uniform(-jitter, jitter) for _ in range(count)]
-                runs.append(session(PollPlanner(None, history), durations, rng))
-        fresh, again = runs[::2], runs[1::2]
-        first4 = [sum(g for g, _ in ops[:4]) / 4 for ops in fresh]
-        steady = [op for ops in fresh for op in ops[12:]]
-        rows.append(
-            {
-                "d": d_ms,
-                "fresh_gets_first4_mean": statistics.mean(first4),
-                "fresh_gets_first4_max": max(first4),
-                "fresh_first4_over_3_gets": statistics.mean(g > 3 for g in first4),
-                "fresh_late_ops2_4_ms": statistics.mean(max(t for _, t in o[1:4]) for o in fresh),
-                "fresh_within_bound_from_5th": statistics.mean(
-                    t <= bound for ops in fresh for _, t in ops[4:]
-                ),
-                "steady_gets": statistics.mean(g for g, _ in steady),
-                "steady_late_median_ms": statistics.median(t for _, t in steady),
-                "session2_gets_first4": statistics.mean(g for ops in again for g, _ in ops),
-                "session2_late_max_ms": statistics.mean(max(t for _, t in ops) for ops in again),
-            }
-        )
-    for row in rows:  # seconds to milliseconds
-        row.update({k: 1000 * v for k, v in row.items() if k.endswith("_ms")})
-    return {"seeds": seeds, "rows": rows}
-
-
-def warmup_facts(sessions: int) -> dict[str, Any]:
-    from together_rl._sync import Session
-
-    return {
-        "payload": small_payload_facts(small_batch()),
-        "loss": LOSS.to_wire(),
-        "d_ms": list(WARMUP_D_MS),
-        "ops_per_session": WARMUP_OPS,
-        "sessions_per_client": sessions,
-        "trade_off_warmup_budget": TRADE_OFF_BUDGET,
-        "entry": entry(Session.forward_backward),
-    }
-
-
-def warmup_table(runs: list[dict[str, Any]], sessions: int) -> Table:
-    rows = []
-    for run in runs:
-        for row in run["sessions"]:
-            later = max(row["lateness_ms"][1:])
-            rows.append(
-                [
-                    str(run["d"]),
-                    row["session"],
-                    f"{row['gets_per_op']:.2f}",
-                    " / ".join(str(g) for g in row["gets"]),
-                    " / ".join(f"{t:.0f}" for t in row["lateness_ms"]),
-                    f"{later:.1f} (bound {run['bound_ms']:.0f})",
-                    "met" if row["gets_per_op"] <= WARMUP_MAX_GETS else "NOT met",
-                    "met" if later <= run["bound_ms"] else "NOT met",
-                ]
-            )
-    n, length = SMALL_SHAPE
-    return Table(
-        key="wrapper.polling_warmup",
-        title="Polling: the first operations of a session (wrapper)",
-        payload=f"GRPO forward-backward, {n} samples x {length} tokens; per D, one fresh client "
-        f"opens {sessions} sessions one after the other and runs the first {WARMUP_OPS} "
-        "operations of each, sequentially; emulator `--op-latency-ms D` as a uvicorn subprocess "
-        "on 127.0.0.1, one per D.",
-        columns=[
-            "D (ms)",
-            "session",
-            "GETs/op (first 4)",
-            "GETs of each op",
-            "lateness of each op (ms)",
-            "lateness from the 2nd op, max (ms)",
-            "GETs goal",
-            "lateness goal",
-        ],
-        align="r l r r r r l l",
-        rows=rows,
-        facts=warmup_facts(sessions),
-        notes=[
-            f"Goal: at most {WARMUP_MAX_GETS:.0f} GETs per operation averaged over a session's "
-            f"first {WARMUP_OPS}, and from the second operation on a lateness within max(10 ms, "
-            "5% of D). Lateness: from the moment the emulator committed the operation COMPLETED "
-            "(`finished_at` of `GET /_emulator/operations/{id}`) to the moment `result()` "
-            "returned it, the collecting GET's round trip included (one clock: one machine). "
-            "The first session of a fresh client starts with no history; later sessions start "
-            "from what the client learned. GETs from `/_emulator/stats`.",
-            "No schedule meets both goals in a fresh client's first session at every D: its "
-            "first operation's GETs only tell it that D lies between two of them, and "
-            "collecting the second within 5% of D anywhere in such a bracket takes more GETs "
-            "than the budget leaves (the argument: docs/wrapper.md, Policies, Polling). The "
-            "default keeps the GET budget; the last row of each D is the other side of the "
-            "trade-off, "
-            f"`PollPolicy(warmup_budget={TRADE_OFF_BUDGET:.0f})`.",
-        ],
-    )
 
 
 def polling_facts(rows: list[dict[str, Any]], ops: dict[int, int]) -> dict[str, Any]:
@@ -828,9 +644,6 @@ def checked_facts(key: str, quick: bool) -> dict[str, Any]:
     cfg = config(quick)
     if key == "wrapper.polling":
         facts = polling_facts([polling(min(cfg["poll_ops"]), 1)], cfg["poll_ops"])
-    elif key == "wrapper.polling_warmup":
-        polling_warmup(min(WARMUP_D_MS), ops=2, sessions=1)  # the code path, once
-        facts = warmup_facts(cfg["warmup_sessions"])
     elif key == "wrapper.large_batch":
         bench = LargeBatch()
         try:
@@ -844,59 +657,14 @@ def checked_facts(key: str, quick: bool) -> dict[str, Any]:
     return {"quick": quick, **facts}
 
 
-# --------------------------------------------------------------------------- side by side
-
-
-def side_by_side(other: Path, quick: bool) -> list[dict[str, Any]]:
-    """The polling tables' runs for another copy of the wrapper (``other``: a folder holding a
-    ``together_rl`` package, put first on ``PYTHONPATH``) and for this checkout's, alternating
-    one subprocess per code version for each D, so both see the same load."""
-    cfg = config(quick)
-    calls = [("polling", f"polling({d}, {n})") for d, n in cfg["poll_ops"].items()]
-    calls += [("warmup", f"polling_warmup({d}, {WARMUP_OPS}, 3)") for d in WARMUP_D_MS]
-    calls += [("fake_clock", f"polling_fake_clock({50 if quick else 200})")]
-    rows = []
-    for table, call in calls:
-        for code, path in (("other", str(other)), ("this", "")):
-            source = (
-                "import json, together_rl; from benchmarks.bench_wrapper import polling, "
-                f"polling_fake_clock, polling_warmup; r = {call}; "
-                "r['code_path'] = together_rl.__file__; "
-                "print(json.dumps(r))"
-            )
-            env = {**os.environ, "PYTHONPATH": path} if path else dict(os.environ)
-            out = subprocess.run(
-                [sys.executable, "-c", source],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            rows.append({"table": table, "code": code, **json.loads(out.stdout.splitlines()[-1])})
-    return rows
-
-
 # --------------------------------------------------------------------------- report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = bench_arguments(__doc__)
-    parser.add_argument(
-        "--side-by-side",
-        metavar="DIR",
-        type=Path,
-        help="print the polling runs of the together_rl package in DIR and of this checkout, "
-        "interleaved, as JSON (no table is written)",
-    )
     args = parser.parse_args(argv)
     if args.facts:
         print(json.dumps(checked_facts(args.facts, args.quick)))
-        return 0
-    if args.side_by_side:
-        load = os.getloadavg()[0]
-        rows = side_by_side(args.side_by_side, args.quick)
-        print(json.dumps({"load": [load, os.getloadavg()[0]], "rows": rows}, indent=1))
         return 0
     cfg = config(args.quick)
     command = ".venv/bin/python -m benchmarks.bench_wrapper" + (" --quick" if args.quick else "")
@@ -904,10 +672,6 @@ def main(argv: list[str] | None = None) -> int:
     run = RunInfo(command)
     poll = [polling(d, n) for d, n in cfg["poll_ops"].items()]
     built.append((polling_table(poll, cfg["poll_ops"]), run.finish()))
-    run = RunInfo(command)
-    sessions = cfg["warmup_sessions"]
-    warm = [polling_warmup(d, WARMUP_OPS, sessions) for d in WARMUP_D_MS]
-    built.append((warmup_table(warm, sessions), run.finish()))
     run = RunInfo(command)
     built.append((large_batch_table(args.quick), run.finish()))
     run = RunInfo(command)

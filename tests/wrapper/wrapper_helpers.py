@@ -13,7 +13,6 @@ import httpx
 from emulator_harness import EMULATOR_KEY as KEY
 from starlette.testclient import TestClient
 from together_rl import AsyncClient, Client, PollPolicy, RetryPolicy
-from together_rl._polling import OperationPoll
 from together_rl_emulator import AsyncInProcessTransport, InProcessTransport, create_app
 
 FAST_RETRY = RetryPolicy(initial_backoff=0.001, max_backoff=0.01, max_retry_after=60.0)
@@ -147,12 +146,3 @@ def start_session(api: Api) -> Any:
     # Full-weight resources (lora_enabled defaults to true): the checkpoint tests read a model.
     resources = api.call(api.client.model_resources.create, "emulator/tiny-1k", lora_enabled=False)
     return api.call(api.client.sessions.create, model_resources_id=resources.id)
-
-
-def running_until(poll: OperationPoll, until: float) -> list[float]:
-    """The GETs of ``poll`` (on a fake clock) sent up to ``until``, each finding it running."""
-    sent: list[float] = []
-    while (at := poll.next_poll_at()) <= until:
-        poll.observe(sent_at=at, done=False)
-        sent.append(at)
-    return sent

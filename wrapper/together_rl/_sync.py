@@ -26,7 +26,7 @@ from ._bodies import AdamParams, SamplingParams
 from ._errors import APIStatusError, NotReadyError, OperationTimeoutError
 from ._http import RequestSpec
 from ._keep_alive import KeepAlive
-from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollHistory, PollPlanner, PollPolicy
+from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll, PollPlanner, PollPolicy
 from ._responses import OperationState
 from ._results import (
     CheckpointResult,
@@ -90,8 +90,6 @@ class Client:
         self.upload_threshold = upload_threshold
         self._uploads_supported = True
         self._http = SyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
-        # What one session learns of operation durations, the client's next sessions start from.
-        self._poll_history = PollHistory()
         # A session's planner lives as long as a handle on the session (or a future of it).
         self._planners: weakref.WeakValueDictionary[str, PollPlanner] = (
             weakref.WeakValueDictionary()
@@ -147,7 +145,7 @@ class Client:
         with self._planners_lock:
             planner = self._planners.get(session_id)
             if planner is None:
-                planner = PollPlanner(self.poll_policy, self._poll_history)
+                planner = PollPlanner(self.poll_policy)
                 self._planners[session_id] = planner
             return planner
 
@@ -190,7 +188,7 @@ class Client:
         while not _responses.readiness(info):
             if deadline is not None and self._now() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            self._pause(self.poll_policy.readiness_interval(attempt))
+            self._pause(_polling.readiness_wait(attempt))
             attempt += 1
             info = self._call(get, None, info.id)
         return info
@@ -588,7 +586,8 @@ class Session:
         forward_only = bool(body and body.get("forward_only"))
         learned_as = _polling.duration_class(kind.name, forward_only)
         work = _bodies.operation_work(body)
-        poll = self._planner.submitted(learned_as, self._client._now(), work)
+        now, done = self._client._now(), state.server_done
+        poll = self._planner.submitted(learned_as, now, work, done)
         future = OperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             future._download()
@@ -675,8 +674,6 @@ class OperationFuture(Generic[R]):
         self._state = state
         self._poll = poll
         self._lock = threading.Lock()
-        if state.server_done:
-            poll.finish()
 
     def done(self) -> bool:
         """True once a terminal status has been seen (no request is sent)."""
@@ -705,7 +702,6 @@ class OperationFuture(Generic[R]):
                     remaining = 0.0 if deadline is None else max(0.0, deadline - client._now())
                     if remaining > 0:
                         client._pause(remaining)
-                    self._poll.finish()
                     raise OperationTimeoutError(self.operation_id, client._now() - start)
                 if wait > 0:
                     client._pause(wait)
@@ -722,8 +718,6 @@ class OperationFuture(Generic[R]):
         spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
         self._state = _responses.interpret_operation(client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
-        if self._state.server_done:
-            self._poll.finish()
 
     def _download(self) -> None:
         """Download the output the server offloaded, and merge it into the inline one."""

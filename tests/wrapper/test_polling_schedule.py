@@ -1,0 +1,173 @@
+"""The polling parts one by one, on a fake clock: the policy's knobs, the pure duration
+estimator, the pure planner, the session queue; and the precision where predictions are right."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+
+import numpy as np
+import pytest
+from polling_checker import Step, run_session
+from together_rl import Client, PollPolicy, Sample
+from together_rl._bodies import build_forward_backward, build_sample, operation_work
+from together_rl._poll_estimate import DurationEstimate
+from together_rl._poll_plan import next_get, window
+from together_rl._polling import OperationPoll, PollPlanner, poll_wait, readiness_wait
+
+POLICY = PollPolicy()
+
+
+def running_until(poll: OperationPoll, until: float) -> list[float]:
+    """The GETs of ``poll`` sent up to ``until``, each finding it running."""
+    sent: list[float] = []
+    while (at := poll.next_poll_at()) <= until:
+        poll.observe(sent_at=at, done=False)
+        sent.append(at)
+    return sent
+
+
+def test_the_policy_has_five_knobs_and_refuses_a_gap_past_its_floor() -> None:
+    assert list(PollPolicy.__dataclass_fields__) == [
+        "lateness", "lateness_floor", "precision", "min_gap", "max_interval",
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="min_gap"):
+        PollPolicy(min_gap=0.05)
+    with pytest.raises(ValueError, match="max_interval"):
+        PollPolicy(max_interval=0.001)
+
+
+def test_with_nothing_predicted_gets_grow_geometrically_up_to_the_max_interval() -> None:
+    poll = PollPlanner().submitted("fb", 0.0)
+    sent = running_until(poll, 30.0)
+    assert sent[:3] == pytest.approx([0.045, 0.09, 0.135])  # the floor's 50 ms, less 10 %
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
+    assert all(gap <= POLICY.safety_gap(at) + 1e-12 for at, gap in zip(sent, gaps, strict=False))
+    assert all(b >= a - 1e-12 for a, b in itertools.pairwise(gaps))
+    assert max(gaps) == pytest.approx(POLICY.max_interval)
+
+
+def test_the_estimator_fits_the_work_and_says_how_sure_it_is() -> None:
+    estimate = DurationEstimate()
+    assert estimate.predict(100.0) is None
+    estimate.observe(100.0, 0.40, 0.60)
+    assert estimate.predict(100.0) == pytest.approx((0.5 - 0.2 / 12**0.5, 0.5 + 0.2 / 12**0.5))
+    # another work, before a slope: what growing at most in proportion allows
+    assert estimate.predict(300.0) == pytest.approx((0.40, 1.80))
+    assert estimate.predict(0.0) is None
+    for work in (100.0, 200.0, 300.0):
+        estimate.observe(work, 0.1 + 0.001 * work - 0.002, 0.1 + 0.001 * work + 0.002)
+    low, high = estimate.predict(250.0)  # type: ignore[misc]
+    assert low < 0.35 < high and high - low < 0.02
+
+
+def test_the_planner_counts_the_safety_gets_back_from_the_predicted_end() -> None:
+    """The window's first GET takes a safety GET's place: the GETs before it are the
+    geometric schedule counted back from it, each gap within the bound."""
+    planned = window(POLICY, (0.0, 0.0), (0.995, 1.0))
+    assert planned[0] == pytest.approx(1.0)  # narrower than its spacing: its end alone
+    sent, last = [], 0.0
+    while last < 1.0 - 1e-9:
+        last = next_get(POLICY, last, 0.0, planned)
+        sent.append(last)
+    assert sent[-1] == pytest.approx(1.0)
+    starts = [0.0, *sent]
+    assert all(b - a <= POLICY.safety_gap(a) + 1e-9 for a, b in itertools.pairwise(starts))
+    greedy = running_until(PollPlanner().submitted("fb", 0.0), 1.0)
+    assert len(sent) <= len(greedy) + 1
+
+
+def test_a_wide_window_is_polled_half_a_precision_apart() -> None:
+    planned = window(POLICY, (10.0, 10.02), (0.9, 1.1))
+    end = planned.index(11.12)
+    gaps = [b - a for a, b in itertools.pairwise(planned)]
+    assert planned[0] == pytest.approx(10.9)
+    assert max(gaps[:end]) <= POLICY.precision_gap(1.1) + 1e-9
+    # then six more, each gap 1.5 x the one before: a little late is seen soon
+    assert gaps[end:] == pytest.approx([POLICY.precision_gap(1.1) * 1.5**k for k in range(6)])
+
+
+def test_behind_an_operation_not_seen_done_gets_are_the_floors_apart() -> None:
+    planner = PollPlanner()
+    ahead, behind = planner.submitted("fb", 0.0), planner.submitted("fb", 0.001)
+    sent = running_until(behind, 1.0)
+    assert behind.start_bounds() == (0.001, None)
+    assert max(b - a for a, b in itertools.pairwise(sent)) <= 0.045 + 1e-9
+    ahead.observe(sent_at=1.0, done=True)  # now it started by 1.0 s at the latest
+    assert behind.start_bounds() == (0.001, 1.0)
+    assert sent[-1] < behind.next_poll_at() <= sent[-1] + 0.045 + 1e-9
+
+
+def test_an_operation_queued_behind_one_seen_done_starts_between_its_last_two_gets() -> None:
+    planner = PollPlanner()
+    ahead, behind = planner.submitted("fb", 0.0), planner.submitted("optim-step", 0.01)
+    ahead.observe(sent_at=0.4, done=False)
+    ahead.observe(sent_at=0.5, done=True)
+    assert behind.start_bounds() == (0.4, 0.5)
+    assert behind.next_poll_at() == pytest.approx(0.4 + 0.045)  # it may be done: at once
+
+
+def test_what_a_done_operation_teaches_is_on_the_safe_side_of_its_start() -> None:
+    planner = PollPlanner()
+    ahead, behind = planner.submitted("fb", 0.0, 10.0), planner.submitted("fb", 0.01, 10.0)
+    ahead.observe(sent_at=0.4, done=False)
+    ahead.observe(sent_at=0.5, done=True)
+    behind.observe(sent_at=0.8, done=False)
+    behind.observe(sent_at=0.9, done=True)
+    # ahead ran (0.4, 0.5]; behind started in (0.4, 0.5] and ran (0.3, 0.5]
+    assert planner._estimates["fb"]._seen[-1] == pytest.approx((10.0, 0.3, 0.5))
+
+
+def test_an_answer_done_at_submission_is_seen_done() -> None:
+    planner = PollPlanner()
+    first = planner.submitted("fb", 0.0, done=True)
+    second = planner.submitted("fb", 0.01)
+    assert first.finished_at == 0.0 and second.start_bounds() == (0.01, 0.01)
+
+
+@pytest.mark.parametrize("duration", [0.02, 0.2, 1.3, 7.0])
+def test_where_predictions_are_right_operations_are_seen_within_the_precision(
+    duration: float,
+) -> None:
+    """From the 5th operation of a kind whose duration does not vary, within max(10 ms, 5 %)
+    of finishing, whatever the loop's pattern; the guarantee holds from the first."""
+    for pattern in ("one at a time", "submit ahead"):
+        seen = run_session(PollPlanner(), [Step(duration)] * 12, pattern)
+        precision = max(0.010, 0.05 * duration)
+        assert max(s.lateness for s in seen[4:]) <= precision, pattern
+        assert max(s.lateness for s in seen) <= max(0.05, 0.5 * duration)
+
+
+def test_a_fresh_session_of_fixed_operations_is_within_10_percent_from_the_second() -> None:
+    seen = run_session(PollPlanner(), [Step(1.3)] * 4)
+    assert max(s.lateness for s in seen[1:]) <= 0.13
+
+
+def test_small_helpers() -> None:
+    assert poll_wait(1.0, 0.5, None) == 0.5
+    assert poll_wait(1.0, 0.5, 0.8) is None
+    assert poll_wait(0.2, 0.5, 2.0) == 0.0
+    assert [readiness_wait(n) for n in (0, 1, 20)] == pytest.approx([0.05, 0.075, 5.0])
+
+
+def test_operation_work_counts_tokens_and_completions() -> None:
+    long = Sample.from_completion([1, 2, 3], [4, 5], logprobs=[-1.0, -1.0], advantages=1.0)
+    short = Sample.from_completion([1], [2], logprobs=[-1.0], advantages=1.0)
+    fb = build_forward_backward([long, short], {"type": "ppo"})
+    assert operation_work(fb) == 4 + 1  # the model inputs' tokens
+    body = build_sample([np.arange(4), [1, 2]], num_samples=8)
+    assert operation_work(body) == 6 * 8 + 16  # prompts x samples, one unit per completion
+    body["sampling_params"] = {"max_tokens": 64}
+    assert operation_work(body) == 6 * 8 + 16 * 64
+    assert operation_work(None) == operation_work({"adam_params": {}}) == 0
+
+
+def test_a_session_planner_lives_as_long_as_its_handles() -> None:
+    client = Client(api_key="k", base_url="http://127.0.0.1:9")
+    session = client.session("sess-1")
+    assert client.session("sess-1")._planner is session._planner
+    assert len(client._planners) == 1
+    del session
+    gc.collect()
+    assert len(client._planners) == 0
+    client.close()
