@@ -1,0 +1,31 @@
+"""The proxy's adversarial families, as ``python -m reliability proxy-hostile`` runs them (with a
+smaller bomb): malformed answers, a decompression bomb, the key in every encoding, presigned URLs.
+Every probe holds, and a proxy that stops redacting is caught."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from together_rl_contract_tests.proxy._redaction import Redactor
+
+from reliability.proxy_hostile import MALFORMED_ANSWERS, probe_key_encodings, run_proxy_hostile
+
+
+def test_every_family_holds() -> None:
+    report = run_proxy_hostile(bomb_bytes=8 << 20)
+    assert report.by_family() == {
+        "malformed answers": (len(MALFORMED_ANSWERS), len(MALFORMED_ANSWERS)),
+        "decompression bomb": (1, 1),
+        "key encodings": (8, 8),
+        "presigned URLs": (4, 4),
+    }, [f"{r.name}: {r.detail}" for r in report.results if not r.held]
+    assert report.ok and report.lines()[-1] == "- **PASS**"
+
+
+def test_a_proxy_that_stops_redacting_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Redactor, "bytes", lambda self, data: data)
+    results = probe_key_encodings(tmp_path)
+    assert not any(r.held for r in results)
