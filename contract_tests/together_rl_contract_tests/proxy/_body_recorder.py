@@ -61,12 +61,12 @@ class BodyRecorder:
         if self._decoder is None:
             if self.wire_bytes > self.limit:
                 self._note_cut(self.wire_bytes, "")
-            return bytes(self._raw)
+            return self._take(self._raw)
         if self._cut:
             self._note_cut(
                 None, f"; {self.wire_bytes} {self.encoding} bytes received, the rest not decoded"
             )
-            return bytes(self._decoded)
+            return self._take(self._decoded)
         if self._decode_error is None and not self._decoder.eof and complete and self.wire_bytes:
             self._decode_error = f"{self.encoding} stream ends before its end marker (truncated)"
         if self._decode_error is not None:
@@ -75,8 +75,14 @@ class BodyRecorder:
             )
             if self.wire_bytes > self.limit:
                 self._note_cut(self.wire_bytes, "")
-            return bytes(self._raw)
-        return bytes(self._decoded)
+            return self._take(self._raw)
+        return self._take(self._decoded)
+
+    def _take(self, kept: bytearray) -> bytes:
+        """``kept`` as bytes, the recorder's copies released (a body is held once)."""
+        body = bytes(kept)
+        self._decoded, self._raw = bytearray(), bytearray()
+        return body
 
     def _note_cut(self, total: int | None, rest: str) -> None:
         size = f"of {total} bytes " if total is not None else ""

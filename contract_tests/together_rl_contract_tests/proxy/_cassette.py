@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import threading
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +22,9 @@ import orjson
 from together_rl_contract_tests.proxy._exchange import Exchange
 
 __all__ = ["CassetteWriter", "read_cassette"]
+
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 class CassetteWriter:
@@ -56,8 +60,10 @@ class CassetteWriter:
             line["defects"] = exchange.defects
         if exchange.url is not None:
             line["url"] = exchange.url
+        encoded = orjson.dumps(line)
         with self._lock:
-            self._file.write(orjson.dumps(line) + b"\n")
+            self._file.write(encoded)  # (not ``encoded + b"\n"``: a copy of a large line)
+            self._file.write(b"\n")
             self._file.flush()
 
     def close(self) -> None:
@@ -97,10 +103,14 @@ def read_cassette(path: Path) -> list[Exchange]:
 
 
 def _encode(body: bytes) -> Any:
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"base64": base64.b64encode(body).decode()}
+    """Text as it is; anything else (not UTF-8, or with control characters that JSON would
+    write six bytes each) as base64."""
+    if not _CONTROL.search(body):
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return {"base64": base64.b64encode(body).decode()}
 
 
 def _decode(body: Any) -> bytes:
