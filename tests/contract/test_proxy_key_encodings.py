@@ -15,7 +15,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 from together_rl_contract_tests.proxy._redaction import Redactor
 
-from reliability.proxy_hostile import key_leaks, probe_key_encodings
+from reliability.proxy_secrets import key_leaks, probe_key_encodings
 
 KEY = "adv+Proxy/Key=0123456789abcdef=="
 

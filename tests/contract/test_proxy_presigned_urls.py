@@ -9,7 +9,7 @@ from pathlib import Path
 
 from together_rl_contract_tests.proxy._redaction import Redactor, presigned_urls, redact_presigned
 
-from reliability.proxy_hostile import probe_presigned
+from reliability.proxy_secrets import probe_presigned
 
 S3 = (
     "https://bucket.r2.example/ckpt/model.safetensors?X-Amz-Algorithm=AWS4-HMAC-SHA256"

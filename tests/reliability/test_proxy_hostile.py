@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from together_rl_contract_tests.proxy._redaction import Redactor
 
-from reliability.proxy_hostile import MALFORMED_ANSWERS, probe_key_encodings, run_proxy_hostile
+from reliability.proxy_hostile import MALFORMED_ANSWERS, run_proxy_hostile
+from reliability.proxy_secrets import probe_key_encodings
 
 
 def test_every_family_holds() -> None:
