@@ -6,8 +6,13 @@ harmless parameters stay readable."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
+import orjson
+from together_rl_contract_tests.proxy import proxy_in_thread, read_cassette
 from together_rl_contract_tests.proxy._redaction import Redactor, presigned_urls, redact_presigned
+from together_rl_emulator import serve_in_thread
 
 from reliability.proxy_secrets import probe_presigned
 
@@ -49,3 +54,54 @@ def test_presigned_urls_are_found_escaped_and_redacted() -> None:
     [(_, _, again)] = presigned_urls(b'"' + redacted + b'"')  # replay finds redacted URLs too
     assert again == redacted.decode()
     assert presigned_urls(b'{"url": "https://example.com/a?b=c"}') == []
+
+
+async def _presigning_upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Hands out presigned URLs to itself (a JSON body, a redirect) and serves the file there,
+    echoing the credentials it was sent."""
+    if scope["type"] != "http":
+        return
+    root = f"http://{dict(scope['headers'])[b'host'].decode()}"
+    url = f"{root}/files/model.safetensors?X-Amz-Date=1&token=tok-secret-0123"
+    headers = [(b"content-type", b"application/json")]
+    if scope["path"] == "/v1/rl/checkpoints/ck-1/download":
+        body = orjson.dumps({"data": [{"filename": "model.safetensors", "size": 4, "url": url}]})
+    elif scope["path"] == "/redirect":
+        headers, body = [(b"location", url.encode())], b""
+        await send({"type": "http.response.start", "status": 302, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return
+    else:
+        seen = {n.decode(): v.decode() for n, v in scope["headers"]}
+        body = orjson.dumps({"query": scope["query_string"].decode(), "headers": seen})
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def test_the_relay_sends_no_credentials_and_rewrites_redirects(tmp_path: Path) -> None:
+    upstream = serve_in_thread(_presigning_upstream)
+    auth = {"Authorization": "Bearer sk-relay-test-0123456789"}
+    try:
+        with (
+            proxy_in_thread(upstream.base_url, record=tmp_path / "run.jsonl") as proxy,
+            httpx.Client(base_url=proxy.base_url, headers=auth) as client,
+        ):
+            [file] = client.get("/v1/rl/checkpoints/ck-1/download").json()["data"]
+            assert file["url"].startswith(f"{proxy.base_url}/_proxy/presigned/")
+            assert file["url"].endswith("/model.safetensors")
+            fetched = client.get(file["url"]).json()  # the client even sends its key
+            redirect = client.get("/redirect")
+            unknown = client.get("/_proxy/presigned/no-such-handle/x")
+    finally:
+        upstream.stop()
+    assert fetched["query"] == "X-Amz-Date=1&token=tok-secret-0123"  # the real URL, reached
+    assert "authorization" not in fetched["headers"]
+    assert redirect.headers["location"].startswith(f"{proxy.base_url}/_proxy/presigned/")
+    assert unknown.status_code == 404 and "no such relayed URL" in unknown.text
+    cassette = (tmp_path / "run.jsonl").read_text()
+    assert "tok-secret-0123" not in cassette and "sk-relay-test" not in cassette
+    relayed = [e for e in read_cassette(tmp_path / "run.jsonl") if e.url is not None]
+    assert [e.url for e in relayed] == [
+        f"{upstream.base_url}/files/model.safetensors?X-Amz-Date=1&token=<redacted>"
+    ]
+    assert proxy.monitor.relayed == 1
