@@ -68,7 +68,7 @@ def presigned_urls(data: bytes) -> list[tuple[int, int, str]]:
 
 def redact_presigned(data: bytes) -> bytes:
     """``data`` with the value of every credential parameter of a URL replaced by ``<redacted>``."""
-    if b"=" not in data and b"%3" not in data:
+    if b"=" not in data and b"%" not in data:  # (a search for "%3" is slow over digits)
         return data
     return _CREDENTIAL.sub(rb"\1" + _REDACTED_BYTES, data)
 
@@ -101,32 +101,55 @@ def key_pattern(secret: str) -> re.Pattern[bytes]:
 
 def key_variants(secret: str) -> set[bytes]:
     """The forms ``secret`` can take in a request or an answer (see the module's docstring)."""
+    return _escaped_forms(secret) | _base64_forms(secret)
+
+
+def _escaped_forms(secret: str) -> set[bytes]:
     forms = {secret, quote(secret, safe=""), quote(secret, safe="/"), quote_plus(secret)}
     forms |= {quote(form, safe="") for form in list(forms)}  # encoded twice
-    forms |= {form.lower() for form in list(forms) if "%" in form}  # lower-case hex
+    forms |= {_lower_hex(form) for form in list(forms) if "%" in form}
     escaped = json.dumps(secret)[1:-1]
     forms |= {escaped, escaped.replace("/", "\\/")}
     forms.add("".join(c if c.isalnum() else f"\\u{ord(c):04x}" for c in secret))
     forms.add("".join(c if c.isalnum() else f"\\u{ord(c):04X}" for c in secret))
-    raw = secret.encode()
-    for offset in range(3):  # base64 of a text holding the key, at each alignment
+    return {form.encode() for form in forms if len(form) >= _MIN_SECRET}
+
+
+def _base64_forms(secret: str) -> set[bytes]:
+    """The key's bytes in base64 at each alignment a longer text (``user:key``) may give it."""
+    raw, forms = secret.encode(), set()
+    for offset in range(3):
         aligned = raw[offset:][: (len(raw) - offset) // 3 * 3]
         for encoded in (base64.b64encode(aligned), base64.urlsafe_b64encode(aligned)):
             if len(encoded) >= _MIN_SECRET:
-                forms.add(encoded.decode())
-    return {form.encode() for form in forms if len(form) >= _MIN_SECRET}
+                forms.add(encoded)
+    return forms
+
+
+def _anchor(secret: str) -> bytes:
+    runs = re.findall(rb"[A-Za-z0-9]+", secret.encode()) or [b""]
+    return max(runs, key=len)
+
+
+def _lower_hex(encoded: str) -> str:
+    return re.sub("%[0-9A-F]{2}", lambda hexed: hexed[0].lower(), encoded)
 
 
 class Redactor:
     """Removes one request's credentials (and every presigned URL's) from what is kept."""
 
     def __init__(self, secrets: set[str]) -> None:
-        variants: set[bytes] = set()
-        kept = {secret for secret in secrets if len(secret) >= _MIN_SECRET}
-        for secret in kept:
-            variants |= key_variants(secret)
-        self._variants = sorted(variants, key=len, reverse=True)
-        self._patterns = [key_pattern(secret) for secret in sorted(kept, key=len, reverse=True)]
+        kept = sorted({s for s in secrets if len(s) >= _MIN_SECRET}, key=len, reverse=True)
+        #: Per secret: a run of its letters and digits, which every escaped form keeps as is
+        #: (a body without it holds none of them; base64 is searched apart), and its forms.
+        self._escaped = [
+            (_anchor(secret), sorted(_escaped_forms(secret), key=len, reverse=True),
+             key_pattern(secret))
+            for secret in kept
+        ]  # fmt: skip
+        self._base64 = sorted(
+            {form for secret in kept for form in _base64_forms(secret)}, key=len, reverse=True
+        )
 
     @classmethod
     def for_request(cls, headers: list[tuple[str, str]], query: str) -> Redactor:
@@ -134,10 +157,9 @@ class Redactor:
         secrets: set[str] = set()
         for name, value in headers:
             name = name.lower()
-            if name in _SECRET_HEADERS:
-                secrets.add(value.strip())
+            if name in _SECRET_HEADERS:  # the token after a scheme covers the whole value
                 scheme, _, token = value.strip().partition(" ")
-                secrets.add(token.strip())
+                secrets.add(token.strip() or scheme)
                 if scheme.lower() == "basic":
                     secrets |= _basic_credentials(token.strip())
             elif name == "cookie":
@@ -148,11 +170,16 @@ class Redactor:
         return cls({s for s in secrets if s})
 
     def bytes(self, data: bytes) -> bytes:
-        for variant in self._variants:
-            if variant in data:
-                data = data.replace(variant, _REDACTED_BYTES)
-        for pattern in self._patterns:  # the forms mixed (a literal prefix keeps it fast)
-            data = pattern.sub(_REDACTED_BYTES, data)
+        for anchor, forms, pattern in self._escaped:
+            if anchor not in data:
+                continue
+            for form in forms:
+                if form in data:
+                    data = data.replace(form, _REDACTED_BYTES)
+            data = pattern.sub(_REDACTED_BYTES, data)  # the escapes mixed
+        for form in self._base64:
+            if form in data:
+                data = data.replace(form, _REDACTED_BYTES)
         return redact_presigned(data)
 
     def text(self, text: str) -> str:
