@@ -140,3 +140,14 @@ def test_presigned_urls_point_at_the_replay_which_serves_the_recorded_files(
     assert "never sent this request through the proxy's relay" in missing.json()["error"]["message"]
     assert direct.status_code == 404  # a relayed file is served at the replay's address only
     assert replay.replayed == 2
+
+
+def test_a_status_outside_http_is_replayed_as_the_proxys_502(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    writer = CassetteWriter(cassette)
+    writer.write(_exchange(1, "GET", "/v1/rl/supported-models", None, {}, status=999))
+    writer.close()
+    with replay_in_thread(cassette) as (base_url, _):
+        answer = httpx.get(f"{base_url}/v1/rl/supported-models")
+    assert answer.status_code == 502
+    assert "status 999, outside 100-599" in answer.json()["error"]["message"]

@@ -122,6 +122,13 @@ class ReplayServer:
         body = exchange.response_body
         if "json" in (exchange.header("content-type", response=True) or ""):
             body = self.files.rewrite(body, base_url)
+        if not 100 <= exchange.status <= 599:  # the client got the proxy's 502, as here
+            message = f"proxy: the upstream answered HTTP status {exchange.status}, outside "
+            error = {"message": message + "100-599, which cannot be relayed",
+                     "type": "proxy_error", "param": None, "code": "bad_gateway"}  # fmt: skip
+            await _respond(send, 502, [("content-type", "application/json")],
+                           orjson.dumps({"error": error}))  # fmt: skip
+            return
         await _respond(send, exchange.status, kept, body)
 
     # ------------------------------------------------------------------------- matching
