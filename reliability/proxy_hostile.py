@@ -142,6 +142,10 @@ class ProbeResult:
     detail: str = ""
 
 
+#: Where the app's exceptions are logged: uvicorn's error logger (which need not propagate).
+_LOGGERS = ("", "uvicorn.error")
+
+
 class _Tracebacks(logging.Handler):
     """ERROR records with a traceback, of any logger (uvicorn logs the app's exceptions so)."""
 
@@ -161,15 +165,17 @@ def probe_malformed(
     for case in cases:
         cassette = workdir / "malformed.jsonl"
         tracebacks = _Tracebacks()
-        logging.getLogger().addHandler(tracebacks)
-        try:
-            with (
-                raw_upstream(lambda _head, raw=case.raw: raw) as upstream,
-                proxy_in_thread(upstream, record=cassette) as proxy,
-            ):
+        with (
+            raw_upstream(lambda _head, raw=case.raw: raw) as upstream,
+            proxy_in_thread(upstream, record=cassette) as proxy,
+        ):
+            for logger in _LOGGERS:  # (after the server's start: uvicorn resets its loggers)
+                logging.getLogger(logger).addHandler(tracebacks)
+            try:
                 status, body = _get(f"{proxy.base_url}/v1/rl/supported-models")
-        finally:
-            logging.getLogger().removeHandler(tracebacks)
+            finally:
+                for logger in _LOGGERS:
+                    logging.getLogger(logger).removeHandler(tracebacks)
         recorded = read_cassette(cassette)
         defects = [d for e in recorded for d in e.defects]
         problems = []
