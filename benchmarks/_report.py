@@ -65,6 +65,7 @@ TABLES = (
     "wrapper.large_batch",
     "wrapper.pipelining",
     "proxy.latency",
+    "proxy.bomb",
     "api_diff.versus_redocly",
     "client_kit.whole_run",
     "polling_traces.side_by_side",

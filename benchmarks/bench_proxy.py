@@ -11,7 +11,8 @@ falls on every path alike:
    does no math while the clock runs (its work is the same direct and proxied);
 and, in this process, the CPU time the proxy's checks take per exchange of each kind (spec
 validation of request and response, the checks across exchanges), which run after the answer
-has been sent. Writes its section of docs/benchmarks.md between the proxy markers, with the
+has been sent; then the proxy's memory against a decompression bomb (``bench_proxy_bomb``).
+Writes its sections of docs/benchmarks.md between the proxy markers, with the
 checked facts (payloads, requests, code path) that tests/benchmarks/test_documented_figures.py
 recomputes.
 """
@@ -46,6 +47,8 @@ from together_rl_contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 from benchmarks.bench_emulator import MODEL, grpo_body
+from benchmarks.bench_proxy_bomb import KEY as BOMB_KEY
+from benchmarks.bench_proxy_bomb import bomb_facts, bomb_table
 
 __all__ = ["checked_facts", "main"]
 
@@ -353,6 +356,8 @@ def table(result: dict[str, Any], found: dict[str, Any], quick: bool) -> Table:
 
 def checked_facts(key: str, quick: bool) -> dict[str, Any]:
     """The table's facts for a run with or without --quick, from one untimed pass."""
+    if key == BOMB_KEY:
+        return bomb_facts(quick)
     if key != "proxy.latency":
         raise KeyError(key)
     repeats = config(quick)
@@ -373,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     result, found = measure(args.quick)
     heading = "## Validating proxy (`python -m together_rl_contract_tests proxy`)"
     section = heading + "\n\n" + table(result, found, args.quick).render(run.finish())
-    return publish("proxy", section, args.no_write)
+    publish("proxy", section, args.no_write)
+    bomb, bomb_run = bomb_table(args.quick)
+    return publish("proxy-bomb", bomb.render(bomb_run), args.no_write)
 
 
 if __name__ == "__main__":

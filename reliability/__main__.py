@@ -208,6 +208,9 @@ PROOFS: dict[str, Callable[[argparse.Namespace], tuple[bool, list[str]]]] = {
     "soak": _soak, "crash": _crash, "load": _load, "hostile": _hostile, "access": _access,
     "negative": _negative,
 }  # fmt: skip
+from .proxy_hostile import proof as proxy_hostile_proof  # noqa: E402  (the proxy's families)
+
+PROOFS["proxy-hostile"] = proxy_hostile_proof
 
 
 def write_figures(lines: list[str]) -> None:

@@ -102,3 +102,52 @@ def test_a_miss_over_http_is_a_404_with_the_explanation(tmp_path: Path) -> None:
     assert error["code"] == "replay_miss"
     assert "body samples: 1 items recorded, 0 now" in error["message"]
     assert logged == [f"REPLAY MISS {error['message']}"]
+
+
+def test_presigned_urls_point_at_the_replay_which_serves_the_recorded_files(
+    tmp_path: Path,
+) -> None:
+    """The cassette's URLs are redacted (they work nowhere); replay points them at itself and
+    answers with the bytes recorded when the run fetched them through the proxy's relay."""
+    stored = "https://bucket.example/ck/model.safetensors?X-Amz-Signature=<redacted>"
+    never = "https://bucket.example/ck/manifest.json?X-Amz-Signature=<redacted>"
+    files = {"data": [{"filename": "model.safetensors", "url": stored},
+                      {"filename": "manifest.json", "url": never}]}  # fmt: skip
+    download = _exchange(1, "GET", "/v1/rl/checkpoints/ck/download", None, files)
+    weights = Exchange(
+        seq=2, method="GET", path="/ck/model.safetensors", query="X-Amz-Signature=<redacted>",
+        request_headers=[], request_body=b"", status=200,
+        response_headers=[("content-type", "application/octet-stream")],
+        response_body=b"\x00\x01weights", started=0.0, finished=0.0, url=stored,
+    )  # fmt: skip
+    cassette = tmp_path / "run.jsonl"
+    writer = CassetteWriter(cassette)
+    for exchange in (download, weights):
+        writer.write(exchange)
+    writer.close()
+    with (
+        replay_in_thread(cassette, log=lambda _line: None) as (base_url, replay),
+        httpx.Client(base_url=base_url) as client,
+    ):
+        urls = [f["url"] for f in client.get("/v1/rl/checkpoints/ck/download").json()["data"]]
+        assert urls == [f"{base_url}/_replay/presigned/0/model.safetensors",
+                        f"{base_url}/_replay/presigned/1/manifest.json"]  # fmt: skip
+        got = client.get(urls[0])
+        missing = client.get(urls[1])
+        direct = client.get("/ck/model.safetensors", params={"X-Amz-Signature": "<redacted>"})
+    assert got.status_code == 200 and got.content == b"\x00\x01weights"
+    assert missing.status_code == 404
+    assert "never sent this request through the proxy's relay" in missing.json()["error"]["message"]
+    assert direct.status_code == 404  # a relayed file is served at the replay's address only
+    assert replay.replayed == 2
+
+
+def test_a_status_outside_http_is_replayed_as_the_proxys_502(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    writer = CassetteWriter(cassette)
+    writer.write(_exchange(1, "GET", "/v1/rl/supported-models", None, {}, status=999))
+    writer.close()
+    with replay_in_thread(cassette) as (base_url, _):
+        answer = httpx.get(f"{base_url}/v1/rl/supported-models")
+    assert answer.status_code == 502
+    assert "status 999, outside 100-599" in answer.json()["error"]["message"]

@@ -1,10 +1,11 @@
 """Cassettes: a recorded run as JSON lines, one exchange a line, readable by its owner only.
 
 A line is ``{"seq", "request": {method, path, query, headers, body}, "response": {status,
-headers, body}, "duration_ms"}``. Bodies are kept as text (exactly as sent) or, when not UTF-8,
-as ``{"base64": ...}``. Headers are the public ones (``_exchange.SECRET_HEADERS`` never reach a
-cassette); the proxy has already replaced the caller's key wherever it appeared. The signature
-parameters of presigned payload URLs are redacted too.
+headers, body}, "duration_ms"}``, plus ``"defects"`` (how the answer broke HTTP, what the record
+cut) and ``"url"`` (a presigned URL the proxy relayed, redacted) when there are any. Bodies are
+kept as text (exactly as sent) or, when not UTF-8, as ``{"base64": ...}``. Headers are the
+public ones (``_exchange.SECRET_HEADERS`` never reach a cassette); the proxy has already
+replaced the caller's key and every presigned URL's credentials wherever they appeared.
 """
 
 from __future__ import annotations
@@ -20,15 +21,10 @@ import orjson
 
 from together_rl_contract_tests.proxy._exchange import Exchange
 
-__all__ = ["REDACTED", "CassetteWriter", "read_cassette"]
+__all__ = ["CassetteWriter", "read_cassette"]
 
-REDACTED = "<redacted>"
-#: Query parameters of presigned URLs that grant access (S3/R2 signatures, the emulator's token).
-_URL_SECRET = re.compile(
-    r"((?:[?&])(?:token|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\"]*",
-    re.IGNORECASE,
-)
-_PAYLOAD_URL_ROUTES = re.compile(r"/payloads/(upload-url|[^/]+/download-url)$")
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 class CassetteWriter:
@@ -44,10 +40,7 @@ class CassetteWriter:
         self._lock = threading.Lock()
 
     def write(self, exchange: Exchange) -> None:
-        response_body = exchange.response_body
-        if _PAYLOAD_URL_ROUTES.search(exchange.path):
-            response_body = _URL_SECRET.sub(rf"\1{REDACTED}", response_body.decode()).encode()
-        line = {
+        line: dict[str, Any] = {
             "seq": exchange.seq,
             "request": {
                 "method": exchange.method,
@@ -59,12 +52,18 @@ class CassetteWriter:
             "response": {
                 "status": exchange.status,
                 "headers": exchange.response_headers,
-                "body": _encode(response_body),
+                "body": _encode(exchange.response_body),
             },
             "duration_ms": round((exchange.finished - exchange.started) * 1000, 3),
         }
+        if exchange.defects:
+            line["defects"] = exchange.defects
+        if exchange.url is not None:
+            line["url"] = exchange.url
+        encoded = orjson.dumps(line)
         with self._lock:
-            self._file.write(orjson.dumps(line) + b"\n")
+            self._file.write(encoded)  # (not ``encoded + b"\n"``: a copy of a large line)
+            self._file.write(b"\n")
             self._file.flush()
 
     def close(self) -> None:
@@ -94,6 +93,8 @@ def read_cassette(path: Path) -> list[Exchange]:
                         response_body=_decode(response["body"]),
                         started=0.0,
                         finished=float(line.get("duration_ms", 0.0)) / 1000,
+                        defects=[str(d) for d in line.get("defects", [])],
+                        url=line.get("url"),
                     )
                 )
             except (ValueError, KeyError, TypeError) as exc:
@@ -102,10 +103,14 @@ def read_cassette(path: Path) -> list[Exchange]:
 
 
 def _encode(body: bytes) -> Any:
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"base64": base64.b64encode(body).decode()}
+    """Text as it is; anything else (not UTF-8, or with control characters that JSON would
+    write six bytes each) as base64."""
+    if not _CONTROL.search(body):
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return {"base64": base64.b64encode(body).decode()}
 
 
 def _decode(body: Any) -> bytes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import signal
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 
 import uvicorn
 
+from together_rl_contract_tests.proxy._body_recorder import DEFAULT_RECORD_LIMIT
 from together_rl_contract_tests.proxy._cassette import CassetteWriter, read_cassette
 from together_rl_contract_tests.proxy._forwarding import ValidatingProxy
 from together_rl_contract_tests.proxy._replay import ReplayServer
@@ -63,12 +65,17 @@ def proxy_main(argv: Sequence[str] | None = None) -> int:
         default=Path("reports"),
         help="where proxy.md and proxy.junit.xml go (default reports/)",
     )
+    parser.add_argument(
+        "--max-record-mb",
+        type=_positive_mb,
+        default=DEFAULT_RECORD_LIMIT / 2**20,
+        help="MiB kept of each body, decoded (default %(default)g); the client gets all of it",
+    )
     args = parser.parse_args(argv)
     recorder = CassetteWriter(args.record) if args.record else None
     monitor = TrafficMonitor(recorder)
-    serve(
-        ValidatingProxy(args.upstream, monitor), args.host, args.port, f"proxy to {args.upstream}"
-    )
+    proxy = ValidatingProxy(args.upstream, monitor, record_limit=int(args.max_record_mb * 2**20))
+    serve(proxy, args.host, args.port, f"proxy to {args.upstream}")
     monitor.close()
     write_markdown(monitor, args.reports / "proxy.md", args.upstream)
     write_junit(monitor, args.reports / "proxy.junit.xml")
@@ -79,6 +86,16 @@ def proxy_main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     return 0
+
+
+def _positive_mb(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0 or value * 2**20 < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of MiB")
+    return value
 
 
 def replay_main(argv: Sequence[str] | None = None) -> int:

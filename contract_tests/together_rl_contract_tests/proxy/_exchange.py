@@ -1,10 +1,8 @@
-"""One HTTP exchange as the proxy saw it, with secrets already removed from its headers."""
+"""One HTTP exchange as the proxy saw it, with secrets already removed."""
 
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import zlib
 from typing import Any
 
 import orjson
@@ -17,7 +15,6 @@ __all__ = [
     "SECRET_HEADERS",
     "Exchange",
     "Violation",
-    "decode_content",
     "json_body",
     "parse_body",
     "public_headers",
@@ -47,6 +44,11 @@ class Exchange:
     response_body: bytes  # decoded (Content-Encoding undone)
     started: float  # monotonic, when the request reached the proxy
     finished: float  # monotonic, when the response was complete
+    #: How the answer broke HTTP or what of it the record could not keep, each named (a body cut
+    #: short, a corrupt compressed stream, a status outside 100-599, no answer at all).
+    defects: list[str] = dataclasses.field(default_factory=list)
+    #: For a request the proxy relayed to a presigned URL: that URL, its credentials redacted.
+    url: str | None = None
 
     def header(self, name: str, *, response: bool = False) -> str | None:
         for n, v in self.response_headers if response else self.request_headers:
@@ -103,12 +105,3 @@ def parse_body(body: bytes) -> Any:
         return orjson.loads(body)
     except ValueError:
         return NOT_JSON
-
-
-def decode_content(body: bytes, encoding: str | None) -> bytes:
-    """Undo ``Content-Encoding`` gzip/deflate (other encodings are returned as they are)."""
-    if encoding == "gzip":
-        return gzip.decompress(body)
-    if encoding == "deflate":
-        return zlib.decompress(body)
-    return body

@@ -2,10 +2,14 @@
 unchanged and returns the upstream's answer unchanged, streaming it back as it arrives.
 
 The caller's ``Authorization`` is forwarded and then forgotten: the exchange handed to the
-:class:`TrafficMonitor` carries only the public headers, and the key is replaced by
-``<redacted>`` wherever else it appears (body, query, header values). ``Host`` is the upstream's,
-so URLs the upstream builds from it (presigned payload URLs) point at the upstream, as the live
-API's point at its object store: large payloads go there directly, not through the proxy.
+:class:`TrafficMonitor` carries only the public headers, and the key (in any encoding) and the
+credentials of presigned URLs are replaced by ``<redacted>`` wherever else they appear
+(``_redaction``). Presigned URLs in an answer are the one change: they point at the proxy, which
+relays them (``_presigned_relay``), so that the files behind them are recorded as well.
+
+An answer that breaks HTTP is never dropped: it is recorded with its defects named, and the
+client gets it as upstream sent it (a body cut short is cut short for the client too) or, when it
+cannot be relayed at all (no answer, a status outside 100-599), a 502 saying why.
 """
 
 from __future__ import annotations
@@ -14,10 +18,15 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
+import orjson
 
-from together_rl_contract_tests.proxy._exchange import Exchange, decode_content, public_headers
+from together_rl_contract_tests.proxy._body_recorder import DEFAULT_RECORD_LIMIT, BodyRecorder
+from together_rl_contract_tests.proxy._exchange import Exchange, public_headers
+from together_rl_contract_tests.proxy._presigned_relay import RELAY_PREFIX, PresignedRelay
+from together_rl_contract_tests.proxy._redaction import Redactor, redact_presigned
 from together_rl_contract_tests.proxy._traffic_monitor import TrafficMonitor
 
 __all__ = ["ValidatingProxy", "read_body"]
@@ -42,12 +51,15 @@ HOP_BY_HOP = frozenset(
 )
 #: Headers httpx adds on its own; removed again when the caller did not send them.
 _HTTPX_DEFAULTS = ("accept", "accept-encoding", "user-agent")
-REDACTED = b"<redacted>"
+#: A JSON answer up to this size is read whole before it is relayed, to point its presigned
+#: URLs at the proxy (the API's answers that hand them out are a few hundred bytes).
+_REWRITE_LIMIT = 1024 * 1024
 
 
 class ValidatingProxy:
     """``ValidatingProxy(upstream, monitor)``: an ASGI app; ``upstream`` is the server root
-    (``https://api.together.ai``, without ``/v1``)."""
+    (``https://api.together.ai``, without ``/v1``). ``record_limit``: the bytes kept of each
+    body (decoded); the client always gets all of it."""
 
     def __init__(
         self,
@@ -55,9 +67,12 @@ class ValidatingProxy:
         monitor: TrafficMonitor,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
+        record_limit: int = DEFAULT_RECORD_LIMIT,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.monitor = monitor
+        self.record_limit = record_limit
+        self.relay = PresignedRelay()
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._seq = itertools.count(1)
@@ -76,7 +91,13 @@ class ValidatingProxy:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            await self._forward(scope, receive, send)
+            if not scope["path"].startswith(RELAY_PREFIX):
+                await self._forward(scope, receive, send)
+            elif (target := self.relay.target(scope["path"])) is not None:
+                await self._forward(scope, receive, send, presigned=target)
+            else:
+                message = "proxy: no such relayed URL (another proxy run's, or forgotten)"
+                await _proxy_error(send, 404, "not_found", message)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -89,114 +110,210 @@ class ValidatingProxy:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _forward(
+        self, scope: Scope, receive: Receive, send: Send, presigned: str | None = None
+    ) -> None:
+        """Forward to the upstream, or to the real ``presigned`` URL behind a relay path."""
         started = time.monotonic()
-        request_chunks: list[bytes] = []  # the body, kept while it streams to the upstream
         raw_headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in scope["headers"]]
         sent_names = {n.lower() for n, _ in raw_headers}
         # Without either header the request has no body (a GET): sent without one, not chunked.
         has_body = "content-length" in sent_names or "transfer-encoding" in sent_names
         query = scope.get("query_string", b"").decode("latin-1")
-        raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
-        url = self.upstream + raw_path + (f"?{query}" if query else "")
+        redactor = Redactor.for_request(raw_headers, query)
+        sent = BodyRecorder(None, self.record_limit, "request body")
+        forwarded = [(n, v) for n, v in raw_headers if n.lower() not in HOP_BY_HOP]
+        if presigned is None:
+            raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+            url = self.upstream + raw_path + (f"?{query}" if query else "")
+        else:  # a presigned URL works without credentials: none of the caller's go there
+            url, forwarded = presigned, public_headers(forwarded)
         client = self._http()
         request = client.build_request(
-            scope["method"],
-            url,
-            headers=[(n, v) for n, v in raw_headers if n.lower() not in HOP_BY_HOP],
-            content=_tee(receive, request_chunks) if has_body else b"",
-        )
+            scope["method"], url, headers=forwarded,
+            content=_tee(receive, sent) if has_body else b"",
+        )  # fmt: skip
         for name in _HTTPX_DEFAULTS:
             if name not in sent_names:
                 del request.headers[name]
+        answer = _Answer()
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            await _bad_gateway(send, f"proxy: the upstream did not answer: {exc!r}")
-            return
-        chunks: list[bytes] = []
-        try:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": response.status_code,
-                    "headers": [
-                        (n, v)
-                        for n, v in response.headers.raw
-                        if n.decode("latin-1").lower() not in HOP_BY_HOP
-                    ],
-                }
-            )
-            async for chunk in response.aiter_raw():
-                chunks.append(chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        finally:
-            await response.aclose()
-        finished = time.monotonic()
-        secrets = _secrets(raw_headers)
-        response_headers = [
-            (n.decode("latin-1"), v.decode("latin-1")) for n, v in response.headers.raw
-        ]
-        raw_body = b"".join(chunks)
-        try:
-            decoded = decode_content(raw_body, response.headers.get("content-encoding"))
-        except OSError:
-            decoded = raw_body
+            reason = redactor.text(f"the upstream did not answer: {exc!r}")
+            answer.body = await _proxy_error(send, 502, "bad_gateway", f"proxy: {reason}")
+            answer.headers = [("content-type", "application/json")]
+            answer.defects.append(f"no answer: {reason}; the client got 502")
+        else:
+            try:
+                await self._relay_answer(scope, response, send, answer)
+            finally:
+                await response.aclose()
+        path, where = scope["path"], None
+        if presigned is not None:
+            parts = urlsplit(presigned)
+            path, query, where = parts.path, parts.query, redactor.text(presigned)
+        kept_headers = [(n, v) for n, v in answer.headers if n.lower() != "content-encoding"]
         self.monitor.submit(
             Exchange(
                 seq=next(self._seq),
                 method=scope["method"],
-                path=_scrub_text(scope["path"], secrets),
-                query=_scrub_text(query, secrets),
-                request_headers=_scrub_headers(raw_headers, secrets),
-                request_body=_scrub(b"".join(request_chunks), secrets),
-                status=response.status_code,
-                response_headers=_scrub_headers(
-                    [(n, v) for n, v in response_headers if n.lower() != "content-encoding"],
-                    secrets,
-                ),
-                response_body=_scrub(decoded, secrets),
+                path=redactor.text(path),
+                query=redactor.text("?" + query)[1:],  # "?" marks its parameters as a URL's
+                request_headers=redactor.headers(public_headers(raw_headers)),
+                request_body=redactor.bytes(sent.finish()),
+                status=answer.status,
+                response_headers=redactor.headers(public_headers(kept_headers)),
+                response_body=redactor.bytes(answer.body),
                 started=started,
-                finished=finished,
+                finished=time.monotonic(),
+                defects=[redactor.text(d) for d in sent.defects + answer.defects],
+                url=where,
             )
         )
 
+    async def _relay_answer(
+        self, scope: Scope, response: httpx.Response, send: Send, answer: _Answer
+    ) -> None:
+        """Send the upstream's answer to the client, filling ``answer`` with what is kept."""
+        answer.status = response.status_code
+        raw_headers = response.headers.raw
+        answer.headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in raw_headers]
+        kept = BodyRecorder(response.headers.get("content-encoding"), self.record_limit)
+        chunks = response.aiter_raw()
+        if not 100 <= response.status_code <= 599:
+            complete, broken = await _drain(chunks, kept)
+            answer.body = kept.finish(complete=complete)
+            answer.defects += [f"status {response.status_code}: not an HTTP status (100-599); "
+                               "the client got 502", *broken, *kept.defects]  # fmt: skip
+            await _proxy_error(send, 502, "bad_gateway", "proxy: the upstream answered HTTP "
+                               f"status {response.status_code}, outside 100-599, which cannot "
+                               "be relayed")  # fmt: skip
+            return
+        base_url = _base_url(scope)
+        headers = [
+            (n, self.relay.rewrite(v, base_url) if n.lower() == b"location" else v)
+            for n, v in response.headers.raw
+            if n.decode("latin-1").lower() not in HOP_BY_HOP
+        ]
+        head: list[bytes] = []
+        broken: list[str] = []
+        rewritten = None
+        if "json" in response.headers.get("content-type", "").lower():
+            broken = await _read_up_to(chunks, head, _REWRITE_LIMIT)
+            rewritten = None if broken else self._rewritten(b"".join(head), response, base_url)
+        if rewritten is not None:  # the client gets it decoded; the record keeps upstream's
+            headers = [(n, v) for n, v in headers
+                       if n.lower() not in (b"content-length", b"content-encoding")]  # fmt: skip
+            headers.append((b"content-length", str(len(rewritten)).encode()))
+        for chunk in head:
+            kept.feed(chunk)
+        start = {"type": "http.response.start", "status": response.status_code, "headers": headers}
+        await send(start)
+        for chunk in [rewritten] if rewritten is not None else head:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if not broken:
+            _, broken = await _drain(chunks, kept, send)
+        answer.body = kept.finish(complete=not broken)
+        answer.defects += broken + kept.defects
+        if broken:  # the client's answer ends where upstream's did: its connection is closed
+            return
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-def _secrets(headers: list[tuple[str, str]]) -> list[bytes]:
-    """The credentials the caller sent: each secret header's value, and its token after the
-    scheme (``Bearer <key>``), longest first."""
-    found = set()
-    for name, value in headers:
-        if name.lower() in ("authorization", "proxy-authorization", "x-api-key"):
-            found.add(value.strip())
-            found.add(value.strip().split(" ", 1)[-1].strip())
-    return sorted((s.encode() for s in found if len(s) >= 4), key=len, reverse=True)
+    def _rewritten(self, raw: bytes, response: httpx.Response, base_url: str) -> bytes | None:
+        """The answer with its presigned URLs pointed at the relay (decoded), or None."""
+        decoder = BodyRecorder(response.headers.get("content-encoding"), _REWRITE_LIMIT)
+        decoder.feed(raw)
+        decoded = decoder.finish()
+        if decoder.defects:
+            return None
+        rewritten = self.relay.rewrite(decoded, base_url)
+        return None if rewritten is decoded else rewritten
 
 
-def _scrub(data: bytes, secrets: list[bytes]) -> bytes:
-    for secret in secrets:
-        if secret in data:
-            data = data.replace(secret, REDACTED)
-    return data
+class _Answer:
+    """What the proxy keeps of the upstream's answer (or of its own 502)."""
+
+    def __init__(self) -> None:
+        self.status = 502
+        self.headers: list[tuple[str, str]] = []
+        self.body = b""
+        self.defects: list[str] = []
 
 
-def _scrub_text(text: str, secrets: list[bytes]) -> str:
-    return _scrub(text.encode("latin-1", "replace"), secrets).decode("latin-1")
+def _base_url(scope: Scope) -> str:
+    """The proxy's own root as the client addressed it."""
+    for name, value in scope["headers"]:
+        if name.lower() == b"host":
+            return f"{scope.get('scheme', 'http')}://{value.decode('latin-1')}"
+    host, port = scope.get("server") or ("127.0.0.1", 80)
+    return f"{scope.get('scheme', 'http')}://{host}:{port}"
 
 
-def _scrub_headers(headers: list[tuple[str, str]], secrets: list[bytes]) -> list[tuple[str, str]]:
-    return [(n, _scrub_text(v, secrets)) for n, v in public_headers(headers)]
+async def _read_up_to(chunks: AsyncIterator[bytes], head: list[bytes], limit: int) -> list[str]:
+    """Append chunks to ``head`` until the body ends or passes ``limit``; the defect if it broke."""
+    size = 0
+    try:
+        while size <= limit:
+            chunk = await chunks.__anext__()
+            head.append(chunk)
+            size += len(chunk)
+    except StopAsyncIteration:
+        return []
+    except httpx.HTTPError as exc:
+        return [_broken_body(exc, size)]
+    return []
 
 
-async def _tee(receive: Receive, kept: list[bytes]) -> AsyncIterator[bytes]:
-    """The request body as it arrives, each chunk also appended to ``kept``."""
+async def _drain(
+    chunks: AsyncIterator[bytes], kept: BodyRecorder, send: Send | None = None
+) -> tuple[bool, list[str]]:
+    """Read the rest of the body into ``kept`` (and to the client): (complete, defects)."""
+    try:
+        async for chunk in chunks:
+            kept.feed(chunk)
+            if send is not None:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    except httpx.HTTPError as exc:
+        return False, [_broken_body(exc, kept.wire_bytes)]
+    return True, []
+
+
+def _broken_body(exc: Exception, received: int) -> str:
+    reason = redact_presigned(str(exc).encode()).decode("latin-1")
+    return (
+        f"broken body: {reason} ({type(exc).__name__} after {received} bytes); the client's "
+        "answer was cut there and its connection closed"
+    )
+
+
+async def _proxy_error(send: Send, status: int, code: str, message: str) -> bytes:
+    """Answer with the proxy's own JSON error; returns the body sent."""
+    payload = orjson.dumps(
+        {"error": {"message": message, "type": "proxy_error", "param": None, "code": code}}
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+    return payload
+
+
+async def _tee(receive: Receive, kept: BodyRecorder) -> AsyncIterator[bytes]:
+    """The request body as it arrives, each chunk also fed to ``kept``."""
     while True:
         message = await receive()
         if message["type"] != "http.request":
             return
         chunk = message.get("body", b"")
-        kept.append(chunk)
+        kept.feed(chunk)
         if chunk:
             yield chunk
         if not message.get("more_body"):
@@ -214,22 +331,3 @@ async def read_body(receive: Receive) -> bytes:
         if not message.get("more_body"):
             break
     return b"".join(chunks)
-
-
-async def _bad_gateway(send: Send, message: str) -> None:
-    import orjson
-
-    payload = orjson.dumps(
-        {"error": {"message": message, "type": "proxy_error", "param": None, "code": "bad_gateway"}}
-    )
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 502,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": payload})

@@ -10,6 +10,7 @@ from pathlib import Path
 from together_rl_emulator import serve_in_thread
 
 from together_rl_contract_tests._spec_check import SpecJudge
+from together_rl_contract_tests.proxy._body_recorder import DEFAULT_RECORD_LIMIT
 from together_rl_contract_tests.proxy._cassette import CassetteWriter, read_cassette
 from together_rl_contract_tests.proxy._forwarding import ValidatingProxy
 from together_rl_contract_tests.proxy._replay import ReplayServer
@@ -27,15 +28,19 @@ class RunningProxy:
 
 @contextlib.contextmanager
 def proxy_in_thread(
-    upstream: str, record: Path | None = None, judge: SpecJudge | None = None
+    upstream: str,
+    record: Path | None = None,
+    judge: SpecJudge | None = None,
+    record_limit: int = DEFAULT_RECORD_LIMIT,
 ) -> Iterator[RunningProxy]:
     """A proxy to ``upstream`` on a free loopback port. On exit the server stops and every
     exchange has been checked (and recorded), so ``monitor`` holds the whole run. ``judge``:
-    judge by another spec document than the installed one (tests)."""
+    judge by another spec document than the installed one (tests); ``record_limit``: the bytes
+    kept of each body."""
     log: list[str] = []
     recorder = CassetteWriter(record) if record else None
     monitor = TrafficMonitor(recorder, log=log.append, judge=judge)
-    server = serve_in_thread(ValidatingProxy(upstream, monitor))
+    server = serve_in_thread(ValidatingProxy(upstream, monitor, record_limit=record_limit))
     try:
         yield RunningProxy(server.base_url, monitor, log)
     finally:

@@ -9,6 +9,9 @@ then the last one again, so a replay never polls longer than the recorded run di
 
 A request the cassette does not hold gets 404 ``replay_miss`` naming the nearest recorded request
 and what differs, and the same text on stderr.
+
+Presigned URLs in the answers point at the replay itself, which serves the files the recorded
+run fetched through the proxy (``_replay_presigned``): a download works offline.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import orjson
 from together_rl_contract_tests.proxy._exchange import Exchange, json_body
 from together_rl_contract_tests.proxy._forwarding import Receive, Scope, Send, read_body
 from together_rl_contract_tests.proxy._json_diff import json_differences
+from together_rl_contract_tests.proxy._replay_presigned import REPLAY_PREFIX, RecordedFiles
 
 __all__ = ["ReplayServer"]
 
@@ -60,7 +64,10 @@ class ReplayServer:
     def __init__(self, exchanges: list[Exchange], log: Callable[[str], None] | None = None) -> None:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self._groups: dict[tuple[MatchKey, str | None], list[Exchange]] = {}
+        self.files = RecordedFiles(exchanges)
         for exchange in sorted(exchanges, key=lambda e: e.seq):
+            if exchange.url is not None:  # a presigned URL's, served by ``files``
+                continue
             key = _match_key(exchange.method, exchange.path, exchange.query, exchange.request_body)
             group = (key, exchange.header("Idempotency-Key"))
             self._groups.setdefault(group, []).append(exchange)
@@ -81,11 +88,16 @@ class ReplayServer:
         body = await read_body(receive)
         headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]}
         query = scope.get("query_string", b"").decode("latin-1")
-        exchange = self.answer(
-            scope["method"], scope["path"], query, body, headers.get("idempotency-key")
-        )
+        message = ""
+        if scope["path"].startswith(REPLAY_PREFIX):
+            found = self.files.answer(scope["method"], scope["path"])
+            exchange, message = (None, found) if isinstance(found, str) else (found, "")
+        else:
+            exchange = self.answer(
+                scope["method"], scope["path"], query, body, headers.get("idempotency-key")
+            )
         if exchange is None:
-            message = self.explain_miss(scope["method"], scope["path"], query, body)
+            message = message or self.explain_miss(scope["method"], scope["path"], query, body)
             self.misses.append(message)
             self.log(f"REPLAY MISS {message}")
             payload = orjson.dumps(
@@ -101,12 +113,23 @@ class ReplayServer:
             await _respond(send, 404, [("content-type", "application/json")], payload)
             return
         self.replayed += 1
+        base_url = f"{scope.get('scheme', 'http')}://{headers.get('host', 'localhost')}"
         kept = [
-            (n, v)
+            (n, self.files.rewrite(v.encode("latin-1"), base_url).decode("latin-1"))
             for n, v in exchange.response_headers
             if n.lower() not in _DROPPED_RESPONSE_HEADERS
         ]
-        await _respond(send, exchange.status, kept, exchange.response_body)
+        body = exchange.response_body
+        if "json" in (exchange.header("content-type", response=True) or ""):
+            body = self.files.rewrite(body, base_url)
+        if not 100 <= exchange.status <= 599:  # the client got the proxy's 502, as here
+            message = f"proxy: the upstream answered HTTP status {exchange.status}, outside "
+            error = {"message": message + "100-599, which cannot be relayed",
+                     "type": "proxy_error", "param": None, "code": "bad_gateway"}  # fmt: skip
+            await _respond(send, 502, [("content-type", "application/json")],
+                           orjson.dumps({"error": error}))  # fmt: skip
+            return
+        await _respond(send, exchange.status, kept, body)
 
     # ------------------------------------------------------------------------- matching
 

@@ -1,8 +1,9 @@
 """The proxy's reports at exit: ``reports/proxy.md`` and ``reports/proxy.junit.xml``.
 
 Both hold exchanges per operation, the violations (operation, field path, what is wrong), the
-live loss probe's results and the operations of the spec the run never exercised. Neither holds
-a header or a body, so neither can hold a key.
+answers that broke HTTP with their defects, the live loss probe's results and the operations of
+the spec the run never exercised. Neither holds a header or a body; the request lines and defect
+texts they quote were redacted like the cassette, so neither can hold a key or a working URL.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def summary_line(monitor: TrafficMonitor) -> str:
     return (
         f"proxy: {monitor.exchanges} exchanges, {len(monitor.violations)} violations, "
         f"{len(monitor.differences)} differences, "
+        f"{len({d.seq for d in monitor.defects})} answers with defects, "
         f"{len(probes)} losses probed ({sum(p.matches_project for p in probes)} match the "
         f"project's definitions), {len(_unexercised(monitor))} operations not exercised"
     )
@@ -67,6 +69,11 @@ def write_markdown(monitor: TrafficMonitor, path: Path, upstream: str) -> None:
     for title, found in sections:
         lines += ["", f"## {title}", ""]
         lines += [_listed(v) for v in found] or ["None."]
+    lines += ["", "## Answers that broke HTTP, or that the record cut", ""]
+    lines += [f"- #{d.seq} `{d.target}`: {d.what}" for d in monitor.defects] or ["None."]
+    if monitor.relayed:
+        relayed = f"Requests relayed to presigned URLs (recorded, not judged): {monitor.relayed}"
+        lines += ["", relayed]
     lines += ["", "## Live loss probe", ""]
     probes = monitor.checks.loss_probes
     if probes:
@@ -110,6 +117,11 @@ def write_junit(monitor: TrafficMonitor, path: Path) -> None:
             failure = ET.SubElement(case, "failure", message=f"{len(found)} violations")
             failure.text = "\n".join(v.line() for v in found)
             failures += 1
+    case = ET.SubElement(suite, "testcase", classname="proxy", name="upstream answers are HTTP")
+    if monitor.defects:
+        failure = ET.SubElement(case, "failure", message=f"{len(monitor.defects)} defects")
+        failure.text = "\n".join(d.line() for d in monitor.defects)
+        failures += 1
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
     suite.set("skipped", str(skipped))

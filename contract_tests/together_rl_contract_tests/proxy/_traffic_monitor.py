@@ -1,6 +1,10 @@
 """What the proxy does with each finished exchange, off the request path: check it against the spec
 and against the exchanges before it, print its violations, record it to the cassette, count it.
 
+An answer that broke HTTP (``Exchange.defects``) is recorded and its defects printed and kept,
+but not judged against the spec: its body is not what the upstream meant to send. Requests the
+proxy relayed to presigned URLs are recorded and counted, not judged: they are not the API's.
+
 Exchanges are processed one at a time, in the order their responses completed, by one worker
 thread, so the client has its answer before any of this runs.
 """
@@ -8,6 +12,7 @@ thread, so the client has its answer before any of this runs.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import queue
 import sys
 import threading
@@ -20,7 +25,19 @@ from together_rl_contract_tests.proxy._exchange import Exchange, Violation, pars
 from together_rl_contract_tests.proxy._exchange_checks import check_exchange
 from together_rl_contract_tests.proxy._traffic_checks import TrafficChecks
 
-__all__ = ["TrafficMonitor"]
+__all__ = ["Defect", "TrafficMonitor"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Defect:
+    """How one answer broke HTTP, or what of it the record could not keep."""
+
+    seq: int
+    target: str  # "METHOD path?query" (redacted)
+    what: str
+
+    def line(self) -> str:
+        return f"DEFECT #{self.seq} {self.target}: {self.what}"
 
 
 def _print_to_stderr(line: str) -> None:
@@ -47,6 +64,8 @@ class TrafficMonitor:
         #: "METHOD path" of requests to routes the spec does not have -> count
         self.outside_spec: collections.Counter[str] = collections.Counter()
         self.exchanges = 0
+        self.defects: list[Defect] = []
+        self.relayed = 0  # requests relayed to presigned URLs
         self._queue: queue.Queue[Exchange | None] = queue.Queue()
         self._worker = threading.Thread(target=self._run, name="proxy-checks", daemon=True)
         self._worker.start()
@@ -72,6 +91,13 @@ class TrafficMonitor:
         self.exchanges += 1
         if self.recorder is not None:
             self.recorder.write(exchange)
+        for what in exchange.defects:
+            defect = Defect(exchange.seq, exchange.target, what)
+            self.defects.append(defect)
+            self.log(defect.line())
+        if exchange.url is not None:
+            self.relayed += 1
+            return
         route = find_route(exchange.method, exchange.path)
         if route is None:
             self.outside_spec[f"{exchange.method} {exchange.path}"] += 1
@@ -79,6 +105,8 @@ class TrafficMonitor:
         self.by_operation.setdefault(route.operation_id, collections.Counter())[
             exchange.status
         ] += 1
+        if exchange.defects:
+            return
         request, response = parse_body(exchange.request_body), parse_body(exchange.response_body)
         found = check_exchange(exchange, route, request, response, self.judge)
         found += self.checks.observe(exchange, route, request, response)
