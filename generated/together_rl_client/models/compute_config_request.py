@@ -22,7 +22,8 @@ class ComputeConfigRequest:
             num_generator_replicas (int | Unset): Generator replicas for sampling; 0 for a trainer-only resource. Omitted: 1
                 (the
                 official SDK's Tinker layer creates resources without `compute_config` and samples
-                from them, which needs a generator).
+                from them, which needs a generator; Together's own OpenAPI document of 2026-08-17
+                states the same default).
     """
 
     gpu_type: ComputeConfigRequestGpuType | Unset = UNSET
