@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from ._changes import Change, Semver, advise_semver
 from ._comparing import compare_documents
+from ._example_drift import example_changes
 from ._messages import short_location
 from ._our_sources import OurSources
 from ._responses_normalising import expand_default_responses
@@ -168,9 +169,12 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
             f"({expanded} operations)",
         )
     compared = compare_documents(upstream.ours, theirs, paths=scope)
+    changes = _server_defaults_as_defaults(compared.changes)
+    if upstream.kind != "sdk":  # an SDK release publishes no request examples
+        changes += list(example_changes(upstream.spec, upstream.theirs, scope=scope))
     sources = OurSources(upstream.spec, upstream.ours, theirs)
     findings = []
-    for change in _server_defaults_as_defaults(compared.changes):
+    for change in changes:
         group = _group(change)
         explained = _explanation(change, dict(upstream.explained))
         source = sources.source(change, upstream_only=group == "behind")
