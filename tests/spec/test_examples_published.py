@@ -28,7 +28,6 @@ from emulator_harness import EMULATOR_KEY, emulator_test_client, wait_until_term
 from together_rl_emulator import create_app
 
 TINY_MODEL = "emulator/tiny-1k"
-TINY_TOKENS = [1, 2, 3]
 #: The placeholder UUID of the reference pages' ID fields.
 PLACEHOLDER_ID = "123e4567-e89b-12d3-a456-426614174000"
 
@@ -123,22 +122,30 @@ def test_every_published_example_names_its_page() -> None:
 
 @dataclass
 class Target:
-    """The emulator and what the replays substitute for the pages' placeholder IDs."""
+    """The emulator and what the replays substitute for the pages' placeholder IDs. Operations
+    run on `session_id` (an `emulator/tiny-1k` LoRA session), except those `sessions` names: the
+    sample on a catalog model's session (its text stops need the model's tokenizer) and the
+    optimizer step on a Muon resource's session (its `muon_params`)."""
 
     client: httpx.Client
     resources_id: str
     session_id: str
     checkpoint_id: str
+    sessions: dict[str, str] = field(default_factory=dict)
+
+    def session(self, operation: Operation) -> str:
+        return self.sessions.get(operation.operation_id, self.session_id)
+
+    def path(self, operation: Operation) -> str:
+        path = operation.path_template.replace("{session_id}", self.session(operation))
+        return server_path_prefix() + path.replace("{model_resources_id}", self.resources_id)
 
     def send(self, operation: Operation, body: Any) -> httpx.Response:
-        path = operation.path_template.replace("{session_id}", self.session_id).replace(
-            "{model_resources_id}", self.resources_id
-        )
         headers = {}
         if any(p["name"] == "Idempotency-Key" for p in operation.parameters()):
             headers["Idempotency-Key"] = str(uuid.uuid4())
         return self.client.request(
-            operation.method, server_path_prefix() + path, json=body, headers=headers
+            operation.method, self.path(operation), json=body, headers=headers
         )
 
     def substituted(self, body: Any) -> Any:
@@ -154,12 +161,25 @@ class Target:
         document: dict[str, Any] = answer.json()
         if "/operations/" not in operation.path_template:
             return document
-        get = server_path_prefix() + operation.path_template.replace(
-            "{session_id}", self.session_id
-        )
-        return wait_until_terminal(
-            lambda: self.client.get(f"{get}/{document['id']}").json(), timeout_s=60
-        )
+        get = f"{self.path(operation)}/{document['id']}"
+        return wait_until_terminal(lambda: self.client.get(get).json(), timeout_s=60)
+
+
+def _session(client: httpx.Client, resources: dict[str, Any]) -> str:
+    answer = client.post("/v1/rl/model-resources", json=resources)
+    assert answer.status_code == 200, answer.text
+    session = client.post(
+        "/v1/rl/training-sessions", json={"model_resources_id": answer.json()["id"]}
+    )
+    assert session.status_code == 200, session.text
+    session_id: str = session.json()["id"]
+    return session_id
+
+
+def _catalog_model(client: httpx.Client) -> str:
+    """The first published model of the emulator's catalog (not one of its test models)."""
+    models = client.get("/v1/rl/supported-models").json()["data"]
+    return str(next(m["base_model"] for m in models if not m["base_model"].startswith("emulator/")))
 
 
 def _operation_done(client: httpx.Client, path: str) -> dict[str, Any]:
@@ -188,7 +208,13 @@ def target() -> Iterator[Target]:
             )
             assert saved["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", saved
             checkpoint_id = saved["output"]["checkpoint"]["id"]
-            yield Target(client, resources_id, session_id, checkpoint_id)
+            sessions = {
+                "sample": _session(client, {"base_model": _catalog_model(client)}),
+                "optimStep": _session(
+                    client, {"base_model": TINY_MODEL, "optimizer_config": {"muon": {}}}
+                ),
+            }
+            yield Target(client, resources_id, session_id, checkpoint_id, sessions)
     finally:
         app.emulator.close()
 
