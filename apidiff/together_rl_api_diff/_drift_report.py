@@ -15,14 +15,14 @@ from typing import Any, Literal
 
 from ._changes import Change, Semver, advise_semver
 from ._comparing import compare_documents
-from ._example_drift import example_changes
+from ._example_drift import EXAMPLE_KINDS, example_changes
 from ._messages import short_location
 from ._our_sources import OurSources
 from ._responses_normalising import expand_default_responses
 from ._schema_pairing import SchemaPair, operation_index, pair_schemas, rename_schemas
 from ._upstream import Upstream
 
-__all__ = ["GROUPS", "DriftFinding", "DriftReport", "Group", "drift_of"]
+__all__ = ["GROUPS", "DriftFinding", "DriftReport", "Group", "drift_of", "only_examples"]
 
 Group = Literal["behind", "ahead", "differ"]
 GROUPS: dict[Group, str] = {
@@ -198,3 +198,13 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
         version = upstream.spec.version
         report.semver = advise_semver([f.change for f in report.drift], version, version)
     return report
+
+
+def only_examples(report: DriftReport) -> DriftReport:
+    """`report` with only its request-example findings (`_example_drift`)."""
+    findings = [f for f in report.findings if f.change.kind in EXAMPLE_KINDS]
+    kept = replace(report, findings=findings, semver=None)
+    if kept.drift:
+        version = report.spec_version
+        kept.semver = advise_semver([f.change for f in kept.drift], version, version)
+    return kept

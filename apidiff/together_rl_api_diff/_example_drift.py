@@ -24,8 +24,10 @@ from together_rl_spec import Document
 from ._changes import Change, change_id, judged
 from ._schema_pairing import follow_ref, operation_index, resolver
 
-__all__ = ["example_changes", "request_examples"]
+__all__ = ["EXAMPLE_KINDS", "example_changes", "request_examples"]
 
+#: The kinds of change this module reports.
+EXAMPLE_KINDS = ("request-example-added", "request-example-removed")
 _JSON = "application/json"
 _PUBLISHED = "docs:"
 _MAX_DEPTH = 12

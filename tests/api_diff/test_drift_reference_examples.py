@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from together_rl_api_diff._drift_report import DriftFinding, drift_of
+from together_rl_api_diff._sdk_drift import main as sdk_drift_main
 from together_rl_api_diff._upstream import read_upstream
 from together_rl_spec import load_document
 
@@ -113,3 +114,20 @@ def test_an_sdk_release_states_no_examples() -> None:
     document = load_document(str(SPEC), cwd=REPO)
     report = drift_of(read_upstream(["together==3.1.1"], document))
     assert not [f for f in report.findings if f.change.kind in KINDS]
+
+
+def test_the_command_checks_only_the_examples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--only examples --fail-on drift`: clean today (exit 0); a published example the spec
+    lacks fails it (exit 1), naming the page's example."""
+    arguments = [str(REFERENCE), "--only", "examples", "--fail-on", "drift"]
+    assert sdk_drift_main([*arguments, "--spec", str(SPEC)]) == 0
+    assert "clean: the spec agrees" in capsys.readouterr().out
+    spec = _load(SPEC)
+    del spec["paths"][SAMPLE]["post"]["requestBody"]["content"]["application/json"]["examples"]
+    edited = _written(tmp_path, "spec.json", spec)
+    assert sdk_drift_main([*arguments, "--spec", str(edited)]) == 1
+    out = capsys.readouterr().out
+    assert "request example operations-sample-create has no equal in the spec" in out
+    assert "upstream has, we lack (the spec is behind): 1" in out
