@@ -73,8 +73,9 @@ PUBLISHED: dict[tuple[str, str], Expected] = {
     ),
     ("optimStep", "reference"): Expected(
         "waits",
-        reason="Muon on optim-step (`muon_params`, the muon-moe branch); the emulator "
-        "refuses Muon today",
+        reason="Muon on optim-step taking the reference's body (`muon_params` together with "
+        "`adam_params`) on resources created with optimizer_config.muon; the emulator refuses "
+        "Muon today",
     ),
     ("sample", "reference"): Expected(
         "waits",
