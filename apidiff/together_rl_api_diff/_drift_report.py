@@ -16,13 +16,14 @@ from typing import Any, Literal
 from ._catalog_drift import catalog_findings
 from ._changes import Change, Semver, advise_semver
 from ._comparing import compare_documents
+from ._example_drift import EXAMPLE_KINDS, example_changes
 from ._messages import short_location
 from ._our_sources import OurSources
 from ._responses_normalising import expand_default_responses
 from ._schema_pairing import SchemaPair, operation_index, pair_schemas, rename_schemas
 from ._upstream import Upstream
 
-__all__ = ["GROUPS", "DriftFinding", "DriftReport", "Group", "drift_of"]
+__all__ = ["GROUPS", "DriftFinding", "DriftReport", "Group", "drift_of", "only_examples"]
 
 Group = Literal["behind", "ahead", "differ"]
 GROUPS: dict[Group, str] = {
@@ -169,9 +170,12 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
             f"({expanded} operations)",
         )
     compared = compare_documents(upstream.ours, theirs, paths=scope)
+    changes = _server_defaults_as_defaults(compared.changes)
+    if upstream.kind != "sdk":  # an SDK release publishes no request examples
+        changes += list(example_changes(upstream.spec, upstream.theirs, scope=scope))
     sources = OurSources(upstream.spec, upstream.ours, theirs)
     findings: list[DriftFinding] = []
-    for change in _server_defaults_as_defaults(compared.changes):
+    for change in changes:
         group = _group(change)
         explained = _explanation(change, dict(upstream.explained))
         source = sources.source(change, upstream_only=group == "behind")
@@ -200,3 +204,13 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
         version = upstream.spec.version
         report.semver = advise_semver([f.change for f in report.drift], version, version)
     return report
+
+
+def only_examples(report: DriftReport) -> DriftReport:
+    """`report` with only its request-example findings (`_example_drift`)."""
+    findings = [f for f in report.findings if f.change.kind in EXAMPLE_KINDS]
+    kept = replace(report, findings=findings, semver=None)
+    if kept.drift:
+        version = report.spec_version
+        kept.semver = advise_semver([f.change for f in kept.drift], version, version)
+    return kept

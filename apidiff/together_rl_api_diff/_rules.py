@@ -214,6 +214,14 @@ _ALL: tuple[Rule, ...] = (
     Rule("rule-added", "schema", "narrows", "narrows", "rule {detail} added: {new}", "rule"),
     Rule("rule-removed", "schema", "widens", "widens", "rule {detail} removed", "rule"),
     Rule("rule-changed", "schema", "both", "both", "rule {detail} changed", "rule"),
+    Rule("request-example-added", "request", "none", "none",
+         "request example {detail} added: {new}",
+         why="other tools ignore examples; `together-rl-sdk-drift` reports a published request "
+         "example the spec lacks (examples bind no one)"),
+    Rule("request-example-removed", "request", "none", "none",
+         "request example {detail} removed: {old}",
+         why="other tools ignore examples; `together-rl-sdk-drift` reports an adopted example "
+         "(`x-source: docs:<page>`) the page no longer shows"),
 )  # fmt: skip
 
 #: id -> entry, in the order of the rules table

@@ -17,7 +17,7 @@ from pathlib import Path
 from together_rl_spec import DEFAULT_SPEC_PATH, DocumentError, load_document
 
 from ._drift_formats import DRIFT_FORMATS, render_drift
-from ._drift_report import drift_of
+from ._drift_report import drift_of, only_examples
 from ._sdk_surface import SdkSurfaceError
 from ._upstream import read_upstream
 
@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
         "the others are counted",
     )
     parser.add_argument(
+        "--only",
+        choices=["all", "examples"],
+        default="all",
+        help="report every difference (all) or only the request examples' (examples: for an "
+        "upstream that states examples and nothing else, such as the reference pages' examples)",
+    )
+    parser.add_argument(
         "--format", choices=sorted(DRIFT_FORMATS), default="text", dest="output_format"
     )
     parser.add_argument(
@@ -69,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             arguments.upstream, spec, cache=arguments.cache, offline=arguments.offline
         )
         report = drift_of(upstream, scope=arguments.paths)
+        if arguments.only == "examples":
+            report = only_examples(report)
     except (SdkSurfaceError, DocumentError) as error:
         print(f"together-rl-sdk-drift: {error}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
-from ._errors import invalid
+from ._errors import ApiError, invalid
 from ._spec import (
     LOSS_INPUTS,
     LOSS_PARAM_DEFAULTS,
@@ -275,13 +275,9 @@ def _validate_sample(
 
     # Structure first (cheap), values after.
     tensors: dict[str, dict[str, Any]] = sample["loss_fn_inputs"]
-    for need in required:
-        if need.key not in tensors:
-            raise invalid(
-                f"{base}.loss_fn_inputs.{need.key}",
-                f"is required by {loss_type}{need.why}",
-                emulator_rule=need.emulator_rule,
-            )
+    missing = [need for need in required if need.key not in tensors]
+    if missing:
+        raise _missing_inputs(f"{base}.loss_fn_inputs", loss_type, missing)
     for group in LOSS_INPUTS.exclusive:
         sent = [key for key in group if key in tensors]
         if len(sent) > 1:
@@ -318,6 +314,18 @@ def _validate_sample(
                 lambda v: f"weights must be non-negative, got {v!r}",
             )
     return ValidatedSample(tokens=tokens, targets=targets.astype(np.int64), inputs=inputs)
+
+
+def _missing_inputs(path: str, loss_type: str, missing: list[RequiredInput]) -> ApiError:
+    """400 at the first missing input (`path.<key>`) whose message names every input the
+    sample lacks, so `loss_fn_inputs: {}` says what to send rather than that it is empty."""
+    first = missing[0]
+    reason = f"is required by {loss_type}{first.why}"
+    if len(missing) > 1:
+        names = [f"{need.key}{need.why and f' ({need.why.strip()})'}" for need in missing]
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        reason += f"; {path} lacks {listed}"
+    return invalid(f"{path}.{first.key}", reason, emulator_rule=first.emulator_rule)
 
 
 def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_tokens: int) -> None:

@@ -17,10 +17,16 @@ from together_rl_api_diff._judging import rules_table
 PACKAGE = Path(together_rl_api_diff.__file__).parent
 REPO = Path(__file__).resolve().parents[2]
 #: the modules that emit findings
-EMITTERS = ("_comparing.py", "_comparing_schemas.py", "_patterns.py", "_comparing_extra.py")
+EMITTERS = (
+    "_comparing.py",
+    "_comparing_schemas.py",
+    "_patterns.py",
+    "_comparing_extra.py",
+    "_example_drift.py",
+)
 _KIND_SHAPED = re.compile(r"^[a-z]+(-[a-z]+)+$")
 #: kebab-case strings in the emitters that are not kinds of change
-NOT_KINDS = {"content-type"}
+NOT_KINDS = {"content-type", "x-source"}
 
 
 def _emitter_trees() -> list[tuple[str, ast.Module]]:

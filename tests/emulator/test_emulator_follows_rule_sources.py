@@ -25,19 +25,19 @@ RESOURCES = "/v1/rl/model-resources"
 def test_the_spec_sources_its_loss_input_rules_and_one_is_the_emulators() -> None:
     """What the tests below rely on, as the spec on main states it."""
     inputs = schema("LossFnInputs")
-    assert inputs["x-source"]["minProperties"] == "emulator"
+    assert schema("ModelInput")["properties"]["chunks"]["x-source"] == "emulator"
     assert inputs["x-source"]["x-input-dtypes"].startswith("together==")
     assert schema("ModelResourcesCreate")["properties"]["inactive_timeout"]["x-source"]
 
 
 def test_an_emulator_rule_says_so_in_its_message(emulator_client: httpx.Client) -> None:
-    """`LossFnInputs.minProperties` is `x-source: emulator` (a mapping entry)."""
+    """`ModelInput.chunks`' `minItems` is `x-source: emulator` (one string)."""
     body = fb_body()
-    body["samples"][0]["loss_fn_inputs"] = {}
-    refused = submit(emulator_client, new_session(emulator_client), body, "empty-inputs")
+    body["samples"][0]["model_input"]["chunks"] = []
+    refused = submit(emulator_client, new_session(emulator_client), body, "empty-chunks")
     assert refused.status_code == 400, refused.text
     error = refused.json()["error"]
-    assert error["param"] == "samples[0].loss_fn_inputs"
+    assert error["param"] == "samples[0].model_input.chunks"
     assert error["message"].endswith(EMULATOR_RULE_NOTE), error
     assert error["message"].count("the live API may differ") == 1
 

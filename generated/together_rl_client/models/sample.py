@@ -31,7 +31,9 @@ class Sample:
                 `weights` (int64 or float32, non-negative), `mask` (int64 or float32). `weights` and
                 `mask` are mutually exclusive. Which keys each loss requires is given in `LossType`.
                 Unknown keys are accepted and ignored (the official SDK only warns about them).
-                The rules JSON Schema cannot state are the `x-` keywords below.
+                The rules JSON Schema cannot state are the `x-` keywords below. An empty object
+                passes the schema, as the API reference sends one; every loss then refuses the sample
+                and names the inputs it lacks (`LossConfig`'s `x-required-inputs`).
             routed_experts_key (str | Unset): Opaque key returned with a sampled sequence; passing it back reuses the same
                 MoE
                 expert selections. Not in the user's documentation; sent by the official SDK.
