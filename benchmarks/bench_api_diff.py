@@ -64,7 +64,7 @@ def _copy(root: dict[str, Any], index: int) -> dict[str, Any]:
 
 def _edit(root: dict[str, Any], index: int) -> None:
     schemas = root["components"]["schemas"]
-    schemas[f"OperationStatusC{index}"]["enum"].append("TRAINING_OPERATION_STATUS_PAUSED")
+    schemas[f"OperationErrorCodeC{index}"]["enum"].append("TRAINING_OPERATION_ERROR_CODE_PREEMPTED")
     schemas[f"AdamParamsC{index}"]["properties"]["learning_rate"]["maximum"] = 1
     schemas[f"SessionC{index}"]["properties"].pop("display_name", None)
     steps = schemas[f"OptimStepBodyC{index}"]["properties"]
