@@ -105,7 +105,7 @@ TYPESCRIPT_FETCH = Port(
     generator="typescript-fetch",
     generated="generated",
     build=lambda work: [["npm", "run", "--silent", "build"]],
-    smoke=lambda work: ["node", "dist/smoke.js"],
+    smoke=lambda work: ["node", "dist/src/smoke.js"],
 )
 
 TYPESCRIPT_OPENAPI_FETCH = Port(

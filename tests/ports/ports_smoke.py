@@ -26,6 +26,8 @@ __all__ = ["BODY", "SmokeRun", "run_smoke"]
 
 BODY = REPO / "spec" / "examples" / "valid" / "forward_backward.cross_entropy.json"
 _KEY = "ports-smoke-key"
+# Long enough that the operation is still running when the port first reads it back.
+_LATENCY_MS = 400
 _FAULTS = (
     Fault(target="call", action="drop", commit=True, count=1),
     Fault(target="poll", action="poll_status", poll_status="unknown", count=2),
@@ -65,7 +67,7 @@ class SmokeRun:
 
 
 def run_smoke(port: Port, work: Path, timeout_s: float = 300) -> SmokeRun:
-    app = create_app(api_keys=[_KEY])
+    app = create_app(api_keys=[_KEY], op_latency_ms=_LATENCY_MS)
     live = start_live_emulator(app, api_key=_KEY)
     try:
         with Referee(live.base_url) as referee:
