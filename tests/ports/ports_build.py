@@ -63,6 +63,9 @@ class Port:
     smoke: Callable[[Path], list[str]]
     #: Extra environment of the build and the run.
     env: Callable[[], dict[str, str]] = dict
+    #: What the build makes (relative to the work folder): when it is there and no input changed
+    #: (the spec, the port's files, the generated client), the build is skipped.
+    output: str | None = None
 
 
 def openapi_generator_jar() -> Path:
@@ -146,6 +149,10 @@ def build_port(port: Port, work: Path | None = None, spec: Path = SPEC) -> Path:
     work = work or REPO / port.folder
     _require(port.tools, port.language)
     generate(port, work, spec)
+    stamp = work / ".build" / "inputs.sha256"
+    inputs = _inputs_digest(work, spec)
+    if port.output and (work / port.output).exists() and _read(stamp) == inputs:
+        return work
     env = {**os.environ, **port.env(), "TOGETHER_RL_SPEC": str(spec)}
     for command in port.build(work):
         done = subprocess.run(
@@ -159,4 +166,25 @@ def build_port(port: Port, work: Path | None = None, spec: Path = SPEC) -> Path:
                 + "\n".join(errors)
                 + f"\n--- {' '.join(command)}\n{output[-6000:]}"
             )
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(inputs)
     return work
+
+
+_NOT_INPUTS = {".build", "dist", "node_modules", "target", "Cargo.lock"}
+
+
+def _inputs_digest(work: Path, spec: Path) -> str:
+    files = sorted(
+        p
+        for p in work.rglob("*")
+        if p.is_file() and not _NOT_INPUTS.intersection(p.relative_to(work).parts)
+    )
+    parts = [spec.read_bytes()]
+    for path in files:
+        parts += [str(path.relative_to(work)).encode(), path.read_bytes()]
+    return _digest(*parts)
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text() if path.is_file() else None

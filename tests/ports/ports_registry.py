@@ -33,6 +33,7 @@ GO = Port(
     ],
     smoke=lambda work: [str(work / ".build" / "smoke")],
     env=_go_env,
+    output=".build/kitdriver",
 )
 
 
@@ -78,6 +79,7 @@ JAVA = Port(
         f".build/classes:{_java_classpath()}",
         "smoke.Smoke",
     ],
+    output=".build/classes/smoke/Smoke.class",
 )
 
 
@@ -106,6 +108,7 @@ TYPESCRIPT_FETCH = Port(
     generated="generated",
     build=lambda work: [["npm", "run", "--silent", "build"]],
     smoke=lambda work: ["node", "dist/src/smoke.js"],
+    output="dist/src/smoke.js",
 )
 
 TYPESCRIPT_OPENAPI_FETCH = Port(
@@ -117,6 +120,7 @@ TYPESCRIPT_OPENAPI_FETCH = Port(
     generated="src",
     build=lambda work: [["npm", "run", "--silent", "build"]],
     smoke=lambda work: ["node", "dist/smoke.js"],
+    output="dist/smoke.js",
 )
 
 PORTS = [GO, JAVA, RUST, TYPESCRIPT_FETCH, TYPESCRIPT_OPENAPI_FETCH]
