@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from together_rl_spec import Document, DocumentError, load_document, parse_text
+from together_rl_spec import Document, DocumentError, load_document, parse_text, wire_document
 
 from ._sdk_surface import project_spec, sdk_document, sdk_surface
 
@@ -30,6 +30,10 @@ SDK_EXPLAINED: Mapping[str, str] = {
     "/properties/payload_id": "the large-payload protocol: the SDK's hand-written layer "
     "(together/post_training/_payloads.py) sends `payload_id` through `extra_body` and reads it "
     "from the raw output; the typed params and models never declare it",
+    "/schemas/OperationStatusValue": "an operation's `status` is an open string so that "
+    "generated clients decode a status they do not know (the SDK's poll loop, "
+    "together/post_training/_operations.py async_wait_for_operation, keeps polling on one); the "
+    "known values are the `OperationStatus` enum the SDK types it with",
     "/paths/~1rl~1rollouts~1estimate/post": "published in the API reference "
     "(docs.together.ai/reference/post-training/rollouts-estimate), in no SDK release yet",
 }
@@ -76,9 +80,15 @@ def _adopt_untyped(spec: Document, sdk: Document, surface: dict[str, Any]) -> No
                 components.setdefault(section, {}).setdefault(name, entry)
 
 
+def _wire(document: Document) -> Document:
+    """`document` as the wire reads it: an `x-decimal-string` integer takes its string form too
+    (upstreams type those values string-or-integer)."""
+    return Document(document.source, wire_document(document.root), document.read_beside)
+
+
 def sdk_upstream(surface: dict[str, Any], spec: Document) -> Upstream:
     """A release's RL surface (`sdk_surface`) against the spec's SDK-stated facts."""
-    projected = project_spec(spec)
+    projected = project_spec(_wire(spec))
     released = sdk_document(surface)
     released.root["info"]["version"] = spec.version  # semver: the bump agreeing would need
     _adopt_untyped(projected, released, surface)
@@ -160,4 +170,4 @@ def read_upstream(
     else:
         theirs, notes = _merged(documents)
     kind: Literal["openapi", "revision"] = "revision" if revision else "openapi"
-    return Upstream(theirs.source, kind, spec, spec, theirs, {}, notes)
+    return Upstream(theirs.source, kind, spec, _wire(spec), _wire(theirs), {}, notes)

@@ -3,9 +3,11 @@
 `openapi.yaml` beside this module is the only copy of the spec a wheel holds (in a checkout, a
 link to `spec/openapi.yaml`). Every package that reads the document (the emulator, the contract
 suite and its proxy, the client kit, the scripts) gets it from here: its bytes
-(:func:`spec_bytes`), the parsed document (:func:`spec_document`), local `$ref`s, schemas,
-enums, operations, routes (literal segments before parameters, :func:`match_route`) and the
-numbers the spec states (:func:`upload_threshold_bytes`). The one `$ref` resolver,
+(:func:`spec_bytes`), the parsed document as the wire reads it (:func:`spec_document`;
+:func:`wire_document` gives an integer with `x-decimal-string` its string form too), local
+`$ref`s, schemas, enums, operations, routes (literal segments before parameters,
+:func:`match_route`) and the numbers the spec states (:func:`upload_threshold_bytes`).
+The one `$ref` resolver,
 :class:`Resolver` (JSON pointers, chains, other files beside the document, cycles reported), and
 :func:`load_document` (a path or a git revision of any document) serve apidiff too. How each
 one validates and judges stays its own. The wrapper reads none of it: it reads the generated
@@ -28,6 +30,7 @@ from ._loading import (
 )
 from ._reading import *  # noqa: F403 (its __all__ is the reading API)
 from ._refs import ReadBeside, Resolver, escape_pointer, pointer_join
+from ._wire import DECIMAL_STRING_KEYWORD, JSON_INTEGER_KEYWORD, wire_document, wire_schema
 
 __all__ = [
     "SPEC_FILE",
@@ -42,5 +45,9 @@ __all__ = [
     "Resolver",
     "escape_pointer",
     "pointer_join",
+    "DECIMAL_STRING_KEYWORD",
+    "JSON_INTEGER_KEYWORD",
+    "wire_document",
+    "wire_schema",
     *_reading.__all__,
 ]

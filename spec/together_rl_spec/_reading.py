@@ -14,6 +14,7 @@ from typing import Any
 from ._files import SPEC_FILE, spec_bytes
 from ._loading import DocumentError
 from ._refs import Resolver
+from ._wire import wire_document
 
 __all__ = [
     "SERVER_DEFAULT_KEYWORD",
@@ -58,8 +59,10 @@ def parse_document(data: bytes | str, source: str = SPEC_FILE) -> Document:
 
 @functools.cache
 def spec_document() -> Document:
-    """The installed spec, parsed once. Shared: callers must not mutate it."""
-    return parse_document(spec_bytes())
+    """The installed spec, parsed once, as the wire reads it (`wire_document`: an
+    `x-decimal-string` integer is the `oneOf` of its two forms). Shared: callers must not
+    mutate it."""
+    return wire_document(parse_document(spec_bytes()))
 
 
 def _root(root: Document | None) -> Document:

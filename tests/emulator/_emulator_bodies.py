@@ -11,6 +11,7 @@ import numpy as np
 import yaml
 from emulator_harness import EMULATOR_KEY, wait_until_terminal
 from together_rl_emulator._spec import spec_bytes
+from together_rl_spec import wire_document
 
 TINY = "emulator/tiny-1k"
 LOSS_TYPES = (
@@ -24,7 +25,7 @@ LOSS_TYPES = (
 )
 FB = "/v1/rl/training-sessions/{}/operations/forward-backward"
 
-_SPEC = yaml.safe_load(spec_bytes())
+_SPEC = wire_document(yaml.safe_load(spec_bytes()))  # int64s in both JSON forms
 
 
 def assert_schema(instance: Any, schema_name: str) -> None:

@@ -20,6 +20,7 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+from together_rl_spec import wire_document
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = REPO_ROOT / "spec" / "openapi.yaml"
@@ -69,8 +70,9 @@ def load_spec() -> dict[str, Any]:
 
 @cache
 def spec_registry() -> Registry:
-    """A registry holding the whole spec document, so `#/components/...` refs resolve."""
-    resource = Resource.from_contents(load_spec(), default_specification=DRAFT202012)
+    """A registry holding the whole spec document as the wire reads it (an `x-decimal-string`
+    integer takes its string form too), so `#/components/...` refs resolve."""
+    resource = Resource.from_contents(wire_document(load_spec()), default_specification=DRAFT202012)
     return Registry().with_resource(SPEC_URI, resource)
 
 

@@ -198,11 +198,6 @@ def test_generated_model_round_trips_operation_responses(
 UNKNOWN_ENUM_CASES = [
     (
         "ForwardBackwardOperation",
-        {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_QUEUED"},
-        ("status",),
-    ),
-    (
-        "ForwardBackwardOperation",
         {
             "id": "op-1",
             "status": "TRAINING_OPERATION_STATUS_FAILED",
@@ -258,6 +253,15 @@ def test_unknown_enum_value_parses_and_serialises_unchanged(
         )
     # The parsed value is an enum member whose value is the string received.
     assert member == received and member.value == received and str(member) == received
+
+
+def test_an_operation_status_is_an_open_string() -> None:
+    """An operation's `status` is `OperationStatusValue` (an open string), so every generator,
+    this one included, reads a status it does not know as the string received."""
+    payload = {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_QUEUED"}
+    parsed = models.ForwardBackwardOperation.from_dict(payload)
+    assert parsed.status == "TRAINING_OPERATION_STATUS_QUEUED" and type(parsed.status) is str
+    assert parsed.to_dict() == payload
 
 
 def test_known_enum_values_still_parse_to_their_members() -> None:

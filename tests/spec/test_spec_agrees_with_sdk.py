@@ -93,5 +93,6 @@ def test_the_drift_command_a_maintainer_runs_is_clean(capsys: pytest.CaptureFixt
     explained = [line for line in out.splitlines() if line.startswith("  - ")]
     assert sum(".payload_id: " in line for line in explained) == 5
     assert sum("/rl/rollouts/estimate" in line for line in explained) == 1
-    assert len(explained) == 6
+    assert sum("OperationStatusValue" in line for line in explained) == 1
+    assert len(explained) == 7
     assert main(["together==3.1.1", "--spec", spec, "--offline", "--fail-on", "drift"]) == 0

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -27,8 +27,12 @@ class Checkpoint:
         base_model (str): Base model the checkpoint was trained from.
         created_at (datetime.datetime):
         session_id (str): Training session that produced the checkpoint.
-        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        step (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
         type_ (CheckpointType): `CHECKPOINT_TYPE_TRAINING`: the full training state (weights, optimizer state, step),
             for
             resuming a session. `CHECKPOINT_TYPE_INFERENCE`: a model ready for serving or download.
@@ -41,7 +45,7 @@ class Checkpoint:
     base_model: str
     created_at: datetime.datetime
     session_id: str
-    step: int | str
+    step: str
     type_: CheckpointType
     inference_registration: InferenceRegistration | Unset = UNSET
     lora_rank: int | Unset = UNSET
@@ -58,7 +62,6 @@ class Checkpoint:
 
         session_id = self.session_id
 
-        step: int | str
         step = self.step
 
         type_ = self.type_.value
@@ -110,10 +113,7 @@ class Checkpoint:
 
         session_id = d.pop("session_id")
 
-        def _parse_step(data: object) -> int | str:
-            return cast(int | str, data)
-
-        step = _parse_step(d.pop("step"))
+        step = d.pop("step")
 
         type_ = CheckpointType(d.pop("type"))
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -14,13 +14,17 @@ class CheckpointFile:
     """
     Attributes:
         filename (str):
-        size (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        size (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
         url (str): Absolute, presigned: GET it without Authorization.
     """
 
     filename: str
-    size: int | str
+    size: str
     url: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -28,7 +32,6 @@ class CheckpointFile:
         """The JSON value of this object (the wire names, unset fields left out)."""
         filename = self.filename
 
-        size: int | str
         size = self.size
 
         url = self.url
@@ -52,10 +55,7 @@ class CheckpointFile:
         d = dict(src_dict)
         filename = d.pop("filename")
 
-        def _parse_size(data: object) -> int | str:
-            return cast(int | str, data)
-
-        size = _parse_size(d.pop("size"))
+        size = d.pop("size")
 
         url = d.pop("url")
 

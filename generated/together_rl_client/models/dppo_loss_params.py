@@ -15,12 +15,12 @@ class DPPOLossParams:
     """Probability-change limits, measured in probability space (not log-probability space).
 
     Attributes:
-        delta_low (float | Unset): Limit for tokens with negative advantage. In [0, 1]. Default: 0.15.
-        delta_high (float | Unset): Limit for tokens with positive advantage. In [0, 1]. Default: 0.15.
+        delta_low (float | Unset): Limit for tokens with negative advantage. In [0, 1]. Omitted: 0.15.
+        delta_high (float | Unset): Limit for tokens with positive advantage. In [0, 1]. Omitted: 0.15.
     """
 
-    delta_low: float | Unset = 0.15
-    delta_high: float | Unset = 0.15
+    delta_low: float | Unset = UNSET
+    delta_high: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
@@ -65,12 +65,12 @@ SCHEMA: dict[str, Any] = {
         "delta_low": {
             "minimum": 0.0,
             "maximum": 1.0,
-            "default": 0.15,
+            "x-server-default": 0.15,
         },
         "delta_high": {
             "minimum": 0.0,
             "maximum": 1.0,
-            "default": 0.15,
+            "x-server-default": 0.15,
         },
     },
 }

@@ -13,18 +13,14 @@ class EncodedTextChunk:
     """Pre-tokenized text input.
 
     Attributes:
-        tokens (list[int | str]): Token ids. The official SDK sends JSON integers; decimal strings are accepted too.
+        tokens (list[int]): Token ids. The official SDK sends JSON integers; decimal strings are accepted too.
     """
 
-    tokens: list[int | str]
+    tokens: list[int]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
-        tokens = []
-        for tokens_item_data in self.tokens:
-            tokens_item: int | str
-            tokens_item = tokens_item_data
-            tokens.append(tokens_item)
+        tokens = self.tokens
 
         field_dict: dict[str, Any] = {}
 
@@ -41,16 +37,7 @@ class EncodedTextChunk:
         """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
         when the value does not fit the schema)."""
         d = dict(src_dict)
-        tokens = []
-        _tokens = d.pop("tokens")
-        for tokens_item_data in _tokens:
-
-            def _parse_tokens_item(data: object) -> int | str:
-                return cast(int | str, data)
-
-            tokens_item = _parse_tokens_item(tokens_item_data)
-
-            tokens.append(tokens_item)
+        tokens = cast(list[int], d.pop("tokens"))
 
         encoded_text_chunk = cls(
             tokens=tokens,

@@ -31,13 +31,11 @@ class ForwardBackwardBody:
             forward_only (bool | Unset): Run the forward pass only: report the loss and metrics, and the per-sample outputs
                 when
                 requested, without accumulating gradients. Pair it with `return_loss_fn_outputs` to
-                score a batch and read back its per-token log-probabilities.
-                 Default: False.
+                score a batch and read back its per-token log-probabilities. Omitted: false.
             return_loss_fn_outputs (bool | Unset): Return the per-sample output tensors
                 (`output.loss_fn_outputs[i].tensors.logprobs`)
                 alongside the loss and metrics. Increases the response size substantially for large
-                batches; leave it unset for ordinary training steps.
-                 Default: False.
+                batches; leave it unset for ordinary training steps. Omitted: false.
             payload_id (str | Unset): Set by the official SDK's hand-written layer (not its typed API) when it uploaded the
                 full body through `POST .../payloads/upload-url`; the rest of this body is then a
                 shrunk stand-in and the uploaded body is the one validated and run.
@@ -45,8 +43,8 @@ class ForwardBackwardBody:
 
     samples: list[Sample]
     loss: LossConfig
-    forward_only: bool | Unset = False
-    return_loss_fn_outputs: bool | Unset = False
+    forward_only: bool | Unset = UNSET
+    return_loss_fn_outputs: bool | Unset = UNSET
     payload_id: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -132,10 +130,10 @@ SCHEMA: dict[str, Any] = {
             "class": "LossConfig",
         },
         "forward_only": {
-            "default": False,
+            "x-server-default": False,
         },
         "return_loss_fn_outputs": {
-            "default": False,
+            "x-server-default": False,
         },
         "payload_id": {
             "minLength": 1,

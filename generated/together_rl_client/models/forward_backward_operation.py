@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.operation_status import OperationStatus
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -25,15 +24,17 @@ class ForwardBackwardOperation:
 
         Attributes:
             id (str): Operation ID.
-            status (OperationStatus): Lifecycle PENDING → RUNNING → COMPLETED | FAILED. Only COMPLETED and FAILED are
-                terminal;
-                clients must keep polling on any other value, including ones they do not know.
+            status (str): The `status` of an operation: one of the `OperationStatus` values, or a value this client
+                does not know yet (a newer server's). Only COMPLETED and FAILED are terminal; clients keep
+                polling on any other value. An open string, so that a generated client decodes an
+                unknown status instead of failing; `OperationStatus` lists the known values (as
+                constants, in generated clients).
             output (ForwardBackwardResult | Unset): Result on success.
             error (OperationError | Unset): Error details on failure.
     """
 
     id: str
-    status: OperationStatus
+    status: str
     output: ForwardBackwardResult | Unset = UNSET
     error: OperationError | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -42,7 +43,7 @@ class ForwardBackwardOperation:
         """The JSON value of this object (the wire names, unset fields left out)."""
         id = self.id
 
-        status = self.status.value
+        status = self.status
 
         output: dict[str, Any] | Unset = UNSET
         if not isinstance(self.output, Unset):
@@ -77,7 +78,7 @@ class ForwardBackwardOperation:
         d = dict(src_dict)
         id = d.pop("id")
 
-        status = OperationStatus(d.pop("status"))
+        status = d.pop("status")
 
         _output = d.pop("output", UNSET)
         output: ForwardBackwardResult | Unset
@@ -132,9 +133,7 @@ SCHEMA: dict[str, Any] = {
     ],
     "properties": {
         "id": {},
-        "status": {
-            "class": "OperationStatus",
-        },
+        "status": {},
         "output": {
             "class": "ForwardBackwardResult",
         },

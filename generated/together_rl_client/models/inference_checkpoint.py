@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -22,14 +22,18 @@ class InferenceCheckpoint:
     Attributes:
         id (str):
         created_at (datetime.datetime):
-        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        step (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
         registration (InferenceCheckpointRegistration | Unset):
     """
 
     id: str
     created_at: datetime.datetime
-    step: int | str
+    step: str
     registration: InferenceCheckpointRegistration | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -39,7 +43,6 @@ class InferenceCheckpoint:
 
         created_at = self.created_at.isoformat()
 
-        step: int | str
         step = self.step
 
         registration: dict[str, Any] | Unset = UNSET
@@ -71,10 +74,7 @@ class InferenceCheckpoint:
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
-        def _parse_step(data: object) -> int | str:
-            return cast(int | str, data)
-
-        step = _parse_step(d.pop("step"))
+        step = d.pop("step")
 
         _registration = d.pop("registration", UNSET)
         registration: InferenceCheckpointRegistration | Unset

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
@@ -17,17 +17,19 @@ class LoraConfig:
         rank (int | Unset):
         alpha (int | Unset):
         dropout (float | Unset):
-        seed (int | str | Unset): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
-            sends
-            plain integers. Both forms are accepted and either may be returned.
-        train_unembed (bool | Unset):  Default: True.
+        seed (int | Unset): An int64 a client sends (a seed): the official SDK sends a plain JSON integer, so
+            generators see a 64-bit integer. The SDK's types take both forms (`Union[str, int]`)
+            and gRPC-gateway reads both, so a server also accepts the decimal string of the value
+            (`x-decimal-string`: the pattern of that string form). An int64 the server writes is an
+            `Int64String`.
+        train_unembed (bool | Unset): Also train a LoRA adapter on the output head. Omitted: true.
     """
 
     rank: int | Unset = UNSET
     alpha: int | Unset = UNSET
     dropout: float | Unset = UNSET
-    seed: int | str | Unset = UNSET
-    train_unembed: bool | Unset = True
+    seed: int | Unset = UNSET
+    train_unembed: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
@@ -37,11 +39,7 @@ class LoraConfig:
 
         dropout = self.dropout
 
-        seed: int | str | Unset
-        if isinstance(self.seed, Unset):
-            seed = UNSET
-        else:
-            seed = self.seed
+        seed = self.seed
 
         train_unembed = self.train_unembed
 
@@ -72,12 +70,7 @@ class LoraConfig:
 
         dropout = d.pop("dropout", UNSET)
 
-        def _parse_seed(data: object) -> int | str | Unset:
-            if isinstance(data, Unset):
-                return data
-            return cast(int | str | Unset, data)
-
-        seed = _parse_seed(d.pop("seed", UNSET))
+        seed = d.pop("seed", UNSET)
 
         train_unembed = d.pop("train_unembed", UNSET)
 
@@ -111,7 +104,7 @@ SCHEMA: dict[str, Any] = {
         },
         "seed": {},
         "train_unembed": {
-            "default": True,
+            "x-server-default": True,
         },
     },
 }

@@ -30,7 +30,6 @@ class ModelResourcesCreate:
             them up longer. Omitted: 3600.
         lora_enabled (bool | Unset): True hosts LoRA sessions, false one full-weight session. Omitted: true (the
             reference's default; the SDK's `ModelResourcesClient.create` sends true unless told).
-             Default: True.
         optimizer_config (OptimizerConfig | Unset):
     """
 
@@ -38,7 +37,7 @@ class ModelResourcesCreate:
     base_weights_ref: str | Unset = UNSET
     compute_config: ComputeConfigRequest | Unset = UNSET
     inactive_timeout: int | Unset = UNSET
-    lora_enabled: bool | Unset = True
+    lora_enabled: bool | Unset = UNSET
     optimizer_config: OptimizerConfig | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,7 +144,7 @@ SCHEMA: dict[str, Any] = {
             "x-server-default": 3600,
         },
         "lora_enabled": {
-            "default": True,
+            "x-server-default": True,
         },
         "optimizer_config": {
             "class": "OptimizerConfig",

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -13,16 +13,19 @@ T = TypeVar("T", bound="OptimStepResult")
 class OptimStepResult:
     """
     Attributes:
-        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        step (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
     """
 
-    step: int | str
+    step: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
-        step: int | str
         step = self.step
 
         field_dict: dict[str, Any] = {}
@@ -40,11 +43,7 @@ class OptimStepResult:
         """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
         when the value does not fit the schema)."""
         d = dict(src_dict)
-
-        def _parse_step(data: object) -> int | str:
-            return cast(int | str, data)
-
-        step = _parse_step(d.pop("step"))
+        step = d.pop("step")
 
         optim_step_result = cls(
             step=step,

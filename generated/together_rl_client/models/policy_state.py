@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -13,35 +13,41 @@ T = TypeVar("T", bound="PolicyState")
 class PolicyState:
     """
     Attributes:
-        applied_weights_version (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the
-            official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        applied_weights_version (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
         pending_publish (bool):
-        target_weights_version (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the
-            official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
-        trainer_step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
-            sends
-            plain integers. Both forms are accepted and either may be returned.
+        target_weights_version (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
+        trainer_step (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
     """
 
-    applied_weights_version: int | str
+    applied_weights_version: str
     pending_publish: bool
-    target_weights_version: int | str
-    trainer_step: int | str
+    target_weights_version: str
+    trainer_step: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
-        applied_weights_version: int | str
         applied_weights_version = self.applied_weights_version
 
         pending_publish = self.pending_publish
 
-        target_weights_version: int | str
         target_weights_version = self.target_weights_version
 
-        trainer_step: int | str
         trainer_step = self.trainer_step
 
         field_dict: dict[str, Any] = {}
@@ -62,23 +68,13 @@ class PolicyState:
         """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
         when the value does not fit the schema)."""
         d = dict(src_dict)
-
-        def _parse_applied_weights_version(data: object) -> int | str:
-            return cast(int | str, data)
-
-        applied_weights_version = _parse_applied_weights_version(d.pop("applied_weights_version"))
+        applied_weights_version = d.pop("applied_weights_version")
 
         pending_publish = d.pop("pending_publish")
 
-        def _parse_target_weights_version(data: object) -> int | str:
-            return cast(int | str, data)
+        target_weights_version = d.pop("target_weights_version")
 
-        target_weights_version = _parse_target_weights_version(d.pop("target_weights_version"))
-
-        def _parse_trainer_step(data: object) -> int | str:
-            return cast(int | str, data)
-
-        trainer_step = _parse_trainer_step(d.pop("trainer_step"))
+        trainer_step = d.pop("trainer_step")
 
         policy_state = cls(
             applied_weights_version=applied_weights_version,

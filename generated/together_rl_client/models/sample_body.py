@@ -20,7 +20,7 @@ class SampleBody:
     """
     Attributes:
         model_inputs (list[ModelInput]):
-        num_samples (int | Unset):  Default: 1.
+        num_samples (int | Unset): Sequences per prompt. Omitted: 1.
         prompt_logprobs (bool | Unset):
         return_routed_experts (bool | Unset):
         sampling_params (SamplingParams | Unset):
@@ -29,7 +29,7 @@ class SampleBody:
     """
 
     model_inputs: list[ModelInput]
-    num_samples: int | Unset = 1
+    num_samples: int | Unset = UNSET
     prompt_logprobs: bool | Unset = UNSET
     return_routed_experts: bool | Unset = UNSET
     sampling_params: SamplingParams | Unset = UNSET
@@ -138,7 +138,7 @@ SCHEMA: dict[str, Any] = {
         },
         "num_samples": {
             "minimum": 1.0,
-            "default": 1,
+            "x-server-default": 1,
         },
         "prompt_logprobs": {},
         "return_routed_experts": {},

@@ -18,14 +18,14 @@ class SampledSequence:
     Attributes:
         prompt_cache_hit_tokens (int):
         stop_reason (StopReason):
-        tokens (list[int | str]):
+        tokens (list[int]):
         logprobs (list[float] | Unset):
         routed_experts_key (str | Unset):
     """
 
     prompt_cache_hit_tokens: int
     stop_reason: StopReason
-    tokens: list[int | str]
+    tokens: list[int]
     logprobs: list[float] | Unset = UNSET
     routed_experts_key: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -36,11 +36,7 @@ class SampledSequence:
 
         stop_reason = self.stop_reason.value
 
-        tokens = []
-        for tokens_item_data in self.tokens:
-            tokens_item: int | str
-            tokens_item = tokens_item_data
-            tokens.append(tokens_item)
+        tokens = self.tokens
 
         logprobs: list[float] | Unset = UNSET
         if not isinstance(self.logprobs, Unset):
@@ -73,16 +69,7 @@ class SampledSequence:
 
         stop_reason = StopReason(d.pop("stop_reason"))
 
-        tokens = []
-        _tokens = d.pop("tokens")
-        for tokens_item_data in _tokens:
-
-            def _parse_tokens_item(data: object) -> int | str:
-                return cast(int | str, data)
-
-            tokens_item = _parse_tokens_item(tokens_item_data)
-
-            tokens.append(tokens_item)
+        tokens = cast(list[int], d.pop("tokens"))
 
         logprobs = cast(list[float], d.pop("logprobs", UNSET))
 

@@ -15,9 +15,11 @@ class SamplingParams:
     """
     Attributes:
         max_tokens (int | Unset):
-        seed (int | str | Unset): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
-            sends
-            plain integers. Both forms are accepted and either may be returned.
+        seed (int | Unset): An int64 a client sends (a seed): the official SDK sends a plain JSON integer, so
+            generators see a 64-bit integer. The SDK's types take both forms (`Union[str, int]`)
+            and gRPC-gateway reads both, so a server also accepts the decimal string of the value
+            (`x-decimal-string`: the pattern of that string form). An int64 the server writes is an
+            `Int64String`.
         stop (list[str] | Unset): Stop strings. The emulator has no detokenizer and treats each as a decimal token id.
         temperature (float | Unset):
         top_k (int | Unset): Keep only the k most likely tokens. Any value below 1 means no limit: -1 is Tinker's
@@ -26,7 +28,7 @@ class SamplingParams:
     """
 
     max_tokens: int | Unset = UNSET
-    seed: int | str | Unset = UNSET
+    seed: int | Unset = UNSET
     stop: list[str] | Unset = UNSET
     temperature: float | Unset = UNSET
     top_k: int | Unset = UNSET
@@ -36,11 +38,7 @@ class SamplingParams:
         """The JSON value of this object (the wire names, unset fields left out)."""
         max_tokens = self.max_tokens
 
-        seed: int | str | Unset
-        if isinstance(self.seed, Unset):
-            seed = UNSET
-        else:
-            seed = self.seed
+        seed = self.seed
 
         stop: list[str] | Unset = UNSET
         if not isinstance(self.stop, Unset):
@@ -77,12 +75,7 @@ class SamplingParams:
         d = dict(src_dict)
         max_tokens = d.pop("max_tokens", UNSET)
 
-        def _parse_seed(data: object) -> int | str | Unset:
-            if isinstance(data, Unset):
-                return data
-            return cast(int | str | Unset, data)
-
-        seed = _parse_seed(d.pop("seed", UNSET))
+        seed = d.pop("seed", UNSET)
 
         stop = cast(list[str], d.pop("stop", UNSET))
 

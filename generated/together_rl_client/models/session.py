@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -36,8 +36,12 @@ class Session:
         model_resources_id (str):
         policy_state (PolicyState):
         status (SessionStatus):
-        step (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK sends
-            plain integers. Both forms are accepted and either may be returned.
+        step (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
         updated_at (datetime.datetime):
         display_name (str | Unset):
         error (SessionError | Unset):
@@ -55,7 +59,7 @@ class Session:
     model_resources_id: str
     policy_state: PolicyState
     status: SessionStatus
-    step: int | str
+    step: str
     updated_at: datetime.datetime
     display_name: str | Unset = UNSET
     error: SessionError | Unset = UNSET
@@ -91,7 +95,6 @@ class Session:
 
         status = self.status.value
 
-        step: int | str
         step = self.step
 
         updated_at = self.updated_at.isoformat()
@@ -181,10 +184,7 @@ class Session:
 
         status = SessionStatus(d.pop("status"))
 
-        def _parse_step(data: object) -> int | str:
-            return cast(int | str, data)
-
-        step = _parse_step(d.pop("step"))
+        step = d.pop("step")
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 

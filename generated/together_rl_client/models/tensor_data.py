@@ -20,8 +20,10 @@ class TensorData:
             data (list[float]): Flattened values. `int64` tensors hold integers.
             dtype (DType): Element type of a tensor. Lower-case (not the `D_TYPE_*` enum of custom gradients).
             shape (list[int] | Unset): Optional; for training operations exactly one dimension equal to `len(data)`.
-            sparse_crow_indices (list[int] | Unset): Unsupported for training operations; omit it (sending it is a 400).
-            sparse_col_indices (list[int] | Unset): Unsupported for training operations; omit it (sending it is a 400).
+            sparse_crow_indices (list[int] | Unset): Unsupported for training operations; omit it (sending it, even empty,
+                is a 400).
+            sparse_col_indices (list[int] | Unset): Unsupported for training operations; omit it (sending it, even empty, is
+                a 400).
     """
 
     data: list[float]

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.operation_status import OperationStatus
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -22,15 +21,17 @@ class TrainingCheckpointOperation:
     """
     Attributes:
         id (str):
-        status (OperationStatus): Lifecycle PENDING → RUNNING → COMPLETED | FAILED. Only COMPLETED and FAILED are
-            terminal;
-            clients must keep polling on any other value, including ones they do not know.
+        status (str): The `status` of an operation: one of the `OperationStatus` values, or a value this client
+            does not know yet (a newer server's). Only COMPLETED and FAILED are terminal; clients keep
+            polling on any other value. An open string, so that a generated client decodes an
+            unknown status instead of failing; `OperationStatus` lists the known values (as
+            constants, in generated clients).
         output (TrainingCheckpointResult | Unset):
         error (OperationError | Unset): Error details on failure.
     """
 
     id: str
-    status: OperationStatus
+    status: str
     output: TrainingCheckpointResult | Unset = UNSET
     error: OperationError | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -39,7 +40,7 @@ class TrainingCheckpointOperation:
         """The JSON value of this object (the wire names, unset fields left out)."""
         id = self.id
 
-        status = self.status.value
+        status = self.status
 
         output: dict[str, Any] | Unset = UNSET
         if not isinstance(self.output, Unset):
@@ -74,7 +75,7 @@ class TrainingCheckpointOperation:
         d = dict(src_dict)
         id = d.pop("id")
 
-        status = OperationStatus(d.pop("status"))
+        status = d.pop("status")
 
         _output = d.pop("output", UNSET)
         output: TrainingCheckpointResult | Unset
@@ -129,9 +130,7 @@ SCHEMA: dict[str, Any] = {
     ],
     "properties": {
         "id": {},
-        "status": {
-            "class": "OperationStatus",
-        },
+        "status": {},
         "output": {
             "class": "TrainingCheckpointResult",
         },

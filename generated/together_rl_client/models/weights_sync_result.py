@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -13,17 +13,19 @@ T = TypeVar("T", bound="WeightsSyncResult")
 class WeightsSyncResult:
     """
     Attributes:
-        weights_version (int | str): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
-            sends
-            plain integers. Both forms are accepted and either may be returned.
+        weights_version (str): An int64 the server writes (a step, a weights version, a size): a decimal string
+            (`"100"`), as gRPC-gateway emits int64, as the published reference's examples show and
+            as the emulator answers. `type: string, format: int64` is how gRPC-gateway's own OpenAPI
+            generator writes an int64, and generated clients decode it as a string (parse it to a
+            64-bit integer). A JSON integer of the same value is valid too (`x-json-integer`), as
+            the official SDK's types (`Union[str, int]`) read both.
     """
 
-    weights_version: int | str
+    weights_version: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value of this object (the wire names, unset fields left out)."""
-        weights_version: int | str
         weights_version = self.weights_version
 
         field_dict: dict[str, Any] = {}
@@ -41,11 +43,7 @@ class WeightsSyncResult:
         """An instance from its JSON value (raises ``KeyError``, ``TypeError`` or ``ValueError``
         when the value does not fit the schema)."""
         d = dict(src_dict)
-
-        def _parse_weights_version(data: object) -> int | str:
-            return cast(int | str, data)
-
-        weights_version = _parse_weights_version(d.pop("weights_version"))
+        weights_version = d.pop("weights_version")
 
         weights_sync_result = cls(
             weights_version=weights_version,
