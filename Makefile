@@ -190,3 +190,5 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache $(TS_PORT)/node_modules $(TS_PORT)/dist $(TS_PORT)/src/api.d.ts
+	rm -rf ports/go/rlapi ports/*/generated ports/*/.build ports/*/dist ports/typescript-fetch/node_modules \
+	    $(TS_PORT)/.build

@@ -28,8 +28,8 @@ GO = Port(
     generator="go",
     generated="rlapi",
     build=lambda work: [
-        ["go", "build", "-o", ".build/smoke", "./cmd/smoke"],
-        ["go", "build", "-o", ".build/kitdriver", "./cmd/kitdriver"],
+        ["go", "build", "-trimpath", "-o", ".build/smoke", "./cmd/smoke"],
+        ["go", "build", "-trimpath", "-o", ".build/kitdriver", "./cmd/kitdriver"],
     ],
     smoke=lambda work: [str(work / ".build" / "smoke")],
     env=_go_env,
