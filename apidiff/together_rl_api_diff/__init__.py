@@ -5,19 +5,21 @@
     for change in report.changes: print(change.clients, change.servers, change.message)
 
 `together-rl-api-diff OLD NEW` and `together-rl-sdk-drift UPSTREAM` are its commands;
-`source_kind` reads the spec's `x-source` strings (the provenance table and the drift report).
+`source_kind` reads the spec's `x-source` strings (the provenance table and the drift report);
+`generator_hazards` finds the forms generated clients read wrong (the spec's lint).
 """
 
 from together_rl_spec import Document, DocumentError, load_document, parse_text
 
 from ._changes import Change, DiffReport, Semver, advise_semver
 from ._comparing import compare_documents
-from ._judging import KIND_EFFECTS, judge
+from ._generator_hazards import HAZARDS, Hazard, generator_hazards
+from ._judging import judge
 from ._rules import RULES, Rule
 from ._sources import SOURCE_KINDS, SOURCE_LABELS, SOURCE_PATTERNS, source_kind
 
 __all__ = [
-    "KIND_EFFECTS",
+    "HAZARDS",
     "RULES",
     "SOURCE_KINDS",
     "SOURCE_LABELS",
@@ -26,10 +28,12 @@ __all__ = [
     "DiffReport",
     "Document",
     "DocumentError",
+    "Hazard",
     "Rule",
     "Semver",
     "advise_semver",
     "compare_documents",
+    "generator_hazards",
     "judge",
     "load_document",
     "parse_text",

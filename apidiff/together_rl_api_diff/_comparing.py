@@ -15,10 +15,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from together_rl_spec import Document, Resolver, pointer_join
+from together_rl_spec import Document, Resolver, pointer_join, wire_document
 
 from ._changes import Change, DiffReport, Finding, advise_semver, change_id, judged
 from ._comparing_schemas import SchemaComparison
+from ._generator_hazards import added_hazards, schemas_reached
 from ._judging import Position
 from ._keywords import PROJECT_KEYWORDS, Keywords
 from ._messages import describe
@@ -83,6 +84,8 @@ class _Side:
     """One document with its resolver and schema views."""
 
     def __init__(self, document: Document, keywords: Keywords) -> None:
+        # compared as the wire reads it: an int64 shown in one JSON form takes both
+        document = Document(document.source, wire_document(document.root), document.read_beside)
         self.document = document
         self.resolver = Resolver(document.root, document.source, document.read_beside)
         self.resolver.check_references()
@@ -519,6 +522,20 @@ def compare_documents(
                 ),
                 old_operation.label,
             )
+    for hazard in added_hazards(old.root, new.root):
+        what = f"generated clients read it wrong: {hazard.what}"
+        finding = Finding(
+            "generator-hazard-added", hazard.pointer, hazard.kind, None, what, "request"
+        )
+        schema = hazard.place.split(".")[0].removesuffix("[]")
+        felt = [
+            o.label
+            for o in new_operations.values()
+            if schema in schemas_reached(new.root, o.node, o.path_item)
+        ]
+        for side in hazard.sides or ("request",):
+            for label in felt or [""]:
+                record(replace(finding, position=side), label)
     changes = []
     for (kind, location, detail), (finding, operations, positions) in merged.items():
         ordered_positions = sorted(positions)
@@ -528,7 +545,7 @@ def compare_documents(
                 id=change_id(kind, location, detail),
                 kind=kind,
                 location=location,
-                operations=sorted(operations),
+                operations=sorted(o for o in operations if o),
                 old=finding.old,
                 new=finding.new,
                 clients=clients,

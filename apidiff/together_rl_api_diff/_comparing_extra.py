@@ -10,7 +10,7 @@ accepts less): reported as `condition-changed` / `not-changed`, not judged.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from together_rl_spec import pointer_join
 
@@ -18,10 +18,25 @@ from ._changes import Finding
 from ._judging import Position
 from ._schemas import SchemaView, SchemaViews
 
-if TYPE_CHECKING:
-    from ._comparing_schemas import SchemaComparison
+__all__ = [
+    "OPENNESS",
+    "SchemaComparison",
+    "conditions",
+    "dependencies",
+    "negations",
+    "openness",
+    "tuples",
+]
 
-__all__ = ["OPENNESS", "conditions", "dependencies", "negations", "openness", "tuples"]
+
+class SchemaComparison(Protocol):
+    """What these comparers need of `_comparing_schemas.SchemaComparison` (which calls them):
+    both documents' views, and the comparison of two subschemas."""
+
+    old: SchemaViews
+    new: SchemaViews
+
+    def schema(self, old: Any, new: Any, position: Position, location: str) -> list[Finding]: ...
 
 
 #: how `openness` ranks are shown

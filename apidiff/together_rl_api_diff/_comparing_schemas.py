@@ -37,6 +37,41 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _members(node: Any) -> set[str]:
+    """The `$ref`s an `allOf` has as members (inline members are compared merged only: the
+    merge of two properties' schemas is itself an inline `allOf`)."""
+    members = node.get("allOf") if isinstance(node, dict) else None
+    if not isinstance(members, list):
+        return set()
+    return {str(m["$ref"]) for m in members if isinstance(m, dict) and "$ref" in m}
+
+
+def _all_of_members(old_node: Any, new_node: Any, found: Any) -> Iterator[Finding]:
+    """A member joining or leaving an `allOf`: reported; what it changes in the values is
+    compared through the merged schema like any other change."""
+    old, new = _members(old_node), _members(new_node)
+    for key in sorted(set(new) - set(old)):
+        yield found("all-of-member-added", "allOf", None, key)
+    for key in sorted(set(old) - set(new)):
+        yield found("all-of-member-removed", "allOf", key, None)
+
+
+def _numeric(view: SchemaView) -> bool:
+    return view.types is not None and bool(view.types) and view.types <= {"number", "integer"}
+
+
+def _format_kind(old: SchemaView, new: SchemaView, was: Any, now: Any) -> str:
+    """A number's or integer's format picks a generated type (Go float32 or float64): its
+    change is judged for generated clients."""
+    if _numeric(old) and _numeric(new):
+        if was is None:
+            return "numeric-format-added"
+        return "numeric-format-removed" if now is None else "numeric-format-changed"
+    if was is None:
+        return "format-added"
+    return "format-removed" if now is None else "format-changed"
+
+
 def _subset(first: frozenset[str], second: frozenset[str]) -> bool:
     return all(t in second or (t == "integer" and "number" in second) for t in first)
 
@@ -99,6 +134,7 @@ class SchemaComparison:
         yield from self._types(old, new, found)
         yield from self._enum(old, new, found)
         yield from self._keywords(old, new, found)
+        yield from _all_of_members(old_node, new_node, found)
         yield from self._defaults(old, new, found)
         for keyword in sorted(set(old.rules) | set(new.rules)):
             was, now = old.rules.get(keyword), new.rules.get(keyword)
@@ -195,14 +231,7 @@ class SchemaComparison:
                 yield found(_pattern_kind(was, now), keyword, was, now)
                 continue
             if keyword == "format":
-                kind = (
-                    "format-added"
-                    if was is None
-                    else "format-removed"
-                    if now is None
-                    else "format-changed"
-                )
-                yield found(kind, keyword, was, now)
+                yield found(_format_kind(old, new, was, now), keyword, was, now)
                 continue
             if keyword in CONTENT_KEYWORDS:
                 kind = (
@@ -237,7 +266,17 @@ class SchemaComparison:
             yield found("bound-tightened" if tighter else "bound-relaxed", keyword, was, now)
 
     def _defaults(self, old: SchemaView, new: SchemaView, found: Any) -> Iterator[Finding]:
-        for keyword in sorted(set(old.defaults) | set(new.defaults)):
+        gone = [k for k in old.defaults if k not in new.defaults]
+        came = [k for k in new.defaults if k not in old.defaults]
+        moved = set()
+        for was_keyword in gone:  # the same value under another default keyword
+            value = _canonical(old.defaults[was_keyword])
+            now_keyword = next((k for k in came if _canonical(new.defaults[k]) == value), None)
+            if now_keyword is not None and now_keyword not in moved:
+                moved |= {was_keyword, now_keyword}
+                detail = f"{was_keyword} -> {now_keyword}"
+                yield found("default-moved", detail, was_keyword, now_keyword)
+        for keyword in sorted((set(old.defaults) | set(new.defaults)) - moved):
             had, has = keyword in old.defaults, keyword in new.defaults
             was, now = old.defaults.get(keyword), new.defaults.get(keyword)
             if had and not has:

@@ -146,7 +146,10 @@ def _server_defaults_as_defaults(changes: list[Change]) -> list[Change]:
                 f"{json.dumps(change.old)}, upstream's default {json.dumps(twin.new)}",
             )
     kept = [merged.get(change.id, change) for change in changes]
-    return [change for change in kept if change is not None]
+    # the same value under both keywords (`default-moved`) is the same fact too; how a
+    # generator reads either document (`generator-hazard-added`) is no difference of the API
+    same = ("default-moved", "generator-hazard-added")
+    return [change for change in kept if change is not None and change.kind not in same]
 
 
 def _explanation(change: Change, explained: dict[str, str]) -> str | None:

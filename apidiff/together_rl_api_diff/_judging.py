@@ -14,8 +14,6 @@ from typing import Literal
 from ._rules import RULES, Effect
 
 __all__ = [
-    "EFFECT_MEANINGS",
-    "KIND_EFFECTS",
     "Effect",
     "Position",
     "Verdict",
@@ -26,23 +24,6 @@ __all__ = [
 Position = Literal["request", "response", "operation"]
 #: undecided: the tool cannot tell whether the change breaks that party; a person must look
 Verdict = Literal["breaking", "compatible", "undecided"]
-
-#: kind -> (effect in a request, effect in a response), read from the registry
-KIND_EFFECTS: dict[str, tuple[Effect, Effect]] = {
-    kind: (rule.request, rule.response) for kind, rule in RULES.items()
-}
-
-EFFECT_MEANINGS: dict[Effect, str] = {
-    "narrows": "fewer values are valid: breaks whoever writes them "
-    "(clients in a request, servers in a response)",
-    "widens": "more values are valid: breaks whoever reads them "
-    "(servers in a request, clients in a response)",
-    "both": "breaks clients and servers",
-    "clients": "breaks clients only",
-    "servers": "breaks servers only",
-    "none": "breaks neither",
-    "undecided": "cannot be judged exactly: reported for a person to judge",
-}
 
 
 def judge(kind: str, position: Position) -> tuple[Verdict, Verdict]:

@@ -43,7 +43,17 @@ PROJECT_KEYWORDS = Keywords(
     rule_lists=("x-rules",),
     defaults=("x-server-default",),
     # x-stainless-empty-object: the Stainless generator's hint in Together's own documents
-    annotations=("x-source", "x-should-retry", "x-upstream-differs", "x-stainless-empty-object"),
+    # x-known-values: the enum an open string's known values are in (generators' constants);
+    # x-decimal-string and x-json-integer are read before comparing (`wire_document`)
+    annotations=(
+        "x-source",
+        "x-should-retry",
+        "x-upstream-differs",
+        "x-stainless-empty-object",
+        "x-known-values",
+        "x-decimal-string",
+        "x-json-integer",
+    ),
 )
 
 _FIELDS = ("rules", "rule_lists", "defaults", "annotations")

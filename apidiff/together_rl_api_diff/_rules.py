@@ -42,6 +42,12 @@ _CLIENTS_ONLY = (
     "and with `additionalProperties: false` the old request is now rejected"
 )
 
+_NUMERIC_FORMAT = (
+    "oasdiff judges a format change by the values it admits; a number's or integer's format "
+    "picks the type a generator emits (Go float32 without one, float64 for `double`, int32 or "
+    "int64), so code written against the old bindings stops compiling or loses precision"
+)
+
 _ALL: tuple[Rule, ...] = (
     Rule("operation-added", "operation", "servers", "servers", "operation {new} added",
          "operation-added"),
@@ -73,8 +79,14 @@ _ALL: tuple[Rule, ...] = (
          "request body became required"),
     Rule("request-body-became-optional", "request", "widens", "widens",
          "request body became optional"),
-    Rule("media-type-added", "schema", "widens", "widens", "media type {new} added"),
-    Rule("media-type-removed", "schema", "narrows", "narrows", "media type {old} removed"),
+    Rule("media-type-added", "schema", "servers", "servers", "media type {new} added",
+         why="a server must now accept (request) or produce (response) it; a client chooses "
+         "its media types (`Content-Type`, `Accept`), so one more breaks none (oasdiff: "
+         "`request-body-media-type-added`, `response-media-type-added` INFO)"),
+    Rule("media-type-removed", "schema", "clients", "clients", "media type {old} removed",
+         why="a client that sent it is refused, one that asked for it gets it no more "
+         "(oasdiff: `request-body-media-type-removed`, `response-media-type-removed` ERR); a "
+         "server has one less to serve"),
     Rule("response-status-added", "response", "widens", "widens", "response status {new} added",
          why="oasdiff's `response-success-status-added` is INFO; a client generated from the "
          "spec has no parser for a success status it was not told of"),
@@ -163,6 +175,17 @@ _ALL: tuple[Rule, ...] = (
     Rule("format-added", "schema", "narrows", "narrows", "format {new} added"),
     Rule("format-removed", "schema", "widens", "widens", "format {old} removed"),
     Rule("format-changed", "schema", "both", "both", "format changed from {old} to {new}"),
+    Rule("generator-hazard-added", "schema", "clients", "clients", "{new}",
+         why="no other diff tool knows generators; a place that existed now takes a form "
+         "generated clients read wrong (`_generator_hazards`: openapi-typescript makes a "
+         "defaulted optional field required, Go reads a number without format as float32, a "
+         "closed enum refuses a status clients must poll through, ...)"),
+    Rule("numeric-format-added", "schema", "clients", "clients", "format {new} added",
+         why=_NUMERIC_FORMAT),
+    Rule("numeric-format-removed", "schema", "clients", "clients", "format {old} removed",
+         why=_NUMERIC_FORMAT),
+    Rule("numeric-format-changed", "schema", "clients", "clients",
+         "format changed from {old} to {new}", why=_NUMERIC_FORMAT),
     Rule("content-keyword-added", "schema", "narrows", "narrows", "{detail} {new} added"),
     Rule("content-keyword-removed", "schema", "widens", "widens", "{detail} {old} removed"),
     Rule("content-keyword-changed", "schema", "both", "both",
@@ -177,6 +200,13 @@ _ALL: tuple[Rule, ...] = (
          "`type-changed`, breaking both sides); only where nothing constrained it does it narrow"),
     Rule("prefix-items-removed", "schema", "widens", "widens",
          "prefixItems entry {detail} no longer constrained"),
+    Rule("all-of-member-added", "schema", "none", "none", "allOf member {new} added",
+         why="oasdiff's `request-body-all-of-added` is ERR for any new member; what a member "
+         "constrains is compared through the merged schema (a required property, a type, a "
+         "bound: each its own change), so a member that adds no constraint changes no valid "
+         "value and breaks no one"),
+    Rule("all-of-member-removed", "schema", "none", "none", "allOf member {old} removed",
+         why="as for a member added: the constraints it took away are each their own change"),
     Rule("variant-added", "schema", "widens", "widens", "oneOf/anyOf variant {new} added"),
     Rule("variant-removed", "schema", "narrows", "narrows", "oneOf/anyOf variant {old} removed"),
     Rule("condition-added", "schema", "narrows", "narrows", "conditional {detail} added"),
@@ -205,6 +235,12 @@ _ALL: tuple[Rule, ...] = (
     Rule("extension-changed", "schema", "undecided", "undecided",
          "{detail} changed from {old} to {new} (an extension keyword this tool does not know; "
          "name it in a keywords file)"),
+    Rule("default-moved", "schema", "none", "none", "default moved from {old} to {new}, same value",
+         "default",
+         why="no other tool knows server-side default keywords: the value a server applies when "
+         "the field is absent is the same; only who states it moved (`default`: generated "
+         "clients send it, openapi-typescript requires the field; `x-server-default`: the "
+         "server applies it)"),
     Rule("default-added", "schema", "servers", "none", "{detail} {new} added", "default"),
     Rule("default-removed", "schema", "clients", "none", "{detail} {old} removed", "default"),
     Rule("default-changed", "schema", "both", "none", "{detail} changed from {old} to {new}",

@@ -130,7 +130,7 @@ def _breaks_emulator_rule(
 # items schema its bulk check implements: (schema, property) -> items. When the spec says
 # otherwise, the fast path is off and every body gets the full validation.
 BULK_ARRAYS: dict[tuple[str, str], dict[str, Any]] = {
-    ("TensorData", "data"): {"type": "number"},
+    ("TensorData", "data"): {"type": "number", "format": "double"},
     ("EncodedTextChunk", "tokens"): {"$ref": "#/components/schemas/TokenId"},
 }
 _BULK_TOKEN_ID = {  # what the bulk check of tokens implements: ids as JSON ints

@@ -29,7 +29,7 @@ JSON_INTEGER_KEYWORD = "x-json-integer"
 
 # What stays on the outer schema (says something about the value, whatever its form).
 _OUTER = frozenset({"description", "title", "x-rules", "examples", "example", "deprecated"})
-_INT64 = {"type": "integer", "format": "int64"}
+_INT64 = {"type": "integer", "format": "int64", "minimum": -(2**63), "maximum": 2**63 - 1}
 
 
 def _split_source(source: Any, keyword: str) -> tuple[Any, Any]:

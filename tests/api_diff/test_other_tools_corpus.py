@@ -72,6 +72,15 @@ OASDIFF: dict[tuple[str, str], dict[str, str]] = {
     },
     # TestRequestMinItemsSet, TestRequestParameterMinItemsSet, TestResponseMinItemsUnset
     ("min_items_set_base", "min_items_set_revision"): {"request": "ERR", "response": "ERR"},
+    # TestRequestPropertyAllOfAdded (request-body-all-of-added, request-property-all-of-added
+    # ERR)
+    ("request_property_all_of_added_base", "request_property_all_of_added_revision"): {
+        "request": "ERR"
+    },
+    # TestResponseMediaTypeAdded (response-media-type-added INFO), TestResponseMediaTypeRemoved
+    # (response-media-type-removed ERR)
+    ("add_new_media_type_base", "add_new_media_type_revision"): {"response": "INFO"},
+    ("add_new_media_type_revision", "add_new_media_type_base"): {"response": "ERR"},
 }
 
 #: (base, revision, direction) -> (our clients verdict, the kind whose rules-table row says why)
@@ -89,6 +98,11 @@ DISAGREEMENTS: dict[tuple[str, str, str], tuple[str, str]] = {
         "breaking",
         "prefix-items-added",
     ),
+    (
+        "request_property_all_of_added_base",
+        "request_property_all_of_added_revision",
+        "request",
+    ): ("compatible", "all-of-member-added"),
 }
 
 _AGREES = {"ERR": "breaking", "INFO": "compatible"}

@@ -38,12 +38,13 @@ def surface(release: str) -> dict[str, Any]:
 
 def drift(release: str) -> set[tuple[str, str, str]]:
     """(kind, location, clients) of every unexplained difference; the explained ones are
-    exactly those of 3.1.1: the `payload_id` entries and the rollout estimate."""
+    exactly those of 3.1.1: the `payload_id` entries, the rollout estimate and the open
+    operation status."""
     spec = load_document("spec/openapi.yaml", cwd=REPO)
     report = drift_of(sdk_upstream(surface(release), spec))
     assert {f.change.location.removeprefix("#/components/schemas/") for f in report.explained} == {
         f"{schema}/properties/payload_id" for schema in PAYLOAD_SCHEMAS
-    } | {IN_NO_RELEASE}
+    } | {IN_NO_RELEASE, "OperationStatusValue"}
     return {
         (f.change.kind, f.change.location.removeprefix("#/components/schemas/"), f.change.clients)
         for f in report.drift
@@ -114,7 +115,8 @@ def test_the_command_reports_in_the_same_json(capsys: pytest.CaptureFixture[str]
     assert code == 1
     document = json.loads(capsys.readouterr().out)
     assert document["counts"] == {"behind": 0, "ahead": 4, "differ": 0}
-    assert len(document["explained"]) == 6  # payload_id and the estimate, as for 3.1.1
+    # payload_id, the estimate and the open operation status, as for 3.1.1
+    assert len(document["explained"]) == 7
     finding = document["groups"]["ahead"][0]
     assert list(finding) == [*CHANGE_FIELDS, "group", "x-source", "explained"]
     assert {f["location"].rsplit("/", 1)[-1] for f in document["groups"]["ahead"]} == {
