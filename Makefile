@@ -31,9 +31,17 @@ WHEELHOUSE := $(VENV)/wheelhouse
 TS_PORT := client_kit/ports/typescript
 # make dist: where the sdist and the wheel go.
 DIST ?= dist
+# The ports (ports/, client_kit/ports/typescript): Debian packages of their toolchains and
+# libraries, installed by `make ports-setup` when missing (apt-get, as root); build caches go to
+# $(PORTS_CACHE), outside the clone.
+PORTS_DEBS := golang-go librust-reqwest-dev librust-serde-dev librust-serde-derive-dev \
+	librust-serde-json-dev librust-serde-repr-dev librust-url-dev librust-chrono-dev \
+	libjakarta-annotation-api-java
+PORTS_STAMP := $(VENV)/.ports-setup
+export TOGETHER_RL_PORTS_CACHE ?= $(HOME)/.cache/together-rl-ports
 
 .PHONY: all test conformance proxy replay generate derive provenance lint vectors bench reliability clean venv dist \
-	api-diff api-changelog sdk-drift client-kit client-kit-sdk-report
+	api-diff api-changelog sdk-drift client-kit client-kit-sdk-report ports ports-setup
 
 all: test
 
@@ -52,6 +60,28 @@ $(STAMP): pyproject.toml requirements.lock $(TS_PORT)/package-lock.json
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+## The ports' toolchains and libraries: Debian packages (apt-get only for those missing; cargo
+## too when no Rust toolchain is on PATH) and the typescript-fetch port's npm packages.
+$(PORTS_STAMP): $(STAMP) ports/typescript-fetch/package-lock.json
+	missing="$$(for p in $(PORTS_DEBS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null \
+	    | grep -q 'ok installed' || echo "$$p"; done; command -v cargo >/dev/null || echo cargo; \
+	    command -v javac >/dev/null || echo default-jdk-headless)"; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	        apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	            --no-install-recommends $$missing; \
+	    else echo "ports: missing Debian packages: $$missing (the ports' tests skip; fail under CI=true)"; \
+	        exit 0; fi; \
+	fi; \
+	if command -v npm >/dev/null; then cd ports/typescript-fetch && npm ci --no-audit --no-fund --loglevel=error; fi; \
+	touch $(CURDIR)/$(PORTS_STAMP)
+
+ports-setup: $(PORTS_STAMP)
+
+## Generate, build and run every port against the emulator (tests/ports; docs/ports.md).
+ports: $(PORTS_STAMP)
+	$(BIN)/python -m pytest tests/ports $(PYTEST_ARGS)
 
 ## What an edit of the spec breaks, for clients and servers: make api-diff OLD=HEAD [NEW=...].
 api-diff: $(STAMP)
@@ -87,7 +117,7 @@ derive: $(STAMP)
 ## All tests: lint, spec, generated client freshness, emulator, wrapper, in-process contract suite.
 ## Prints what ran (pytest -ra: every skip with its reason; a last line with the counts and
 ## the marker selection). Under CI=true (.ci/run) a missing project tool fails instead of skipping.
-test: lint
+test: lint $(PORTS_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The contract suite: against the embedded emulator, or BASE_URL=... API_KEY=... for another server.
@@ -161,3 +191,5 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache $(TS_PORT)/node_modules $(TS_PORT)/dist $(TS_PORT)/src/api.d.ts
+	rm -rf ports/go/rlapi ports/*/generated ports/*/.build ports/*/dist ports/typescript-fetch/node_modules \
+	    $(TS_PORT)/.build

@@ -1,0 +1,3 @@
+module together-rl-ports
+
+go 1.19
