@@ -24,7 +24,13 @@ from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
 from ._sampling import Sampler, prompt_logprobs, sample_prompts, topk_prompt_logprobs
-from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
+from ._simple_requests import (
+    SEED_MODULUS,
+    OptimStepRequest,
+    SampleRequest,
+    WeightsSyncRequest,
+    uses_muon,
+)
 from ._spec import DTYPES
 from ._trainer import (
     GRADS_CHANGED,
@@ -34,6 +40,7 @@ from ._trainer import (
     TrainerUpdate,
     custom_forward_backward,
     optim_step,
+    parse_muon_params,
     pass_update,
     weights_sync,
 )
@@ -158,10 +165,15 @@ def run_forward_backward_pass(
 def run_optim_step(
     state: TrainerState, request: OptimStepRequest, context: RunContext
 ) -> OperationOutcome:
-    """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
+    """AdamW, or Muon on resources created with `optimizer_config.muon`, on the accumulated
+    gradients (then cleared); output `{step}` (int64 as a string)."""
     new = state.fork()
+    muon = None
+    if uses_muon(context.resources):
+        config = context.resources["optimizer_config"]["muon"] or {}
+        muon = parse_muon_params(request.muon_params, config.get("scaling_strategy"))
     try:
-        step = optim_step(new, request.adam_params)
+        step = optim_step(new, request.adam_params, muon)
     except NonFiniteUpdate as exc:
         raise NonFiniteLoss(str(exc)) from exc
     return OperationOutcome(encode_output({"step": str(step)}), TrainerUpdate(new, TRAINER_CHANGED))

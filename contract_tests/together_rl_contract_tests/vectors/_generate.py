@@ -218,7 +218,7 @@ def _training_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
         ("sample_seeded_before_sync_unchanged", SAMPLE, sample),
         ("weights_sync", WEIGHTS_SYNC, sync),
         ("sample_seeded_after_sync", SAMPLE, sample),
-        ("optim_step_muon_refused", OPTIM_STEP, {"muon_params": {}}),
+        ("optim_step_muon_on_adamw_resources_refused", OPTIM_STEP, {"muon_params": {}}),
     ]
     return [
         {"name": name, "steps": rec.operation(session_id, kind, body, f"vec-train-{name}")}
