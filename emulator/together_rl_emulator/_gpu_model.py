@@ -5,10 +5,13 @@ their sources. Everything is derived from first principles on one GPU, Together'
 GPU (B200-SXM, the spec's `GpuType`):
 
 - compute: a token through a model of N parameters costs 2N FLOPs forward and 6N forward and
-  backward; the GPU delivers its dense BF16 peak times a stated utilisation;
-- memory: a decode step reads the model's BF16 weights (2N bytes) once for every sequence it
-  advances together, an optimizer step reads and writes its state; HBM delivers its peak
-  bandwidth times a stated utilisation (the roofline: a step takes the longer of the two);
+  backward, N being the parameters a token goes through (for a mixture of experts, the active
+  parameters: the shared weights and the experts its router picks); the GPU delivers its dense
+  BF16 peak times a stated utilisation;
+- memory: a decode step reads the model's BF16 weights (2N bytes, all N parameters) once for
+  every sequence it advances together, an optimizer step reads and writes its state; HBM
+  delivers its peak bandwidth times a stated utilisation (the roofline: a step takes the
+  longer of the two);
 - moving weights: a weight sync crosses NVLink, a checkpoint goes to storage;
 - every operation pays a fixed overhead (scheduling, launch).
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._catalog import CATALOG, GPU_TYPE
+from ._catalog import CATALOG, GPU_TYPE, BaseModel
 from ._checkpoints import INFERENCE_CHECKPOINT, TRAINING_CHECKPOINT
 
 __all__ = [
@@ -95,9 +98,9 @@ def trainer_gpus(lora_enabled: bool) -> int:
     return TRAINER_GPUS_LORA if lora_enabled else TRAINER_GPUS_FULL_WEIGHT
 
 
-def _parameters(base_model: str) -> int:
+def _model(base_model: str) -> BaseModel:
     try:
-        return CATALOG[base_model].parameters
+        return CATALOG[base_model]
     except KeyError:
         raise ValueError(
             f"unknown base model {base_model!r}; the GPU model knows {', '.join(CATALOG)}"
@@ -112,10 +115,12 @@ def _hbm_s(bytes_moved: float) -> float:
     return bytes_moved / (GPU.hbm_bytes_per_s * BANDWIDTH_UTILISATION)
 
 
-def _decode_s(parameters: int, tokens: float, steps: float, gpus: int = 1) -> float:
+def _decode_s(model: BaseModel, tokens: float, steps: float, gpus: int = 1) -> float:
     """`tokens` generated in `steps` decode steps (the sequences of a step advance together):
-    the longer of their compute and of reading the weights once per step, on each GPU."""
-    return max(_compute_s(2 * parameters * tokens, gpus), steps * _hbm_s(BF16_BYTES * parameters))
+    the longer of their compute (active parameters) and of reading all the weights once per
+    step, on each GPU."""
+    compute = _compute_s(2 * model.active_parameters * tokens, gpus)
+    return max(compute, steps * _hbm_s(BF16_BYTES * model.parameters))
 
 
 def operation_seconds(
@@ -133,13 +138,14 @@ def operation_seconds(
     tokens generated, over all samples; `sequences`: the samples generated together (0 counts as
     1). More tokens never take less time; the same tokens over more samples (shorter ones, decoded
     together) never take more. An unknown model or kind is a ValueError naming it."""
-    parameters = _parameters(base_model)
+    model = _model(base_model)
+    parameters, active = model.parameters, model.active_parameters
     if kind in _FLOPS_PER_TOKEN:
-        work = _compute_s(_FLOPS_PER_TOKEN[kind] * parameters * input_tokens)
+        work = _compute_s(_FLOPS_PER_TOKEN[kind] * active * input_tokens)
     elif kind == "sample":
-        prefill = _compute_s(2 * parameters * input_tokens)
+        prefill = _compute_s(2 * active * input_tokens)
         steps = -(-output_tokens // max(1, sequences))  # the longest sample's length
-        work = prefill + _decode_s(parameters, output_tokens, steps)
+        work = prefill + _decode_s(model, output_tokens, steps)
     elif kind == "optim-step":
         work = _hbm_s(OPTIMIZER_BYTES_PER_PARAMETER * parameters)
     elif kind == "weights-sync":
@@ -201,18 +207,19 @@ def estimate_rollout(w: RolloutWorkload) -> RolloutEstimate:
     earlier turn's generated tokens are reused); each turn decodes its tokens, the running
     episodes of a replica advancing together. Billed: every GPU of the resource for that time
     (trainer + generators), only the generators' for a sampling-only resource."""
-    parameters = _parameters(w.base_model)
+    model = _model(w.base_model)
     gpus = w.num_generator_replicas * GENERATOR_GPUS_PER_REPLICA
     running = min(w.concurrency, w.episodes)
     per_replica = running / w.num_generator_replicas
     waves = w.episodes / running
     environment_tokens = (w.turns - 1) * (w.added_tokens_per_turn - w.generated_tokens_per_turn)
     prompt_tokens = w.prompt_tokens / _episodes_sharing_a_prompt(w, per_replica)
-    prefill = _compute_s(2 * parameters * w.episodes * (prompt_tokens + environment_tokens), gpus)
+    prefill_tokens = w.episodes * (prompt_tokens + environment_tokens)
+    prefill = _compute_s(2 * model.active_parameters * prefill_tokens, gpus)
     generated = w.episodes * w.turns * w.generated_tokens_per_turn
     steps = waves * w.turns * w.generated_tokens_per_turn  # on every replica at once
     requests = waves * w.turns * OPERATION_OVERHEAD_S
-    seconds = prefill + _decode_s(parameters, generated, steps, gpus) + requests
+    seconds = prefill + _decode_s(model, generated, steps, gpus) + requests
     hours = seconds / SECONDS_PER_HOUR
     billed_gpus = gpus + (0 if w.sampling_only else trainer_gpus(w.lora_enabled))
     return RolloutEstimate(
