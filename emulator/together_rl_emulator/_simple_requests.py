@@ -68,6 +68,7 @@ class SampleRequest:
     stop_token_ids: frozenset[int]
     prompt_logprobs: bool
     topk_prompt_logprobs: int
+    return_routed_experts: bool = False
 
 
 def validate_optim_step(body: object) -> OptimStepRequest:
@@ -193,4 +194,5 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
         stop_token_ids=frozenset(stops),
         prompt_logprobs=bool(body.get("prompt_logprobs", False)),
         topk_prompt_logprobs=int(body.get("topk_prompt_logprobs", 0)),
+        return_routed_experts=bool(body.get("return_routed_experts", False)),
     )

@@ -267,6 +267,7 @@ def custom_forward_backward(
     state: TrainerState,
     samples: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike | None]],
     gradients: Sequence[npt.ArrayLike],
+    routes: Sequence[I64 | None] | None = None,
 ) -> None:
     """Backpropagate client gradients dLoss/dlogp and accumulate them as one pass.
 
@@ -317,7 +318,7 @@ def custom_forward_backward(
             raise InvalidParam(f"gradients[{i}].data", "holds a value that is not finite")
         inputs.append(x)
         targets.append(y)
-    grads = backward(state.params, forward(state.params, inputs, targets), dlogp)
+    grads = backward(state.params, forward(state.params, inputs, targets, routes), dlogp)
     for key, g in grads.items():
         if not np.isfinite(g).all():
             raise NonFiniteUpdate(
