@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ._catalog_drift import catalog_findings
 from ._changes import Change, Semver, advise_semver
 from ._comparing import compare_documents
 from ._messages import short_location
@@ -169,12 +170,17 @@ def drift_of(upstream: Upstream, *, scope: str = "/rl/") -> DriftReport:
         )
     compared = compare_documents(upstream.ours, theirs, paths=scope)
     sources = OurSources(upstream.spec, upstream.ours, theirs)
-    findings = []
+    findings: list[DriftFinding] = []
     for change in _server_defaults_as_defaults(compared.changes):
         group = _group(change)
         explained = _explanation(change, dict(upstream.explained))
         source = sources.source(change, upstream_only=group == "behind")
         findings.append(DriftFinding(change, group, source, explained))
+    if upstream.kind == "openapi":
+        findings += [
+            DriftFinding(change, group, source, explained)  # type: ignore[arg-type]
+            for change, group, source, explained in catalog_findings(upstream.theirs.root)
+        ]
     outside = (
         sum(scope not in url for _, url in operation_index(upstream.theirs)),
         sum(scope not in url for _, url in operation_index(upstream.ours)),

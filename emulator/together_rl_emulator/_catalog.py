@@ -13,6 +13,7 @@ from importlib.resources import files
 from typing import Any
 
 from ._spec import GPU_TYPES
+from ._tokenizers import FAMILIES
 
 __all__ = [
     "CATALOG",
@@ -80,6 +81,8 @@ def _model(entry: dict[str, Any]) -> BaseModel:
         raise ValueError(f"{CATALOG_FILE}: {entry['name']!r}: every model supports LoRA")
     if (values.get("num_experts", 0) > 0) != (values.get("experts_per_token", 0) > 0):
         raise ValueError(f"{CATALOG_FILE}: {entry['name']!r}: experts and experts per token")
+    if values.get("tokenizer_family", "bytes") not in FAMILIES:
+        raise ValueError(f"{CATALOG_FILE}: {entry['name']!r}: tokenizer_family one of {FAMILIES}")
     values.setdefault("active_parameters", values["parameters"])
     return BaseModel(**values)
 

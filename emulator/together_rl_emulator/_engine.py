@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 
 from ._arrays import F64
+from ._catalog import CATALOG
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward, routed_selections
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
@@ -33,6 +34,8 @@ from ._simple_requests import (
     uses_muon,
 )
 from ._spec import DTYPES
+from ._stop_strings import StopStrings
+from ._tokenizers import token_texts
 from ._trainer import (
     GRADS_CHANGED,
     TRAINER_CHANGED,
@@ -232,6 +235,14 @@ def run_custom_forward_backward(
     return OperationOutcome(encode_output({}), TrainerUpdate(new, GRADS_CHANGED))
 
 
+def _stop_strings(stops: tuple[str, ...], base_model: str, vocab_size: int) -> StopStrings | None:
+    """The request's stop strings over the tokenizer of the session's base model."""
+    if not stops:
+        return None
+    family = CATALOG[base_model].tokenizer_family if base_model in CATALOG else "bytes"
+    return StopStrings(stops, token_texts(family, vocab_size))
+
+
 def run_sample(
     state: TrainerState, request: SampleRequest, context: RunContext
 ) -> OperationOutcome:
@@ -249,7 +260,7 @@ def run_sample(
         temperature=request.temperature,
         top_k=request.top_k,
         top_p=request.top_p,
-        stop_token_ids=request.stop_token_ids,
+        stop_strings=_stop_strings(request.stop, context.session["base_model"], params.vocab_size),
         sampler=sampler,
     )
     results: list[dict[str, Any]] = []

@@ -28,6 +28,7 @@ from ._store import Store
 from ._validation import validate_schema
 
 __all__ = [
+    "DEFAULT_GENERATOR_REPLICAS",
     "DEFAULT_INACTIVE_TIMEOUT_S",
     "FULL_WEIGHT_SESSION_CAP",
     "LORA_SESSION_CAP",
@@ -41,6 +42,10 @@ _CREATE_DEFAULTS = spec_defaults("ModelResourcesCreate")
 DEFAULT_INACTIVE_TIMEOUT_S = int(_CREATE_DEFAULTS["inactive_timeout"])
 # The spec's `default` of `ModelResourcesCreate.lora_enabled`.
 DEFAULT_LORA_ENABLED = bool(_CREATE_DEFAULTS["lora_enabled"])
+# The spec's `x-server-default`s of `ComputeConfigRequest`: what an omitted `compute_config`
+# (or field of it) gets, a generator replica among them (the SDK's Tinker layer relies on it).
+DEFAULT_COMPUTE = spec_defaults("ComputeConfigRequest")
+DEFAULT_GENERATOR_REPLICAS = int(DEFAULT_COMPUTE["num_generator_replicas"])
 # Concurrent RUNNING sessions per model resources (docs.together.ai, multi-LoRA page).
 LORA_SESSION_CAP = 5
 FULL_WEIGHT_SESSION_CAP = 1
@@ -112,8 +117,10 @@ class ModelResources:
             "id": f"mr-{uuid.uuid4()}",
             "base_model": body["base_model"],
             "compute_config": {
-                "num_generator_replicas": compute.get("num_generator_replicas", 0),
-                "gpu_type": compute.get("gpu_type", GPU_TYPE),
+                "num_generator_replicas": compute.get(
+                    "num_generator_replicas", DEFAULT_GENERATOR_REPLICAS
+                ),
+                "gpu_type": compute.get("gpu_type", DEFAULT_COMPUTE.get("gpu_type", GPU_TYPE)),
             },
             "created_at": rfc3339(now),
             "created_by": owner,
@@ -184,7 +191,8 @@ class ModelResources:
 
     def estimate_cost(self, body: Any) -> dict[str, Any]:
         body = _validated_create_body(body)
-        replicas = body.get("compute_config", {}).get("num_generator_replicas", 0)
+        compute = body.get("compute_config", {})
+        replicas = compute.get("num_generator_replicas", DEFAULT_GENERATOR_REPLICAS)
         lora_enabled = bool(body.get("lora_enabled", DEFAULT_LORA_ENABLED))
         price = estimate_price_per_hour(lora_enabled, replicas)
         return {"currency": PRICE_CURRENCY, "price_per_hour": price}

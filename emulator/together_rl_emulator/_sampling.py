@@ -72,6 +72,7 @@ from ._policy_model import (
     forward,
 )
 from ._spec import enum_value
+from ._stop_strings import StopStrings
 
 __all__ = [
     "SHARED_SAMPLERS",
@@ -498,12 +499,14 @@ def sample_sequences(
     top_p: float = 1.0,
     seed: int | None,
     stop_token_ids: Iterable[int] = frozenset(),
+    stop_strings: StopStrings | None = None,
     sampler: Sampler | None = None,
 ) -> list[SampledSequence]:
     """`num_samples` completions of `prompt`, each of at most `max_tokens` tokens.
 
-    A completion stops after the first sampled token in `stop_token_ids` (kept as its last token,
-    stop reason STOP) or after `max_tokens` tokens (LENGTH). See the module docstring for the
+    A completion stops after the first sampled token in `stop_token_ids` or whose text completes
+    one of `stop_strings` (kept as its last token, stop reason STOP; `_stop_strings.py`), or after
+    `max_tokens` tokens (LENGTH). See the module docstring for the
     distribution, the returned log-probs and the draw order. `sampler`: one made by
     `Sampler(params, temperature, top_k, top_p)` shared by the prompts of a request (the same
     draws, its set-up and per-context caches paid once).
@@ -511,7 +514,7 @@ def sample_sequences(
     (sequences,) = sample_prompts(
         params, [prompt], seeds=[seed], num_samples=num_samples, max_tokens=max_tokens,
         temperature=temperature, top_k=top_k, top_p=top_p, stop_token_ids=stop_token_ids,
-        sampler=sampler,
+        stop_strings=stop_strings, sampler=sampler,
     )  # fmt: skip
     return sequences
 
@@ -527,6 +530,7 @@ def sample_prompts(
     top_k: int = 0,
     top_p: float = 1.0,
     stop_token_ids: Iterable[int] = frozenset(),
+    stop_strings: StopStrings | None = None,
     sampler: Sampler | None = None,
 ) -> list[list[SampledSequence]]:
     """`sample_sequences` of each prompt with its own seed, one list per prompt: the same
@@ -552,17 +556,27 @@ def sample_prompts(
         [np.random.default_rng(seed).random((num_samples, max_tokens, 2)) for seed in seeds]
     ).reshape(len(firsts) * num_samples, max_tokens, 2)
     prevs = np.repeat(np.array([int(t[-1]) for t in firsts], dtype=np.int64), num_samples)
+    texts = stop_strings if stop_strings else None
     if sampler.draws_together():
-        flat = _draw_together(sampler, prevs, uniforms, stops)
+        flat = _draw_together(sampler, prevs, uniforms, stops, texts)
     else:
         flat = [
-            _draw_one(sampler, int(prev), u, stops) for prev, u in zip(prevs, uniforms, strict=True)
+            _draw_one(sampler, int(prev), u, stops, texts)
+            for prev, u in zip(prevs, uniforms, strict=True)
         ]
     return [flat[n : n + num_samples] for n in range(0, len(flat), num_samples)]
 
 
-def _draw_one(sampler: Sampler, prev: int, uniforms: F64, stops: frozenset[int]) -> SampledSequence:
+def _draw_one(
+    sampler: Sampler,
+    prev: int,
+    uniforms: F64,
+    stops: frozenset[int],
+    texts: StopStrings | None = None,
+) -> SampledSequence:
     """One sequence from `prev`, token by token (`uniforms`: its `max_tokens` x 2 block)."""
+    watch = None if texts is None else texts.watch(1)
+    running = np.ones(1, dtype=bool)
     seq: list[int] = []
     lps: list[float] = []
     reason: StopReason = STOP_REASON_LENGTH
@@ -571,7 +585,7 @@ def _draw_one(sampler: Sampler, prev: int, uniforms: F64, stops: frozenset[int])
         seq.append(token)
         lps.append(sampler.logprob(sampler.context(prev), token))
         prev = token
-        if token in stops:
+        if token in stops or (watch and watch.step(np.array([token]), running)[0]):
             reason = STOP_REASON_STOP
             break
     return SampledSequence(
@@ -582,7 +596,11 @@ def _draw_one(sampler: Sampler, prev: int, uniforms: F64, stops: frozenset[int])
 
 
 def _draw_together(
-    sampler: Sampler, prevs: I64, uniforms: F64, stops: frozenset[int]
+    sampler: Sampler,
+    prevs: I64,
+    uniforms: F64,
+    stops: frozenset[int],
+    texts: StopStrings | None = None,
 ) -> list[SampledSequence]:
     """Every sequence at once, a step at a time: what `_draw_one` draws for each. A cluster
     (then a token within it) is the count of cumulative weights <= u x total, which is
@@ -597,6 +615,7 @@ def _draw_together(
     running = np.ones(n, dtype=bool)
     by_stop = np.zeros(n, dtype=bool)
     stop_ids = np.array(sorted(stops), dtype=np.int64)
+    watch = None if texts is None else texts.watch(n)
     prev = prevs.copy()
     for t in range(steps):
         j = prev % H
@@ -607,6 +626,8 @@ def _draw_together(
         tokens[:, t] = token
         logprobs[:, t] = b[token] + a[j, k] - log_z[j]
         stopped = running & np.isin(token, stop_ids)
+        if watch is not None:
+            stopped |= watch.step(token, running & ~stopped)
         lengths[stopped] = t + 1
         by_stop |= stopped
         running &= ~stopped

@@ -56,6 +56,21 @@ class EmulatorService:
         self.model_resources = ModelResources(store, self.clock)
         self.checkpoints = Checkpoints(store)
 
+    def _check_generator(self, owner: str, session: SessionRow) -> None:
+        """Sampling needs a generator: resources created with `num_generator_replicas` 0 are
+        trainer-only (docs.together.ai/docs/post-training/grpo: "the model resource needs
+        `num_generator_replicas` of 1 or more")."""
+        resources_id = session.body["model_resources_id"]
+        resources = self.model_resources.get(owner, resources_id)
+        if resources["compute_config"]["num_generator_replicas"] < 1:
+            raise invalid(
+                "session_id",
+                f"the session's model resources {resources_id} are trainer-only"
+                " (compute_config.num_generator_replicas 0): sampling needs 1 or more generator"
+                " replicas; create resources with compute_config.num_generator_replicas >= 1"
+                " (the default)",
+            )
+
     # ------------------------------------------------------------------ sessions
     def start_session(self, owner: str, body: Any) -> dict[str, Any]:
         validate_schema("SessionCreate", body)
@@ -222,6 +237,8 @@ class EmulatorService:
                 kind.check_resources(
                     request, self.store.get_model_resources(None, resources_id) or {}
                 )
+            if kind.name == "sample":
+                self._check_generator(owner, session)
             op = self._insert_operation(
                 NewOperation(
                     id=str(uuid.uuid4()),

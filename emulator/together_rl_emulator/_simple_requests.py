@@ -65,7 +65,7 @@ class SampleRequest:
     top_k: int
     top_p: float
     seed: int | None  # None: the worker derives one from the operation (reproducible per run)
-    stop_token_ids: frozenset[int]
+    stop: tuple[str, ...]  # stop strings, matched against the completion's decoded text
     prompt_logprobs: bool
     topk_prompt_logprobs: int
     return_routed_experts: bool = False
@@ -144,8 +144,8 @@ _SAMPLE_DEFAULTS = spec_defaults("SampleBody")
 
 
 def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None) -> SampleRequest:
-    """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` entries
-    that are decimal token ids (the emulator has no tokenizer, so a stop string names a token)."""
+    """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` strings
+    that are not empty (each is text the completion's decoded text is searched for)."""
     validate_schema("SampleBody", body)
     assert isinstance(body, dict)
     prompts = []
@@ -162,16 +162,13 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
             raise invalid(f"sampling_params.{name}", "must be a finite number")
     seed_value = params.get("seed")
     seed = None if seed_value is None else int(seed_value) % SEED_MODULUS
-    stops: set[int] = set()
-    for index, stop in enumerate(params.get("stop", [])):
-        text = stop.strip()
-        if not text.isdecimal() or not text.isascii() or int(text) >= vocab_size:
+    stops: tuple[str, ...] = tuple(params.get("stop", []))
+    for index, stop in enumerate(stops):
+        if not stop:
             raise invalid(
                 f"sampling_params.stop[{index}]",
-                "the emulator has no tokenizer: each stop entry must be a decimal token id"
-                f" inside the vocabulary [0, {vocab_size}), got {stop[:40]!r}",
+                "an empty stop string would end every completion before its first token",
             )
-        stops.add(int(text))
     num_samples = int(body.get("num_samples", _SAMPLE_DEFAULTS["num_samples"]))
     temperature, top_k, top_p = default_sampler_settings()
     max_tokens = int(params.get("max_tokens", SAMPLING_DEFAULTS["max_tokens"]))
@@ -191,7 +188,7 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
         top_k=max(0, int(params.get("top_k", top_k))),  # below 1: no limit (the spec)
         top_p=float(params.get("top_p", top_p)),
         seed=seed,
-        stop_token_ids=frozenset(stops),
+        stop=stops,
         prompt_logprobs=bool(body.get("prompt_logprobs", False)),
         topk_prompt_logprobs=int(body.get("topk_prompt_logprobs", 0)),
         return_routed_experts=bool(body.get("return_routed_experts", False)),

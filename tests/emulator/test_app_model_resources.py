@@ -143,10 +143,10 @@ def test_expires_at_stops_at_the_latest_date_time(emulator_client: httpx.Client)
 @pytest.mark.parametrize(
     ("body", "price"),
     [
-        ({"lora_enabled": True}, 4.0),
+        ({"lora_enabled": True, "compute_config": {"num_generator_replicas": 0}}, 4.0),
         ({"lora_enabled": True, "compute_config": {"num_generator_replicas": 1}}, 8.0),
-        ({}, 4.0),  # lora_enabled: the spec's default, true
-        ({"lora_enabled": False}, 8.0),
+        ({}, 8.0),  # the spec's defaults: lora_enabled true, one generator replica
+        ({"lora_enabled": False}, 12.0),
         ({"lora_enabled": False, "compute_config": {"num_generator_replicas": 2}}, 16.0),
     ],
 )

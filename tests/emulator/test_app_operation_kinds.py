@@ -222,13 +222,18 @@ def test_sample_sees_new_weights_only_after_weights_sync(emulator_client: httpx.
     ]
 
 
-def test_sample_stop_tokens_topk_and_validation(emulator_client: httpx.Client) -> None:
+def test_sample_stop_strings_topk_and_validation(emulator_client: httpx.Client) -> None:
     sid = new_session(emulator_client)
-    every_token = [str(t) for t in range(1024)]
-    stopped = _sample(emulator_client, sid, "s", max_tokens=10, stop=every_token,
+    ascii_chars = [chr(b) for b in range(128)]  # tiny-1k decodes token id i as byte i mod 256
+    stopped = _sample(emulator_client, sid, "s", max_tokens=10, stop=ascii_chars, num_samples=8,
                       topk_prompt_logprobs=3)  # fmt: skip
-    seq = stopped["sequences"][0]
-    assert seq["stop_reason"] == "STOP_REASON_STOP" and len(seq["tokens"]) == 1
+    for seq in stopped["sequences"]:  # each ends at its first token that decodes to ASCII
+        ascii_at = [n for n, t in enumerate(seq["tokens"]) if int(t) % 256 < 128]
+        if seq["stop_reason"] == "STOP_REASON_STOP":
+            assert ascii_at == [len(seq["tokens"]) - 1]
+        else:
+            assert not ascii_at and len(seq["tokens"]) == 10
+    assert any(seq["stop_reason"] == "STOP_REASON_STOP" for seq in stopped["sequences"])
     topk = stopped["topk_prompt_logprobs"]
     assert len(topk) == 3 and topk[0] == {"logprobs": [], "token_ids": []}
     assert len(topk[1]["token_ids"]) == 3
@@ -238,8 +243,8 @@ def test_sample_stop_tokens_topk_and_validation(emulator_client: httpx.Client) -
         return _error(submit_kind(emulator_client, sid, "sample", body, "bad"), 400, param)
 
     refused(sample_body([5, 1024]), "model_inputs[0].chunks[0].encoded_text.tokens[1]")
-    assert "decimal token id" in refused(sample_body([5], stop=["\n"]), "sampling_params.stop[0]")
-    refused(sample_body([5], stop=["1024"]), "sampling_params.stop[0]")
+    assert "empty stop string" in refused(sample_body([5], stop=["\n", ""]),
+                                          "sampling_params.stop[1]")  # fmt: skip
     refused(sample_body([5], temperature=-1), "sampling_params.temperature")
     refused(sample_body([5], top_p=0), "sampling_params.top_p")
     refused(sample_body([5], num_samples=0), "num_samples")

@@ -148,7 +148,7 @@ def test_sample_with_prompt_logprobs_and_top_k_alternatives(
     response = sampler.sample(
         tinker.ModelInput.from_ints(PROMPT),
         1,
-        tinker.SamplingParams(max_tokens=2, stop=["17"]),  # the emulator: token ids
+        tinker.SamplingParams(max_tokens=2, stop=["\n"]),
         include_prompt_logprobs=True,
         topk_prompt_logprobs=3,
     ).result()

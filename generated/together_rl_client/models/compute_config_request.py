@@ -13,10 +13,17 @@ T = TypeVar("T", bound="ComputeConfigRequest")
 
 @_attrs_define
 class ComputeConfigRequest:
-    """
-    Attributes:
-        gpu_type (ComputeConfigRequestGpuType | Unset):
-        num_generator_replicas (int | Unset): Generator replicas for sampling; 0 for a trainer-only resource.
+    """The compute layout. Omitted (whole or in part), the server chooses: the model's default
+    GPU type and one generator replica, so that resources created with the official SDK's
+    defaults can sample.
+
+        Attributes:
+            gpu_type (ComputeConfigRequestGpuType | Unset):
+            num_generator_replicas (int | Unset): Generator replicas for sampling; 0 for a trainer-only resource. Omitted: 1
+                (the
+                official SDK's Tinker layer creates resources without `compute_config` and samples
+                from them, which needs a generator; Together's own OpenAPI document of 2026-08-17
+                states the same default).
     """
 
     gpu_type: ComputeConfigRequestGpuType | Unset = UNSET
@@ -69,9 +76,12 @@ class ComputeConfigRequest:
 SCHEMA: dict[str, Any] = {
     "required": [],
     "properties": {
-        "gpu_type": {},
+        "gpu_type": {
+            "x-server-default": "B200-SXM",
+        },
         "num_generator_replicas": {
             "minimum": 0.0,
+            "x-server-default": 1,
         },
     },
 }

@@ -23,7 +23,10 @@ class ModelResourcesCreate:
         base_weights_ref (str | Unset): A full-weight model of this project's model registry whose weights the resources
             train instead of the base model's own (`together://ml_<model>`, optionally
             `@rv_<revision>`).
-        compute_config (ComputeConfigRequest | Unset):
+        compute_config (ComputeConfigRequest | Unset): The compute layout. Omitted (whole or in part), the server
+            chooses: the model's default
+            GPU type and one generator replica, so that resources created with the official SDK's
+            defaults can sample.
         inactive_timeout (int | Unset): Seconds (300-86400) without activity after which the resources stop and their
             sessions expire, counted from when they become ready and from their last activity.
             Every operation on any of their sessions restarts the count; `extend-expiry` can keep

@@ -18,7 +18,11 @@ class SamplingParams:
         seed (int | str | Unset): An int64. gRPC-gateway emits int64 as a decimal string (`"100"`); the official SDK
             sends
             plain integers. Both forms are accepted and either may be returned.
-        stop (list[str] | Unset): Stop strings. The emulator has no detokenizer and treats each as a decimal token id.
+        stop (list[str] | Unset): Stop strings: generation stops when any of them is produced (the official SDK's
+            words). A completion's decoded text is searched for them as it grows; the token that
+            completes one is the completion's last. Token-id stops are not part of the API (the
+            official SDK's Tinker layer drops them: "Together's sampling stop takes strings
+            only"). An empty string is refused (it would end every completion at once).
         temperature (float | Unset):
         top_k (int | Unset): Keep only the k most likely tokens. Any value below 1 means no limit: -1 is Tinker's
             default (sent by the official SDK's Tinker layer), 0 is the proto default (unset).

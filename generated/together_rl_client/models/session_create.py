@@ -134,7 +134,9 @@ SCHEMA: dict[str, Any] = {
         "display_name": {
             "maxLength": 128,
         },
-        "load_optimizer": {},
+        "load_optimizer": {
+            "x-server-default": True,
+        },
         "lora_config": {
             "class": "LoraConfig",
         },
