@@ -1,11 +1,12 @@
-"""The computation of each operation kind, on a session's trainer state. No I/O, no store.
+"""The computation of each operation kind, on a session's trainer state. No I/O, no store
+(the routed experts a training sample's key names are read through the context's lookup).
 
 Every runner has the shape `(state, request, context) -> OperationOutcome`: it takes the
 session's `TrainerState` (never modified), the validated request of its kind (`_requests.py`)
 and a `RunContext` (the seed an unseeded operation uses, the operation and its session), and
 returns the encoded output plus, when it changes the state, a `TrainerUpdate` holding a fork of
-it, and, when it saves something besides (a checkpoint), that `record`; the worker hands both
-to the store to commit with the result.
+it, and, when it saves something besides (a checkpoint, a sample's routed experts), that
+`record`; the worker hands both to the store to commit with the result.
 `run_forward_backward` is the pass itself, on the weights alone (benchmarks measure it).
 """
 
