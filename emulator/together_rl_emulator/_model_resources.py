@@ -97,6 +97,13 @@ def _validated_create_body(body: Any) -> dict[str, Any]:
             f"unknown base model {body['base_model']!r}; supported: {', '.join(CATALOG)}"
             " (GET /v1/rl/supported-models)",
         )
+    model = CATALOG[body["base_model"]]
+    if not body.get("lora_enabled", DEFAULT_LORA_ENABLED) and not model.supports_full_weight:
+        raise invalid(
+            "lora_enabled",
+            f"{model.name} supports LoRA training only (its supported-models entry has no"
+            " full-weight trainer config); use lora_enabled true",
+        )
     return body
 
 

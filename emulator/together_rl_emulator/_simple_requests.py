@@ -144,8 +144,8 @@ _SAMPLE_DEFAULTS = spec_defaults("SampleBody")
 
 
 def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None) -> SampleRequest:
-    """`SampleBody`: token ids inside the vocabulary, finite sampling numbers, and `stop` strings
-    that are not empty (each is text the completion's decoded text is searched for)."""
+    """`SampleBody`: token ids inside the vocabulary and finite sampling numbers; `stop` strings
+    are text the completion's decoded text is searched for (`_stop_strings.py`)."""
     validate_schema("SampleBody", body)
     assert isinstance(body, dict)
     prompts = []
@@ -162,13 +162,7 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
             raise invalid(f"sampling_params.{name}", "must be a finite number")
     seed_value = params.get("seed")
     seed = None if seed_value is None else int(seed_value) % SEED_MODULUS
-    stops: tuple[str, ...] = tuple(params.get("stop", []))
-    for index, stop in enumerate(stops):
-        if not stop:
-            raise invalid(
-                f"sampling_params.stop[{index}]",
-                "an empty stop string would end every completion before its first token",
-            )
+    stops: tuple[str, ...] = tuple(params.get("stop", []))  # not empty: the schema's minLength
     num_samples = int(body.get("num_samples", _SAMPLE_DEFAULTS["num_samples"]))
     temperature, top_k, top_p = default_sampler_settings()
     max_tokens = int(params.get("max_tokens", SAMPLING_DEFAULTS["max_tokens"]))

@@ -243,7 +243,7 @@ def test_sample_stop_strings_topk_and_validation(emulator_client: httpx.Client) 
         return _error(submit_kind(emulator_client, sid, "sample", body, "bad"), 400, param)
 
     refused(sample_body([5, 1024]), "model_inputs[0].chunks[0].encoded_text.tokens[1]")
-    assert "empty stop string" in refused(sample_body([5], stop=["\n", ""]),
+    assert "must not be empty" in refused(sample_body([5], stop=["\n", ""]),
                                           "sampling_params.stop[1]")  # fmt: skip
     refused(sample_body([5], temperature=-1), "sampling_params.temperature")
     refused(sample_body([5], top_p=0), "sampling_params.top_p")

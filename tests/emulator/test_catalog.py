@@ -84,3 +84,21 @@ def test_supported_models_lists_the_catalog_with_its_limits(
         assert config["generator_config"]["context_length"] == model.context_length
         assert config["trainer_config"]["lora"]["max_seq_length"] == model.max_seq_length
         assert ("full" in config["trainer_config"]) == model.supports_full_weight
+
+
+def test_full_weight_resources_of_a_lora_only_model_are_refused(
+    emulator_client: httpx.Client,
+) -> None:
+    lora_only = next(m for m in CATALOG.values() if not m.supports_full_weight)
+    body = {"base_model": lora_only.name, "lora_enabled": False}
+    for path in ("/v1/rl/model-resources", "/v1/rl/model-resources/estimate-cost"):
+        r = emulator_client.post(path, json=body)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["param"] == "lora_enabled"
+    assert emulator_client.get("/v1/rl/model-resources").json()["data"] == []
+    assert (
+        emulator_client.post(
+            "/v1/rl/model-resources", json={**body, "lora_enabled": True}
+        ).status_code
+        == 200
+    )

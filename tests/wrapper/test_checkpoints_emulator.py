@@ -80,7 +80,8 @@ def test_model_resources_list_extend_estimate_and_stop(
     api = connect(api_factory, mode, emulator_factory("inproc"))
     client = api.client
     estimate = api.call(client.model_resources.estimate_cost, TINY, lora_enabled=True)
-    assert (estimate.currency, estimate.price_per_hour) == ("USD", 4.0)
+    # LoRA trainer (1 GPU) + the default generator replica (1 GPU), USD 4.00 per GPU-hour
+    assert (estimate.currency, estimate.price_per_hour) == ("USD", 8.0)
     session = start_session(api)
     resources_id = session.info.model_resources_id
     extended = api.call(client.model_resources.extend_expiry, resources_id, 7200)
