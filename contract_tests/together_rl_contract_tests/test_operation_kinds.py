@@ -204,8 +204,10 @@ def test_invalid_body_is_400_naming_the_field(
 
 
 @pytest.mark.operation(label(OPTIM_STEP))
-@pytest.mark.emulator_only("the emulator does not implement Muon; the real API may")
-def test_muon_is_refused_by_the_emulator(client: TargetClient, own_session_id: str) -> None:
+@pytest.mark.emulator_only("muon_params on AdamW resources: the emulator's own 400")
+def test_muon_params_on_adamw_resources_are_refused(
+    client: TargetClient, own_session_id: str
+) -> None:
     response = client.submit_operation(own_session_id, OPTIM_STEP, {"muon_params": {}})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["param"] == "muon_params"

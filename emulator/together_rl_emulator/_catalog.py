@@ -23,6 +23,7 @@ __all__ = [
     "TINY_MODEL",
     "BaseModel",
     "load_catalog",
+    "num_experts_of",
     "supported_models_body",
 ]
 
@@ -140,3 +141,10 @@ def supported_models_body() -> dict[str, Any]:
             for model in CATALOG.values()
         ]
     }
+
+
+def num_experts_of(base_model: str) -> int:
+    """The routed experts of `base_model` (0 for a dense or unknown model): what its session's
+    policy is initialised with."""
+    model = CATALOG.get(base_model)
+    return 0 if model is None else model.num_experts

@@ -26,6 +26,7 @@ import orjson
 import safetensors.numpy
 
 from ._arrays import float_arrays_under
+from ._catalog import num_experts_of
 from ._engine import OperationOutcome, RunContext, encode_output
 from ._errors import ApiError, found_or_404, invalid
 from ._paging import PageRequest, page_of
@@ -79,6 +80,9 @@ class SavedCheckpoint(NewCheckpoint):
 
     def checkpoint(self) -> NewCheckpoint:
         return self
+
+    def routed_experts(self) -> tuple[()]:
+        return ()
 
 
 def run_training_checkpoint(
@@ -232,7 +236,8 @@ def checkpoint_files(row: CheckpointRow, variant: str) -> tuple[str, dict[str, b
         )
     weights = float_arrays_under(safetensors.numpy.load(row.state), "params/")
     if variant == VARIANT_ADAPTER:
-        base = init_policy(row.vocab_size, row.policy_seed).to_arrays()
+        experts = num_experts_of(row.base_model)
+        base = init_policy(row.vocab_size, row.policy_seed, experts).to_arrays()
         weights = {k: a - base[k] for k, a in weights.items()}
     tensors = {k: np.asarray(a, dtype=np.float32) for k, a in sorted(weights.items())}
     name = WEIGHTS_FILES[variant]

@@ -1,19 +1,20 @@
-"""The computation of each operation kind, on a session's trainer state. No I/O, no store.
+"""The computation of each operation kind, on a session's trainer state. No I/O, no store
+(the routed experts a training sample's key names are read through the context's lookup).
 
 Every runner has the shape `(state, request, context) -> OperationOutcome`: it takes the
 session's `TrainerState` (never modified), the validated request of its kind (`_requests.py`)
 and a `RunContext` (the seed an unseeded operation uses, the operation and its session), and
 returns the encoded output plus, when it changes the state, a `TrainerUpdate` holding a fork of
-it, and, when it saves something besides (a checkpoint), that `record`; the worker hands both
-to the store to commit with the result.
+it, and, when it saves something besides (a checkpoint, a sample's routed experts), that
+`record`; the worker hands both to the store to commit with the result.
 `run_forward_backward` is the pass itself, on the weights alone (benchmarks measure it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,10 +23,17 @@ import orjson
 from ._arrays import F64
 from ._catalog import CATALOG
 from ._losses import compute_loss
-from ._policy_model import PolicyParams, backward, forward
+from ._policy_model import PolicyParams, backward, forward, routed_selections
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
+from ._routed_experts import RoutedExperts, RoutedExpertsRecord, replay_routes
 from ._sampling import Sampler, prompt_logprobs, sample_prompts, topk_prompt_logprobs
-from ._simple_requests import SEED_MODULUS, OptimStepRequest, SampleRequest, WeightsSyncRequest
+from ._simple_requests import (
+    SEED_MODULUS,
+    OptimStepRequest,
+    SampleRequest,
+    WeightsSyncRequest,
+    uses_muon,
+)
 from ._spec import DTYPES
 from ._stop_strings import StopStrings
 from ._tokenizers import token_texts
@@ -37,6 +45,7 @@ from ._trainer import (
     TrainerUpdate,
     custom_forward_backward,
     optim_step,
+    parse_muon_params,
     pass_update,
     weights_sync,
 )
@@ -80,15 +89,23 @@ class PassResult:
     grads: dict[str, F64] | None  # None for forward_only
 
 
-def run_forward_backward(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
-    """Compute the result of one request against `params` (which it does not modify)."""
+def run_forward_backward(
+    params: PolicyParams,
+    request: ForwardBackwardRequest,
+    routes: list[np.ndarray | None] | None = None,
+) -> PassResult:
+    """Compute the result of one request against `params` (which it does not modify);
+    `routes`: the replayed expert selections of its samples (`_routed_experts.replay_routes`)."""
     # Overflow is an expected outcome (reported as NON_FINITE_LOSS), not a warning.
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return _run(params, request)
+        return _run(params, request, routes)
 
 
-def _run(params: PolicyParams, request: ForwardBackwardRequest) -> PassResult:
-    fwd = forward(params, [s.tokens for s in request.samples], [s.targets for s in request.samples])
+def _run(
+    params: PolicyParams, request: ForwardBackwardRequest, routes: list[np.ndarray | None] | None
+) -> PassResult:
+    samples = request.samples
+    fwd = forward(params, [s.tokens for s in samples], [s.targets for s in samples], routes)
     result = compute_loss(request.loss, fwd.logprobs, [s.inputs for s in request.samples])
     if not math.isfinite(result.loss):
         raise NonFiniteLoss(f"The loss is not finite ({result.loss}); nothing was accumulated.")
@@ -137,6 +154,18 @@ class RunContext:
     vocab_size: int
     policy_seed: int  # the seed of the session's initial (base) weights
     resources: Mapping[str, Any]  # the model resources the session runs on
+    # The routed experts stored under a key, if they are the session owner's.
+    routed_experts: Callable[[str], RoutedExperts | None] = field(default=lambda key: None)
+
+    def replayed_routes(self, samples: list[Any]) -> list[np.ndarray | None] | None:
+        """The selections the samples' `routed_experts_key`s replay (RoutingUnavailable if one
+        cannot be used), None when no sample carries one."""
+        return replay_routes(
+            [s.routed_experts_key for s in samples],
+            [s.tokens.size for s in samples],
+            str(self.session.get("base_model", "")),
+            self.routed_experts,
+        )
 
 
 @dataclass
@@ -153,7 +182,11 @@ def run_forward_backward_pass(
     state: TrainerState, request: ForwardBackwardRequest, context: RunContext
 ) -> OperationOutcome:
     """The pass on the trainer weights; its gradients (unless forward_only) accumulated."""
-    result = run_forward_backward(state.params, request)
+    routes = context.replayed_routes(request.samples)
+    if routes is None:
+        result = run_forward_backward(state.params, request)
+    else:
+        result = run_forward_backward(state.params, request, routes)
     update = None if result.grads is None else pass_update(state, result.grads)
     return OperationOutcome(result.output, update)
 
@@ -161,10 +194,15 @@ def run_forward_backward_pass(
 def run_optim_step(
     state: TrainerState, request: OptimStepRequest, context: RunContext
 ) -> OperationOutcome:
-    """AdamW on the accumulated gradients (then cleared); output `{step}` (int64 as a string)."""
+    """AdamW, or Muon on resources created with `optimizer_config.muon`, on the accumulated
+    gradients (then cleared); output `{step}` (int64 as a string)."""
     new = state.fork()
+    muon = None
+    if uses_muon(context.resources):
+        config = context.resources["optimizer_config"]["muon"] or {}
+        muon = parse_muon_params(request.muon_params, config.get("scaling_strategy"))
     try:
-        step = optim_step(new, request.adam_params)
+        step = optim_step(new, request.adam_params, muon)
     except NonFiniteUpdate as exc:
         raise NonFiniteLoss(str(exc)) from exc
     return OperationOutcome(encode_output({"step": str(step)}), TrainerUpdate(new, TRAINER_CHANGED))
@@ -189,9 +227,10 @@ def run_custom_forward_backward(
         (s.tokens, s.targets, s.inputs.get("weights", s.inputs.get("mask")))
         for s in request.samples
     ]
+    routes = context.replayed_routes(request.samples)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
-            custom_forward_backward(new, samples, request.gradients)
+            custom_forward_backward(new, samples, request.gradients, routes)
         except NonFiniteUpdate as exc:
             raise NonFiniteLoss(str(exc)) from exc
     return OperationOutcome(encode_output({}), TrainerUpdate(new, GRADS_CHANGED))
@@ -226,17 +265,26 @@ def run_sample(
         sampler=sampler,
     )
     results: list[dict[str, Any]] = []
+    recorded: list[RoutedExperts] = []
+    record_routes = request.return_routed_experts and params.moe is not None
     for prompt, sequences in zip(request.prompts, batches, strict=True):
+        encoded = []
+        for seq in sequences:
+            item = {
+                "tokens": seq.tokens,
+                "logprobs": seq.logprobs,
+                "stop_reason": seq.stop_reason,
+                "prompt_cache_hit_tokens": 0,
+            }
+            if record_routes:  # the experts of every token fed to the model
+                fed = np.concatenate([prompt, seq.tokens[:-1]])
+                key = f"rex-{context.operation_id}-{len(recorded)}"
+                base_model = str(context.session.get("base_model", ""))
+                recorded.append(RoutedExperts(key, base_model, routed_selections(params, fed)))
+                item["routed_experts_key"] = key
+            encoded.append(item)
         result: dict[str, Any] = {
-            "sequences": [
-                {
-                    "tokens": seq.tokens,
-                    "logprobs": seq.logprobs,
-                    "stop_reason": seq.stop_reason,
-                    "prompt_cache_hit_tokens": 0,
-                }
-                for seq in sequences
-            ],
+            "sequences": encoded,
             "policy_segments": [{"start_token": 0, "version": state.weights_version}],
         }
         if request.prompt_logprobs:
@@ -246,7 +294,8 @@ def run_sample(
                 params, prompt, request.topk_prompt_logprobs
             )
         results.append(result)
-    return OperationOutcome(encode_output({"results": results}))
+    record = RoutedExpertsRecord(tuple(recorded)) if recorded else None
+    return OperationOutcome(encode_output({"results": results}), None, record)
 
 
 def encode_output(output: dict[str, Any]) -> bytes:

@@ -33,7 +33,12 @@ from ._engine import (
 )
 from ._fast_decode import Validator
 from ._requests import validate_custom_forward_backward, validate_forward_backward
-from ._simple_requests import validate_optim_step, validate_sample, validate_weights_sync
+from ._simple_requests import (
+    check_optimizer_matches,
+    validate_optim_step,
+    validate_sample,
+    validate_weights_sync,
+)
 from ._spec import kind_operations
 from ._trainer import TrainerState
 
@@ -60,6 +65,8 @@ class OperationKind:
     keep_empty: bool = False  # ... and left inline as [] (a required member)
     # A large body may come from `decode_fast` (its validator takes arrays in place of lists).
     fast_decode: bool = False
+    # What the request must agree with in the session's model resources (400 if not).
+    check_resources: Callable[[Any, dict[str, Any]], None] | None = None
     # From the spec (filled in by `__post_init__`):
     submit_operation_id: str = field(init=False)
     get_operation_id: str = field(init=False)
@@ -89,7 +96,10 @@ KINDS: dict[str, OperationKind] = {
             fast_decode=True,
         ),
         OperationKind(
-            "optim-step", lambda body, vocab, scan: validate_optim_step(body), run_optim_step
+            "optim-step",
+            lambda body, vocab, scan: validate_optim_step(body),
+            run_optim_step,
+            check_resources=check_optimizer_matches,
         ),
         OperationKind(
             "sample", validate_sample, run_sample, result_member="results", keep_empty=True

@@ -14,6 +14,9 @@ P[j, k] = exp(h_j . E[k] + log S_k - log Z_j) are computed once per bucket prese
 batch: cost O(T + H'·K·d + V) for T tokens and H' <= min(T, H) distinct buckets, never O(T·V).
 H and K are capped at 1024 so that the (H', K) float64 grid (8 MB) stays cache-friendly: 4096
 buckets made a 64 x 2048-token forward+backward about 6x slower.
+
+A mixture-of-experts base model's policy adds a router and expert parameters (R, U), and its
+tokens' log-probs depend on the experts they are routed to (`_moe_policy.py`).
 """
 
 from __future__ import annotations
@@ -25,15 +28,28 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import F64, I64
+from ._moe_policy import (
+    INIT_STD_EXPERT,
+    INIT_STD_ROUTER,
+    MAX_EXPERTS,
+    MoeForward,
+    MoeWeights,
+    expert_term,
+    moe_backward,
+    moe_forward,
+    route,
+)
 
 __all__ = [
     "DIM",
     "Forward",
     "PolicyParams",
     "backward",
+    "context_term",
     "forward",
     "init_policy",
     "next_token_logprobs",
+    "routed_selections",
 ]
 
 DIM = 16
@@ -49,11 +65,14 @@ SPARSE_GRID_RATIO = 64
 
 @dataclass
 class PolicyParams:
-    """b (V,) unigram bias, W (H, d) context-bucket embeddings, E (K, d) cluster embeddings."""
+    """b (V,) unigram bias, W (H, d) context-bucket embeddings, E (K, d) cluster embeddings;
+    for a mixture-of-experts model also R (n, d) router and U (n, K) expert cluster biases."""
 
     b: F64
     W: F64
     E: F64
+    R: F64 | None = None
+    U: F64 | None = None
 
     @property
     def vocab_size(self) -> int:
@@ -61,33 +80,58 @@ class PolicyParams:
 
     def to_arrays(self) -> dict[str, F64]:
         """The arrays themselves (not copies): updating them in place updates the policy."""
-        return {"b": self.b, "W": self.W, "E": self.E}
+        arrays = {"b": self.b, "W": self.W, "E": self.E}
+        if self.R is not None and self.U is not None:
+            arrays.update(R=self.R, U=self.U)
+        return arrays
+
+    @property
+    def moe(self) -> MoeWeights | None:
+        """The arrays of a mixture-of-experts policy, None for a dense one."""
+        if self.R is None or self.U is None:
+            return None
+        return MoeWeights(self.b, self.W, self.E, self.R, self.U)
 
     @classmethod
     def from_arrays(cls, d: Mapping[str, npt.ArrayLike]) -> PolicyParams:
-        """Build from {"b", "W", "E"} (float64 arrays are shared, not copied); K, H from shapes."""
+        """Build from {"b", "W", "E"} and, for a mixture of experts, {"R", "U"} (float64 arrays
+        are shared, not copied); K, H and the experts from shapes."""
         b, W, E = (np.ascontiguousarray(d[k], dtype=np.float64) for k in ("b", "W", "E"))
         if b.ndim != 1 or W.ndim != 2 or E.ndim != 2 or W.shape[1] != E.shape[1]:
             raise ValueError(f"bad parameter shapes b{b.shape} W{W.shape} E{E.shape}")
         if not (1 <= E.shape[0] <= b.shape[0] and W.shape[0] >= 1):
             raise ValueError("need 1 <= clusters <= vocab size and at least one context bucket")
-        return cls(b=b, W=W, E=E)
+        if ("R" in d) != ("U" in d):
+            raise ValueError("a mixture-of-experts policy needs both R and U")
+        if "R" not in d:
+            return cls(b=b, W=W, E=E)
+        R, U = (np.ascontiguousarray(d[k], dtype=np.float64) for k in ("R", "U"))
+        if R.ndim != 2 or U.shape != (R.shape[0], E.shape[0]) or R.shape[1] != W.shape[1]:
+            raise ValueError(f"bad expert shapes R{R.shape} U{U.shape}")
+        return cls(b=b, W=W, E=E, R=R, U=U)
 
     def copy(self) -> PolicyParams:
-        return PolicyParams(b=self.b.copy(), W=self.W.copy(), E=self.E.copy())
+        return PolicyParams.from_arrays({k: a.copy() for k, a in self.to_arrays().items()})
 
 
-def init_policy(vocab_size: int, seed: int) -> PolicyParams:
-    """Deterministic small random init: log-probs are close to -log V but not exactly uniform."""
+def init_policy(vocab_size: int, seed: int, num_experts: int = 0) -> PolicyParams:
+    """Deterministic small random init: log-probs are close to -log V but not exactly uniform.
+    `num_experts` > 0 (a mixture-of-experts model's count): a router and min(it, MAX_EXPERTS)
+    experts, drawn after the dense arrays (which are the same as a dense model's)."""
     if vocab_size < 1:
         raise ValueError("vocab_size must be >= 1")
     rng = np.random.default_rng(seed)
     k, h = min(vocab_size, MAX_CLUSTERS), min(vocab_size, MAX_BUCKETS)
-    return PolicyParams(
+    params = PolicyParams(
         b=rng.normal(0.0, INIT_STD_B, vocab_size),
         W=rng.normal(0.0, INIT_STD_WE, (h, DIM)),
         E=rng.normal(0.0, INIT_STD_WE, (k, DIM)),
     )
+    if num_experts > 0:
+        n = min(num_experts, MAX_EXPERTS)
+        params.R = rng.normal(0.0, INIT_STD_ROUTER, (n, DIM))
+        params.U = rng.normal(0.0, INIT_STD_EXPERT, (n, k))
+    return params
 
 
 @dataclass
@@ -123,8 +167,15 @@ def _check_tokens(tokens: I64, vocab_size: int, what: str) -> None:
         raise ValueError(f"{what} token out of range [0, {vocab_size})")
 
 
-def forward(params: PolicyParams, inputs: Sequence[I64], targets: Sequence[I64]) -> Forward:
-    """log p(targets[i][t] | inputs[i][t]) for every sample i and position t, batched."""
+def forward(
+    params: PolicyParams,
+    inputs: Sequence[I64],
+    targets: Sequence[I64],
+    routes: Sequence[I64 | None] | None = None,
+) -> Forward | MoeForward:
+    """log p(targets[i][t] | inputs[i][t]) for every sample i and position t, batched.
+    `routes` (mixture of experts only): per sample, the experts its first tokens are routed to
+    (router replay), or None for the router's own choice."""
     V, K, H = params.vocab_size, params.E.shape[0], params.W.shape[0]
     if len(inputs) != len(targets) or any(
         len(x) != len(y) for x, y in zip(inputs, targets, strict=True)
@@ -143,6 +194,9 @@ def forward(params: PolicyParams, inputs: Sequence[I64], targets: Sequence[I64])
     )
     _check_tokens(x, V, "input")
     _check_tokens(y, V, "target")
+    moe = params.moe
+    if moe is not None:
+        return moe_forward(moe, x, y, lengths, routes, _cluster_log_mass(params.b, K))
 
     j = x % H
     present = np.zeros(H, dtype=bool)
@@ -176,7 +230,9 @@ def forward(params: PolicyParams, inputs: Sequence[I64], targets: Sequence[I64])
     )
 
 
-def backward(params: PolicyParams, fwd: Forward, dlogp: Sequence[F64]) -> dict[str, F64]:
+def backward(
+    params: PolicyParams, fwd: Forward | MoeForward, dlogp: Sequence[F64]
+) -> dict[str, F64]:
     """Exact gradients of L w.r.t. b, W, E given g_t = dL/dlogp_t (same keys/shapes as to_arrays()).
 
     `params` must be unchanged since the `forward` that produced `fwd`.
@@ -193,6 +249,10 @@ def backward(params: PolicyParams, fwd: Forward, dlogp: Sequence[F64]) -> dict[s
     if [len(g) for g in dlogp] != fwd.lengths:
         raise ValueError("dlogp lengths do not match the forward pass")
     g = np.concatenate([np.asarray(a, dtype=np.float64) for a in dlogp]) if dlogp else np.zeros(0)
+    if isinstance(fwd, MoeForward):
+        moe = params.moe
+        assert moe is not None, "an MoE forward pass of a dense policy"
+        return moe_backward(moe, fwd, g)
     nb = fwd.buckets.shape[0]
     G = np.bincount(fwd.row, weights=g, minlength=nb)
     Wu, P = params.W[fwd.buckets], fwd.post
@@ -225,9 +285,27 @@ def next_token_logprobs(params: PolicyParams, prev_token: int) -> F64:
     """The full (V,) normalised log-distribution of the token following `prev_token`."""
     K, H = params.E.shape[0], params.W.shape[0]
     _check_tokens(np.array([prev_token], dtype=np.int64), params.vocab_size, "input")
-    a = params.E @ params.W[prev_token % H]  # (K,)
+    a = context_term(params, prev_token % H)  # (K,)
     log_s, _ = _cluster_log_mass(params.b, K)
     return _token_logprobs(params.b, a, _logsumexp(a + log_s))
+
+
+def context_term(params: PolicyParams, bucket: int) -> F64:
+    """The (K,) cluster term of context bucket `bucket` with the router's own experts."""
+    a: F64 = params.E @ params.W[bucket]
+    moe = params.moe
+    if moe is not None:
+        buckets = np.array([bucket], dtype=np.int64)
+        a = a + expert_term(moe, buckets, route(moe, buckets))[0]
+    return a
+
+
+def routed_selections(params: PolicyParams, tokens: I64) -> I64:
+    """(len(tokens), experts per token): the experts the router sends each input token to."""
+    moe = params.moe
+    if moe is None:
+        raise ValueError("a dense policy routes nothing")
+    return route(moe, np.asarray(tokens, dtype=np.int64) % params.W.shape[0])
 
 
 def _logsumexp(x: F64) -> float:

@@ -71,6 +71,7 @@ class ValidatedSample:
     tokens: np.ndarray  # int64 (N,): the model input, chunks concatenated
     targets: np.ndarray  # int64 (N,): loss_fn_inputs.target_tokens
     inputs: dict[str, np.ndarray]  # every loss_fn_inputs key -> float64 (N,), target_tokens too
+    routed_experts_key: str | None = None  # router replay (`_routed_experts.py`)
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,12 @@ def _validate_sample(
                 weights >= 0,
                 lambda v: f"weights must be non-negative, got {v!r}",
             )
-    return ValidatedSample(tokens=tokens, targets=targets.astype(np.int64), inputs=inputs)
+    return ValidatedSample(
+        tokens=tokens,
+        targets=targets.astype(np.int64),
+        inputs=inputs,
+        routed_experts_key=sample.get("routed_experts_key"),
+    )
 
 
 def _missing_inputs(path: str, loss_type: str, missing: list[RequiredInput]) -> ApiError:

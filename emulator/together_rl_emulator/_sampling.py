@@ -3,7 +3,7 @@
 The policy's next-token distribution depends on the previous token only, through its context
 bucket j = prev % H, and factorises over clusters (k = v % K):
 
-    p(v | j) = exp(b[v]) * exp(a_j[k]) / Z_j,   a_j = E @ W[j],   k = c(v).
+    p(v | j) = exp(b[v]) * exp(a_j[k]) / Z_j,   a_j = E @ W[j] (+ experts' term),   k = c(v).
 
 At temperature T the sampling distribution p(v | j)^(1/T) (renormalised) factorises the same way,
 so a token is drawn in two stages, without ever forming the (V,) distribution: a cluster k with
@@ -60,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import F64, I64
+from ._moe_policy import expert_term, route
 from ._policy_model import (
     PolicyParams,
     _check_tokens,
@@ -67,6 +68,7 @@ from ._policy_model import (
     _logsumexp,
     _padded,
     _token_logprobs,
+    context_term,
     forward,
 )
 from ._spec import enum_value
@@ -427,6 +429,10 @@ class Sampler:
         if self.truncated or len(self.contexts) == self.H:
             return
         a_all = self.params.W @ self.params.E.T  # (H, K): row j is E @ W[j]
+        moe = self.params.moe
+        if moe is not None:  # each bucket's experts, as `context_term` adds them
+            buckets = np.arange(self.H, dtype=np.int64)
+            a_all += expert_term(moe, buckets, route(moe, buckets))
         shifted = a_all + self.log_s
         mx = shifted.max(axis=1, keepdims=True)
         log_z = mx[:, 0] + np.log(np.exp(shifted - mx).sum(axis=1))
@@ -445,7 +451,7 @@ class Sampler:
         j = prev % self.H
         found = self.contexts.get(j)
         if found is None:
-            a = self.params.E @ self.params.W[j]
+            a = context_term(self.params, j)
             cdf, kept = None, None
             if self.truncated:
                 kept, cdf = self.truncation.kept(a, self.top_k, self.top_p)

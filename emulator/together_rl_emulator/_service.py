@@ -232,6 +232,11 @@ class EmulatorService:
             if body is not None:
                 assert kind.validate is not None  # a kind with a body has a validator
                 request = body.validated(kind.validate, session.vocab_size)
+            if kind.check_resources is not None:
+                resources_id = session.body["model_resources_id"]
+                kind.check_resources(
+                    request, self.store.get_model_resources(None, resources_id) or {}
+                )
             if kind.name == "sample":
                 self._check_generator(owner, session)
             op = self._insert_operation(

@@ -1,10 +1,12 @@
 """The requests of optim-step, weights-sync and sample: bodies the spec's JSON Schema validates,
-plus what it cannot say (no Muon here, finite sampling numbers, stop entries as token ids, a
-bound on the tokens one sample request may ask for)."""
+plus what it cannot say (finite optimizer numbers, the optimizer the model resources were
+created with, finite sampling numbers, stop entries as token ids, a bound on the tokens one
+sample request may ask for)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,7 @@ import numpy as np
 from ._body_scan import BodyScan
 from ._catalog import SAMPLING_DEFAULTS
 from ._errors import ApiError, invalid
-from ._spec import ADAM_BOUNDS, WEIGHT_SYNC_TYPES, spec_defaults
+from ._spec import ADAM_BOUNDS, MUON_BOUNDS, WEIGHT_SYNC_TYPES, Bounds, spec_defaults
 from ._tensor_values import fits_double, token_array
 from ._validation import validate_schema
 
@@ -23,7 +25,9 @@ __all__ = [
     "OptimStepRequest",
     "SampleRequest",
     "WeightsSyncRequest",
+    "check_optimizer_matches",
     "default_sampler_settings",
+    "uses_muon",
     "validate_optim_step",
     "validate_sample",
     "validate_weights_sync",
@@ -43,7 +47,8 @@ def default_sampler_settings() -> tuple[float, int, float]:
 
 @dataclass(frozen=True)
 class OptimStepRequest:
-    adam_params: dict[str, Any] | None  # the wire object (defaults applied by `optim_step`)
+    adam_params: dict[str, Any] | None  # the wire objects (defaults applied by `optim_step`)
+    muon_params: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -63,30 +68,67 @@ class SampleRequest:
     stop: tuple[str, ...]  # stop strings, matched against the completion's decoded text
     prompt_logprobs: bool
     topk_prompt_logprobs: int
+    return_routed_experts: bool = False
 
 
 def validate_optim_step(body: object) -> OptimStepRequest:
-    """`OptimStepBody`: `muon_params` refused (no Muon here), `adam_params` bounds re-checked."""
+    """`OptimStepBody`: every number of `adam_params` and `muon_params` (with its `adam`)
+    finite and inside the spec's bounds. Which of the two the session takes depends on its
+    model resources (`check_optimizer_matches`)."""
     validate_schema("OptimStepBody", body)
     assert isinstance(body, dict)
-    if "muon_params" in body:
+    adam, muon = body.get("adam_params"), body.get("muon_params")
+    if isinstance(adam, dict):
+        _check_numbers("adam_params", adam, ADAM_BOUNDS)
+    if isinstance(muon, dict):
+        _check_numbers("muon_params", {k: v for k, v in muon.items() if k != "adam"}, MUON_BOUNDS)
+        if isinstance(muon.get("adam"), dict):
+            _check_numbers("muon_params.adam", muon["adam"], ADAM_BOUNDS)
+    return OptimStepRequest(
+        adam_params=dict(adam) if isinstance(adam, dict) else None,
+        muon_params=dict(muon) if isinstance(muon, dict) else None,
+    )
+
+
+def _check_numbers(prefix: str, values: dict[str, Any], bounds: dict[str, Bounds]) -> None:
+    for name, value in values.items():
+        if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+            continue  # the schema has judged the type
+        if not fits_double(value) or not math.isfinite(value):
+            raise invalid(f"{prefix}.{name}", f"must be a finite number, got {value}")
+        problem = bounds[name].violation(float(value))
+        if problem is not None:
+            raise invalid(f"{prefix}.{name}", f"{problem}, got {value}")
+
+
+def uses_muon(resources: Mapping[str, Any]) -> bool:
+    """Whether model resources were created with `optimizer_config.muon` (else: AdamW)."""
+    config = resources.get("optimizer_config")
+    return isinstance(config, dict) and "muon" in config
+
+
+def check_optimizer_matches(request: OptimStepRequest, resources: Mapping[str, Any]) -> None:
+    """400 when the step names the other optimizer than the one the resources were created
+    with: `muon_params` on AdamW resources, `adam_params` on Muon resources."""
+    if uses_muon(resources):
+        if request.adam_params is not None:
+            raise ApiError(
+                400,
+                "adam_params: these model resources were created with optimizer_config.muon;"
+                " send muon_params, with the AdamW settings of the non-matrix parameters in"
+                " muon_params.adam",
+                param="adam_params",
+                code="optimizer_mismatch",
+            )
+    elif request.muon_params is not None:
         raise ApiError(
             400,
-            "muon_params: the emulator does not support Muon; use adam_params",
+            "muon_params: these model resources were created without optimizer_config.muon"
+            " (their optimizer is AdamW); send adam_params, or create model resources with"
+            " optimizer_config.muon",
             param="muon_params",
-            code="unsupported_optimizer",
+            code="optimizer_mismatch",
         )
-    adam = body.get("adam_params")
-    if isinstance(adam, dict):
-        for name, value in adam.items():
-            if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-                continue  # the schema has judged the type
-            if not fits_double(value) or not math.isfinite(value):
-                raise invalid(f"adam_params.{name}", f"must be a finite number, got {value}")
-            problem = ADAM_BOUNDS[name].violation(float(value))
-            if problem is not None:
-                raise invalid(f"adam_params.{name}", f"{problem}, got {value}")
-    return OptimStepRequest(adam_params=dict(adam) if isinstance(adam, dict) else None)
 
 
 def validate_weights_sync(body: object) -> WeightsSyncRequest:
@@ -143,4 +185,5 @@ def validate_sample(body: object, vocab_size: int, scan: BodyScan | None = None)
         stop=stops,
         prompt_logprobs=bool(body.get("prompt_logprobs", False)),
         topk_prompt_logprobs=int(body.get("topk_prompt_logprobs", 0)),
+        return_routed_experts=bool(body.get("return_routed_experts", False)),
     )

@@ -35,6 +35,8 @@ __all__ = [
     "LOSS_PARAM_DEFAULTS",
     "LOSS_TYPES",
     "MODEL_RESOURCES_READY",
+    "MUON_BOUNDS",
+    "MUON_DEFAULTS",
     "OP_COMPLETED",
     "OP_FAILED",
     "OP_PENDING",
@@ -216,6 +218,15 @@ def spec_defaults(schema_name_or_node: str | dict[str, Any]) -> dict[str, Any]:
 
 # Per `AdamParams` field, the value an optimizer step uses when the request leaves it out.
 ADAM_DEFAULTS: dict[str, float] = {k: float(v) for k, v in spec_defaults("AdamParams").items()}
+
+# Per number field of `MuonParams` (all but `adam`), its bounds and the value a step uses when
+# the request leaves it out (`newton_schulz_steps` an int, the others floats).
+MUON_BOUNDS: dict[str, Bounds] = {
+    name: number_bounds(node)
+    for name, node in schema("MuonParams")["properties"].items()
+    if name != "adam"
+}
+MUON_DEFAULTS: dict[str, float | int] = dict(spec_defaults("MuonParams"))
 
 
 # ------------------------------------------------------------------ losses

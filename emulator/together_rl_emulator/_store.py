@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ._catalog import num_experts_of
 from ._errors import SESSION_NOT_ACTIVE
 from ._policy_model import PolicyParams, init_policy
 from ._spec import (
@@ -372,7 +373,11 @@ class Store(ResourceTables):
                 body = record.add_to(body)
             with self._transaction() as db:
                 if record is not None:
-                    self.insert_checkpoint(db, session.owner, record.checkpoint())
+                    checkpoint = record.checkpoint()
+                    if checkpoint is not None:
+                        self.insert_checkpoint(db, session.owner, checkpoint)
+                    for entry in record.routed_experts():
+                        self.insert_routed_experts(db, session.owner, entry, clock())
                 db.execute(
                     "UPDATE operations SET status = ?, output = ?, request = NULL, finished_at = ?"
                     " WHERE id = ?",
@@ -426,7 +431,8 @@ class Store(ResourceTables):
         arrays = self.files.read(session.id, "policy") if self.files is not None else None
         if arrays is not None:
             return PolicyParams.from_arrays(arrays)
-        params = init_policy(session.vocab_size, session.policy_seed)
+        experts = num_experts_of(str(session.body.get("base_model", "")))
+        params = init_policy(session.vocab_size, session.policy_seed, experts)
         if self.files is not None:
             self.files.write(session.id, "policy", params.to_arrays())
         return params

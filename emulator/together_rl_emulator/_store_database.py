@@ -48,6 +48,9 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     vocab_size INTEGER NOT NULL, policy_seed INTEGER NOT NULL, token TEXT NOT NULL,
     body BLOB NOT NULL, state BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS checkpoints_by_owner ON checkpoints (owner, seq);
+CREATE TABLE IF NOT EXISTS routed_experts (
+    key TEXT PRIMARY KEY, owner TEXT NOT NULL, base_model TEXT NOT NULL,
+    per_token INTEGER NOT NULL, selections BLOB NOT NULL, created_at REAL NOT NULL);
 """
 # Columns added after the first release, by table: (name, definition, statement run once after
 # adding it).

@@ -1,5 +1,6 @@
-"""The store's tables of model resources (with their expiry), checkpoints and payloads: all their
-SQL, none of their rules (those are `_model_resources.py`, `_checkpoints.py`, `_service.py`)."""
+"""The store's tables of model resources (with their expiry), checkpoints, payloads and routed
+experts: all their SQL, none of their rules (those are `_model_resources.py`, `_checkpoints.py`,
+`_service.py`, `_routed_experts.py`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ from typing import Any
 
 import orjson
 
+from ._routed_experts import (
+    ROUTED_EXPERTS_TTL_S,
+    RoutedExperts,
+    decode_selections,
+    encode_selections,
+)
 from ._store_database import Database
 from ._store_rows import (
     PAYLOAD_UPLOAD,
@@ -126,6 +133,31 @@ class ResourceTables(Database):
              new.vocab_size, new.policy_seed, secrets.token_urlsafe(24),
              orjson.dumps(new.resource), new.state),
         )  # fmt: skip
+
+    # ------------------------------------------------------------------ routed experts
+    def insert_routed_experts(
+        self, db: sqlite3.Connection, owner: str, entry: RoutedExperts, now: float
+    ) -> None:
+        """Inside the transaction of the sample that recorded them (`commit_operation`)."""
+        db.execute(
+            "INSERT OR REPLACE INTO routed_experts (key, owner, base_model, per_token,"
+            " selections, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (entry.key, owner, entry.base_model, int(entry.selections.shape[1]),
+             encode_selections(entry.selections), now),
+        )  # fmt: skip
+
+    def get_routed_experts(self, owner: str, key: str, now: float) -> RoutedExperts | None:
+        """The selections under `key` if they are `owner`'s (None otherwise, as if unknown),
+        marked expired ROUTED_EXPERTS_TTL_S seconds after they were stored."""
+        row = self._one("SELECT * FROM routed_experts WHERE key = ?", (key,))
+        if row is None or row["owner"] != owner:
+            return None
+        return RoutedExperts(
+            key=key,
+            base_model=row["base_model"],
+            selections=decode_selections(row["selections"], row["per_token"]),
+            expired=now > row["created_at"] + ROUTED_EXPERTS_TTL_S,
+        )
 
     def get_checkpoint(self, owner: str | None, checkpoint_id: str) -> CheckpointRow | None:
         """The checkpoint, if it exists and (unless `owner` is None) belongs to `owner`."""

@@ -6,13 +6,17 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import orjson
 
 from ._errors import SESSION_NOT_ACTIVE
 from ._spec import ERR_SESSION_NOT_ACTIVE, OP_COMPLETED, OP_FAILED
+
+if TYPE_CHECKING:
+    from ._routed_experts import RoutedExperts
 
 __all__ = [
     "PAYLOAD_RESULT",
@@ -133,8 +137,12 @@ class OperationRecord(Protocol):
         """The session resource with the record listed in it."""
         ...
 
-    def checkpoint(self) -> NewCheckpoint:
-        """The checkpoint to store with the operation."""
+    def checkpoint(self) -> NewCheckpoint | None:
+        """The checkpoint to store with the operation, if any."""
+        ...
+
+    def routed_experts(self) -> Sequence[RoutedExperts]:
+        """The expert selections a sample recorded (`_routed_experts.py`), if any."""
         ...
 
 

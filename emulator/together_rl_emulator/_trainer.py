@@ -6,8 +6,10 @@ cached state, and the store persists the fork it is handed back in a `TrainerUpd
 - `accumulate`: add one pass's gradients (forward-backward) to the accumulator.
 - `custom_forward_backward`: backpropagate client-computed dLoss/dlogp and accumulate it.
 - `optim_step`: AdamW with global-norm clipping on the accumulated gradients, which it then
-  clears. With nothing accumulated it still steps (zero gradients: the moments decay and keep
-  moving the weights, weight decay applies), as torch's AdamW does with zero gradients.
+  clears; or, with Muon settings (a session on resources created with `optimizer_config.muon`),
+  Muon on the 2-D parameters and AdamW on the others (`_muon.py`). With nothing accumulated it
+  still steps (zero gradients: the moments decay and keep moving the weights, weight decay
+  applies), as torch's optimizers do with zero gradients.
 - `weights_sync`: publish the trainer's weights to the sampler. `sample` always reads
   `sampler_params`, so an optim-step changes nothing a sample sees until the next weights-sync.
 
@@ -32,9 +34,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import F64, I64, float_arrays_under
+from ._muon import SCALING_MATCH_ADAM, SCALING_ORIGINAL, MuonParams, muon_step
 from ._optim import AdamParams, AdamState, adamw_step
 from ._policy_model import PolicyParams, backward, forward, init_policy
-from ._spec import ADAM_BOUNDS, ADAM_DEFAULTS, WEIGHT_SYNC_TYPES
+from ._spec import ADAM_BOUNDS, ADAM_DEFAULTS, MUON_DEFAULTS, WEIGHT_SYNC_TYPES
 
 __all__ = [
     "GRADS_CHANGED",
@@ -47,6 +50,7 @@ __all__ = [
     "custom_forward_backward",
     "optim_step",
     "parse_adam_params",
+    "parse_muon_params",
     "pass_update",
     "weights_sync",
 ]
@@ -74,6 +78,9 @@ class TrainerState:
     adam: AdamState
     step: int  # optimizer steps applied
     weights_version: int  # bumped by each weights-sync
+    # Muon's momentum buffers of the 2-D parameters (empty until a Muon step); the AdamW
+    # moments of the other parameters are in `adam`.
+    muon_momentum: dict[str, F64] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def initial(cls, vocab_size: int, seed: int) -> TrainerState:
@@ -105,6 +112,7 @@ class TrainerState:
             ("sampler/", self.sampler_params.to_arrays()),
             ("grads/", self.grads),
             ("adam/", self.adam.to_arrays()),
+            ("muon/", self.muon_momentum),
         ):
             out.update({prefix + k: a for k, a in arrays.items()})
         for name in ("accumulated_passes", "step", "weights_version"):
@@ -126,6 +134,7 @@ class TrainerState:
             adam=AdamState.from_arrays(group("adam/")),
             step=int(np.asarray(d["step"])),
             weights_version=int(np.asarray(d["weights_version"])),
+            muon_momentum=group("muon/"),
         )
 
 
@@ -142,7 +151,9 @@ def accumulate(state: TrainerState, grads: Mapping[str, F64]) -> None:
     state.accumulated_passes += 1
 
 
-def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
+def parse_adam_params(
+    adam_params: Mapping[str, Any] | None, field_name: str = "adam_params"
+) -> AdamParams:
     """`AdamParams` from the wire object, defaults for absent (or null) fields; bounds checked.
 
     Bounds are the spec's (`AdamParams`), and every value must be finite. grad_clip_norm 0
@@ -152,9 +163,9 @@ def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
     if adam_params is None:
         return hp
     if not isinstance(adam_params, Mapping):
-        raise InvalidParam("adam_params", f"must be an object, got {type(adam_params).__name__}")
+        raise InvalidParam(field_name, f"must be an object, got {type(adam_params).__name__}")
     for name, value in adam_params.items():
-        param = f"adam_params.{name}"
+        param = f"{field_name}.{name}"
         if name not in ADAM_BOUNDS:
             raise InvalidParam(param, f"unknown field; allowed: {', '.join(ADAM_BOUNDS)}")
         if value is None:
@@ -171,11 +182,37 @@ def parse_adam_params(adam_params: Mapping[str, Any] | None) -> AdamParams:
     return hp
 
 
-def optim_step(state: TrainerState, adam_params: Mapping[str, Any] | None) -> int:
-    """One AdamW step on the accumulated gradients, which it then clears; returns the new step.
+def parse_muon_params(
+    muon_params: Mapping[str, Any] | None, scaling_strategy: str | None
+) -> MuonParams:
+    """`MuonParams` from the wire object (bounds judged by the request's validator), defaults for
+    absent fields; `scaling_strategy` from the resources' `optimizer_config.muon`."""
+    given = {k: v for k, v in (muon_params or {}).items() if v is not None and k != "adam"}
+    values = {**MUON_DEFAULTS, **given}
+    adam = parse_adam_params((muon_params or {}).get("adam"), "muon_params.adam")
+    return MuonParams(
+        learning_rate=float(values["learning_rate"]),
+        momentum=float(values["momentum"]),
+        newton_schulz_steps=int(values["newton_schulz_steps"]),
+        weight_decay=float(values["weight_decay"]),
+        grad_clip_norm=float(values["grad_clip_norm"]),
+        adam=adam,
+        scaling_strategy=(
+            SCALING_ORIGINAL if scaling_strategy == SCALING_ORIGINAL else SCALING_MATCH_ADAM
+        ),
+    )
 
-    Raises InvalidParam for bad `adam_params`, NonFiniteUpdate if the new weights or moments
-    would not be finite; the state is unchanged in both cases.
+
+def optim_step(
+    state: TrainerState,
+    adam_params: Mapping[str, Any] | None,
+    muon: MuonParams | None = None,
+) -> int:
+    """One optimizer step on the accumulated gradients, which it then clears; returns the new
+    step. AdamW with `adam_params`, or Muon when `muon` is given (`adam_params` then unused).
+
+    Raises InvalidParam for bad `adam_params`, NonFiniteUpdate if the new weights or optimizer
+    state would not be finite; the state is unchanged in both cases.
     """
     hp = parse_adam_params(adam_params)
     params = {k: a.copy() for k, a in state.params.to_arrays().items()}
@@ -184,11 +221,16 @@ def optim_step(state: TrainerState, adam_params: Mapping[str, Any] | None) -> in
         m={k: a.copy() for k, a in state.adam.m.items()},
         v={k: a.copy() for k, a in state.adam.v.items()},
     )
-    adamw_step(params, state.grads, adam, hp)
+    momentum = {k: a.copy() for k, a in state.muon_momentum.items()}
+    if muon is None:
+        adamw_step(params, state.grads, adam, hp)
+    else:
+        muon_step(params, state.grads, momentum, adam, muon)
     for name, values in (
         ("weights", params),
         ("first moments", adam.m),
         ("second moments", adam.v),
+        ("Muon momentum", momentum),
     ):
         for key, a in values.items():
             if not np.isfinite(a).all():
@@ -198,6 +240,7 @@ def optim_step(state: TrainerState, adam_params: Mapping[str, Any] | None) -> in
                 )
     state.params = PolicyParams.from_arrays(params)
     state.adam = adam
+    state.muon_momentum = momentum
     state.grads = {k: np.zeros_like(g) for k, g in state.grads.items()}
     state.accumulated_passes = 0
     state.step += 1
@@ -224,6 +267,7 @@ def custom_forward_backward(
     state: TrainerState,
     samples: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike | None]],
     gradients: Sequence[npt.ArrayLike],
+    routes: Sequence[I64 | None] | None = None,
 ) -> None:
     """Backpropagate client gradients dLoss/dlogp and accumulate them as one pass.
 
@@ -274,7 +318,7 @@ def custom_forward_backward(
             raise InvalidParam(f"gradients[{i}].data", "holds a value that is not finite")
         inputs.append(x)
         targets.append(y)
-    grads = backward(state.params, forward(state.params, inputs, targets), dlogp)
+    grads = backward(state.params, forward(state.params, inputs, targets, routes), dlogp)
     for key, g in grads.items():
         if not np.isfinite(g).all():
             raise NonFiniteUpdate(

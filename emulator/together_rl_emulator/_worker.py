@@ -20,10 +20,12 @@ from typing import Any
 
 import orjson
 
+from . import _store
 from ._engine import NonFiniteLoss, RunContext, derived_seed, session_fields
 from ._errors import SESSION_NOT_ACTIVE, ApiError
 from ._kinds import kind_named
 from ._payloads import offload
+from ._routed_experts import RoutingUnavailable
 from ._spec import (
     ERR_INTERNAL,
     ERR_INVALID_INPUT,
@@ -154,12 +156,19 @@ class OperationWorker:
             vocab_size=session.vocab_size,
             policy_seed=session.policy_seed,
             resources=resources,
+            routed_experts=lambda key: self._store.get_routed_experts(
+                session.owner, key, _store.clock()
+            ),
         )
         try:
             outcome = kind.run(state, request, context)
         except NonFiniteLoss as exc:
             self._wait_until(item, completes_at)
             self._store.fail_operation(item.operation_id, ERR_NON_FINITE, str(exc))
+            return
+        except RoutingUnavailable as exc:
+            self._wait_until(item, completes_at)
+            self._store.fail_operation(item.operation_id, ERR_INVALID_INPUT, str(exc))
             return
         output, payload = outcome.output, None
         if kind.result_member is not None:

@@ -94,10 +94,12 @@ def test_optim_step_changes_forward_logprobs_only_after_the_step(
     assert sum(after) > sum(before)  # cross-entropy descent raised the targets' log-probs
 
 
-def test_muon_is_refused_and_adam_bounds_are_checked(emulator_client: httpx.Client) -> None:
+def test_muon_on_adamw_is_refused_and_adam_bounds_are_checked(
+    emulator_client: httpx.Client,
+) -> None:
     sid = new_session(emulator_client)
     r = submit_kind(emulator_client, sid, "optim-step", {"muon_params": {"momentum": 0.9}}, "m")
-    assert "does not support Muon" in _error(r, 400, "muon_params")
+    assert "without optimizer_config.muon" in _error(r, 400, "muon_params")
     r = submit_kind(emulator_client, sid, "optim-step", {"adam_params": {"beta1": 1.0}}, "b")
     _error(r, 400, "adam_params.beta1")
     r = submit_kind(emulator_client, sid, "optim-step", {"adam_params": {"eps": 0}}, "e")

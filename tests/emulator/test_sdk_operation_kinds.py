@@ -52,7 +52,7 @@ def test_raw_methods_of_every_new_operation(sdk: Together) -> None:
     step = ops.optim_step(sid, idempotency_key=_key(), adam_params={"learning_rate": 0.01})
     done = _wait(ops.retrieve_optim_step, sid, step.id)
     assert done.output is not None and int(done.output.step) == 1
-    with pytest.raises(BadRequestError, match="does not support Muon"):
+    with pytest.raises(BadRequestError, match=r"without optimizer_config\.muon"):
         ops.optim_step(sid, idempotency_key=_key(), muon_params={"momentum": 0.9})
 
     sync = ops.weights_sync(
@@ -156,3 +156,26 @@ def test_trainer_and_generator_with_large_payloads(live_emulator: LiveEmulator) 
             assert counters["sessions"][session.session_id]["accumulated_passes"] == 1
     finally:
         resources.detach()
+
+
+def test_muon_through_the_official_sdk(sdk: Together) -> None:
+    """Resources created with `optimizer_config.muon` take the SDK's `muon_params` (the optim-step
+    reference example's values) and refuse `adam_params`."""
+    pt = sdk.post_training
+    ops = pt.operations
+    mr = pt.model_resources.create(
+        base_model=TINY,
+        optimizer_config={"muon": {"scaling_strategy": "MUON_SCALING_STRATEGY_ORIGINAL"}},
+    )
+    sid = pt.sessions.create(model_resources_id=mr.id).id
+    body = fb_body()
+    fb = ops.forward_backward(sid, idempotency_key=_key(), loss=body["loss"],
+                              samples=body["samples"])  # fmt: skip
+    _wait(ops.retrieve_forward_backward, sid, fb.id)
+    muon = {"learning_rate": 0.02, "momentum": 0.95, "newton_schulz_steps": 5, "weight_decay": 0,
+            "grad_clip_norm": 10, "adam": {"learning_rate": 0.0001, "beta1": 0.9, "beta2": 0.95,
+                                           "eps": 1e-8, "weight_decay": 0.1}}  # fmt: skip
+    step = ops.optim_step(sid, idempotency_key=_key(), muon_params=muon)  # type: ignore[arg-type]
+    assert int(_wait(ops.retrieve_optim_step, sid, step.id).output.step) == 1
+    with pytest.raises(BadRequestError, match=r"muon_params\.adam"):
+        ops.optim_step(sid, idempotency_key=_key(), adam_params={"learning_rate": 0.01})

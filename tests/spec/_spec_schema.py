@@ -196,7 +196,8 @@ class InvalidExample:
     param: str
     keyword: str | None
     body: Any
-    # The rule is the emulator's own (the live API accepts the body): Muon, stop strings.
+    # The rule is the emulator's own (the live API may accept the body): Muon on AdamW
+    # resources, stop strings.
     emulator_only: bool = False
 
 

@@ -783,7 +783,7 @@ def test_every_valid_operation_example_is_sent_unchanged_by_the_raw_method(
 def test_sdk_sends_muon_params_the_spec_describes(
     client: together.Together, server: SpecServer
 ) -> None:
-    """The emulator refuses Muon, but the spec describes what the SDK sends for it."""
+    """The spec describes what the SDK sends for Muon (resources with optimizer_config.muon)."""
     muon = {
         "adam": {"learning_rate": 0.0001},
         "grad_clip_norm": 1.0,

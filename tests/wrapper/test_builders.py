@@ -344,3 +344,25 @@ def test_every_public_method_has_a_docstring() -> None:
             if not attr.startswith("_") and callable(target) and not inspect.getdoc(target):
                 undocumented.append(f"{name}.{attr}")
     assert not undocumented
+
+
+def test_from_sequence_carries_tokens_logprobs_and_routed_experts_key() -> None:
+    """A wrapper `SampledSequence` and the official SDK's (decimal-string tokens) give the
+    `from_completion` sample of their tokens and log-probs, with their routed-experts key."""
+    from together.types.post_training import SampledSequence as SdkSequence
+    from together_rl._results import SampledSequence
+
+    ours = SampledSequence(np.array([7, 8]), np.array([-0.5, -1.5]), "STOP_REASON_LENGTH",
+                           routed_experts_key="rex-1")  # fmt: skip
+    sdk = SdkSequence(tokens=["7", 8], logprobs=[-0.5, -1.5], stop_reason="STOP_REASON_LENGTH",
+                      prompt_cache_hit_tokens=0, routed_experts_key="rex-1")  # fmt: skip
+    expected = Sample.from_completion([1, 2], [7, 8], logprobs=[-0.5, -1.5], advantages=2.0,
+                                      routed_experts_key="rex-1").to_wire()  # fmt: skip
+    for sequence in (ours, sdk):
+        wire = Sample.from_sequence([1, 2], sequence, advantages=2.0).to_wire()
+        assert wire["routed_experts_key"] == "rex-1"
+        assert wire["model_input"]["chunks"][0]["encoded_text"]["tokens"].tolist() == [1, 2, 7]
+        for key, tensor in expected["loss_fn_inputs"].items():
+            np.testing.assert_array_equal(wire["loss_fn_inputs"][key]["data"], tensor["data"])
+    without = SampledSequence(np.array([7]), None, "STOP_REASON_STOP")
+    assert "routed_experts_key" not in Sample.from_sequence([1], without).to_wire()

@@ -219,3 +219,29 @@ def test_large_bodies_are_uploaded_and_large_results_downloaded(
     assert len(scored.logprobs) == 64 and scored.logprobs[0].shape == (1031,)
     download = "POST /v1/rl/training-sessions/{session_id}/payloads/{payload_id}/download-url"
     assert emulator.stats()["requests"].get(download, 0) == 1
+
+
+def test_router_replay_key_travels_from_sequence_to_training_sample(
+    api_factory: Callable[..., Api], emulator_factory: Callable[..., Emulator], mode: str
+) -> None:
+    """On the mixture-of-experts model: `Sample.from_sequence` carries each sequence's
+    `routed_experts_key` (and its tokens and log-probs) into the training sample, and the pass
+    with the replayed routing gives the sampler's log-probs."""
+    emulator = emulator_factory("inproc")
+    api = connect(api_factory, mode, emulator)
+    resources = api.call(api.client.model_resources.create, "Qwen/Qwen3.6-35B-A3B")
+    session = api.call(api.client.sessions.create, model_resources_id=resources.id)
+    sequences = api.result(api.call(session.sample, PROMPT, num_samples=2, max_tokens=6,
+                                    return_routed_experts=True, seed=1))[0].sequences  # fmt: skip
+    samples = [Sample.from_sequence(PROMPT, s, advantages=1.0) for s in sequences]
+    for sequence, sample in zip(sequences, samples, strict=True):
+        assert (
+            sequence.routed_experts_key and sample.routed_experts_key == sequence.routed_experts_key
+        )
+        assert sample.to_wire()["routed_experts_key"] == sequence.routed_experts_key
+    scored = api.call(session.forward, samples, losses.CrossEntropy())
+    for sequence, logprobs in zip(sequences, scored.logprobs, strict=True):
+        np.testing.assert_allclose(logprobs[len(PROMPT) - 1 :], sequence.logprobs, atol=1e-5)
+    plain = api.result(api.call(session.sample, PROMPT, max_tokens=3))[0].sequences[0]
+    assert plain.routed_experts_key is None
+    assert "routed_experts_key" not in Sample.from_sequence(PROMPT, plain).to_wire()

@@ -153,6 +153,7 @@ def build_sample(
     sampling_params: SamplingParams | None = None,
     prompt_logprobs: bool = False,
     topk_prompt_logprobs: int = 0,
+    return_routed_experts: bool = False,
 ) -> dict[str, Any]:
     """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
     array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
@@ -163,8 +164,10 @@ def build_sample(
         raise invalid("model_inputs", "must be a list of prompts")
     if len(model_inputs) == 0:
         raise invalid("model_inputs", "must not be empty")
-    if not isinstance(prompt_logprobs, bool):
-        raise invalid("prompt_logprobs", "must be a boolean")
+    for flag, value in (("prompt_logprobs", prompt_logprobs),
+                        ("return_routed_experts", return_routed_experts)):  # fmt: skip
+        if not isinstance(value, bool):
+            raise invalid(flag, "must be a boolean")
     body: dict[str, Any] = {
         "model_inputs": [_model_input(i, value) for i, value in enumerate(model_inputs)],
         "num_samples": _schema.check_value("num_samples", num_samples, models.SampleBody, True),
@@ -173,6 +176,8 @@ def build_sample(
         body["sampling_params"] = params
     if prompt_logprobs:
         body["prompt_logprobs"] = True
+    if return_routed_experts:
+        body["return_routed_experts"] = True
     name = "topk_prompt_logprobs"
     if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
         body[name] = topk

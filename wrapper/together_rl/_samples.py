@@ -65,7 +65,8 @@ def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
 
 class Sample:
     """One training sample: the model input tokens and its per-slot loss tensors. Build it with
-    :meth:`from_completion` (which does the shift and the masking), or from already-aligned
+    :meth:`from_completion` (which does the shift and the masking) or :meth:`from_sequence` (a
+    sampled sequence: its tokens, log-probs and routed-experts key), or from already-aligned
     ``tokens`` and ``loss_fn_inputs`` (each value a ``TensorData`` dict, a numpy array or a
     list). A plain wire dict is accepted wherever a Sample is."""
 
@@ -111,6 +112,33 @@ class Sample:
             if values is not None:
                 inputs[name] = _shifted(name, values, len(prompt) - 1, len(completion))
         return cls(full[:-1], inputs, routed_experts_key=routed_experts_key)
+
+    @classmethod
+    def from_sequence(
+        cls,
+        prompt_tokens: Sequence[int] | Any,
+        sequence: Any,
+        *,
+        advantages: float | Sequence[float] | Any | None = None,
+        reference_logprobs: Sequence[float] | Any | None = None,
+        weights: float | Sequence[float] | Any | None = None,
+    ) -> Sample:
+        """:meth:`from_completion` of a sampled ``sequence`` (a :class:`SampledSequence`, or
+        the official SDK's): its tokens, its sampler ``logprobs`` and, when the server returned
+        one (a mixture-of-experts model sampled with ``return_routed_experts=True``), its
+        ``routed_experts_key``, so the training pass replays the sampler's expert routing."""
+        tokens = np.asarray(list(sequence.tokens) if not isinstance(sequence.tokens, np.ndarray)
+                            else sequence.tokens, dtype=np.int64)  # fmt: skip
+        logprobs = getattr(sequence, "logprobs", None)
+        return cls.from_completion(
+            prompt_tokens,
+            tokens,
+            logprobs=None if logprobs is None else np.asarray(logprobs, dtype=np.float64),
+            advantages=advantages,
+            reference_logprobs=reference_logprobs,
+            weights=weights,
+            routed_experts_key=getattr(sequence, "routed_experts_key", None),
+        )
 
     def to_wire(self) -> dict[str, Any]:
         """The wire ``Sample`` dict (tensors stay numpy arrays; the encoder serialises them)."""

@@ -516,6 +516,7 @@ class Session:
         sampling_params: SamplingParams | Mapping[str, Any] | None = None,
         prompt_logprobs: bool = False,
         topk_prompt_logprobs: int = 0,
+        return_routed_experts: bool = False,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
     ) -> OperationFuture[SampleResult]:
@@ -523,7 +524,9 @@ class Session:
         or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
         weights-sync. The :class:`SamplingParams` fields (``max_tokens``, ``temperature``, ...) go
         as keywords or as ``sampling_params``, not both. ``result()[i].sequences[j]`` has
-        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``."""
+        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``; with ``return_routed_experts`` on a
+        mixture-of-experts model also ``routed_experts_key``, which
+        ``Sample.from_sequence(prompt, sequence)`` carries into the training sample."""
         params = _bodies.params_from(SamplingParams, sampling_params, fields)
         body = _bodies.build_sample(
             model_inputs,
@@ -531,6 +534,7 @@ class Session:
             sampling_params=params,
             prompt_logprobs=prompt_logprobs,
             topk_prompt_logprobs=topk_prompt_logprobs,
+            return_routed_experts=return_routed_experts,
         )
         return self._submit(_results.SAMPLE, body, idempotency_key)
 

@@ -47,6 +47,10 @@ def _loss_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
         body = copy.deepcopy(example.get("body", example))
         body["forward_only"] = True
         body["return_loss_fn_outputs"] = True
+        for sample in body["samples"]:
+            # Only the server issues routed-experts keys (a mixture-of-experts sample's); an
+            # example's made-up key fails the pass, and these vectors are about the loss.
+            sample.pop("routed_experts_key", None)
         if _has_sampler_logprobs(body):
             policy = _policy_logprobs(rec, session_id, body)
             body = near_policy(body, policy, cycled_log_ratios(body))
@@ -218,7 +222,7 @@ def _training_vectors(rec: Recorder, session_id: str) -> list[dict[str, Any]]:
         ("sample_seeded_before_sync_unchanged", SAMPLE, sample),
         ("weights_sync", WEIGHTS_SYNC, sync),
         ("sample_seeded_after_sync", SAMPLE, sample),
-        ("optim_step_muon_refused", OPTIM_STEP, {"muon_params": {}}),
+        ("optim_step_muon_on_adamw_resources_refused", OPTIM_STEP, {"muon_params": {}}),
     ]
     return [
         {"name": name, "steps": rec.operation(session_id, kind, body, f"vec-train-{name}")}

@@ -16,15 +16,19 @@ T = TypeVar("T", bound="MuonParams")
 
 @_attrs_define
 class MuonParams:
-    """Muon optimizer parameters. The emulator does not implement Muon and refuses them with 400.
+    """Muon settings of one optimizer step, for model resources created with
+    `optimizer_config.muon`: Keller Jordan's Muon (Nesterov momentum, quintic Newton-Schulz
+    orthogonalisation) on the 2-D parameters, AdamW with `adam` on the others, after one
+    global-norm clip of every gradient by `grad_clip_norm` (docs/emulator.md, "Muon").
 
-    Attributes:
-        adam (AdamParams | Unset):
-        grad_clip_norm (float | Unset):
-        learning_rate (float | Unset):
-        momentum (float | Unset):
-        newton_schulz_steps (int | Unset):
-        weight_decay (float | Unset):
+        Attributes:
+            adam (AdamParams | Unset):
+            grad_clip_norm (float | Unset): Global-norm clip over every parameter; 0 disables it. Default 1.0.
+            learning_rate (float | Unset): Default 0.02 (the published example's value and Keller Jordan's default;
+                Together's OpenAPI document gives none).
+            momentum (float | Unset): Momentum coefficient (Nesterov). Default 0.95.
+            newton_schulz_steps (int | Unset): Newton-Schulz iterations. Default 5.
+            weight_decay (float | Unset): Decoupled weight decay of the 2-D parameters. Default 0.
     """
 
     adam: AdamParams | Unset = UNSET
@@ -116,18 +120,25 @@ SCHEMA: dict[str, Any] = {
         },
         "grad_clip_norm": {
             "minimum": 0.0,
+            "x-server-default": 1.0,
         },
         "learning_rate": {
             "minimum": 0.0,
+            "x-server-default": 0.02,
         },
         "momentum": {
             "minimum": 0.0,
+            "exclusiveMaximum": 1.0,
+            "x-server-default": 0.95,
         },
         "newton_schulz_steps": {
             "minimum": 1.0,
+            "maximum": 100.0,
+            "x-server-default": 5,
         },
         "weight_decay": {
             "minimum": 0.0,
+            "x-server-default": 0.0,
         },
     },
 }

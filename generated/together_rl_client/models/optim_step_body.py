@@ -20,8 +20,10 @@ class OptimStepBody:
     """
     Attributes:
         adam_params (AdamParams | Unset):
-        muon_params (MuonParams | Unset): Muon optimizer parameters. The emulator does not implement Muon and refuses
-            them with 400.
+        muon_params (MuonParams | Unset): Muon settings of one optimizer step, for model resources created with
+            `optimizer_config.muon`: Keller Jordan's Muon (Nesterov momentum, quintic Newton-Schulz
+            orthogonalisation) on the 2-D parameters, AdamW with `adam` on the others, after one
+            global-norm clip of every gradient by `grad_clip_norm` (docs/emulator.md, "Muon").
     """
 
     adam_params: AdamParams | Unset = UNSET

@@ -13,9 +13,14 @@ T = TypeVar("T", bound="OptimizerConfigMuon")
 
 @_attrs_define
 class OptimizerConfigMuon:
-    """
-    Attributes:
-        scaling_strategy (MuonScalingStrategy | Unset):
+    """Muon: optim-steps take `muon_params`. `scaling_strategy` scales each 2-D update:
+    `MUON_SCALING_STRATEGY_ORIGINAL` by sqrt(max(1, rows/cols)) (Keller Jordan's),
+    `MUON_SCALING_STRATEGY_MATCH_ADAM` by 0.2 sqrt(max(rows, cols)) (Moonlight's, AdamW's
+    RMS); unset or `MUON_SCALING_STRATEGY_UNSPECIFIED` means MATCH_ADAM, the default
+    Together's OpenAPI document gives.
+
+        Attributes:
+            scaling_strategy (MuonScalingStrategy | Unset):
     """
 
     scaling_strategy: MuonScalingStrategy | Unset = UNSET

@@ -34,9 +34,17 @@ class Sample:
                 The rules JSON Schema cannot state are the `x-` keywords below. An empty object
                 passes the schema, as the API reference sends one; every loss then refuses the sample
                 and names the inputs it lacks (`LossConfig`'s `x-required-inputs`).
-            routed_experts_key (str | Unset): Opaque key returned with a sampled sequence; passing it back reuses the same
-                MoE
-                expert selections. Not in the user's documentation; sent by the official SDK.
+            routed_experts_key (str | Unset): Opaque key returned with a sampled sequence
+                (`SampledSequence.routed_experts_key`);
+                passed unchanged with the corresponding training sample, the pass reuses the expert
+                selections the sampler made (router replay, mixture-of-experts models). "The
+                selections must cover the entire training sample or all but its final token.
+                Training fails if the key is no longer available." (together==3.1.1
+                `Sample.routed_experts_key`; the forward-backward and custom-forward-backward
+                reference pages show the field). The operation fails with
+                `TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT` when the key is unknown or another API
+                key's, expired (an hour after its sample), of another base model, or shorter than
+                the sample minus its final token (docs/emulator.md, "Router replay").
     """
 
     model_input: ModelInput
@@ -103,6 +111,8 @@ SCHEMA: dict[str, Any] = {
         "loss_fn_inputs": {
             "class": "LossFnInputs",
         },
-        "routed_experts_key": {},
+        "routed_experts_key": {
+            "minLength": 1,
+        },
     },
 }

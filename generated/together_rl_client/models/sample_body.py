@@ -22,7 +22,9 @@ class SampleBody:
         model_inputs (list[ModelInput]):
         num_samples (int | Unset): Sequences per prompt. Omitted: 1.
         prompt_logprobs (bool | Unset):
-        return_routed_experts (bool | Unset):
+        return_routed_experts (bool | Unset): True: on a mixture-of-experts model, each sequence comes back with a
+            `routed_experts_key` under which the expert selections of its tokens are stored for
+            training to reuse; ignored for other models.
         sampling_params (SamplingParams | Unset):
         topk_prompt_logprobs (int | Unset):
         payload_id (str | Unset): Set by the official SDK when it uploaded the full body (see `createPayloadUploadUrl`).

@@ -20,7 +20,11 @@ class SampledSequence:
         stop_reason (StopReason):
         tokens (list[int]):
         logprobs (list[float] | Unset):
-        routed_experts_key (str | Unset):
+        routed_experts_key (str | Unset): Opaque key of this sequence's expert selections, for router replay: pass it
+            unchanged
+            with the corresponding training sample. Absent for non-mixture-of-experts models or
+            when `return_routed_experts` is disabled (together==3.1.1
+            `SampledSequence.routed_experts_key`).
     """
 
     prompt_cache_hit_tokens: int

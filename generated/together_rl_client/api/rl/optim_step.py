@@ -116,8 +116,12 @@ def sync_detailed(
     """Submit an optimizer step
 
      Applies the gradients accumulated by forward-backward passes since the last step (then
-    clears them) with AdamW, after clipping them by global norm. The new weights are not
-    used for sampling until a weights-sync. Output: the new trainer step.
+    clears them), after clipping them by global norm: with AdamW (`adam_params`) on model
+    resources created with `optimizer_config.adam` or without `optimizer_config`, with Muon
+    (`muon_params`) on resources created with `optimizer_config.muon`. Muon updates the 2-D
+    parameters (momentum, Newton-Schulz orthogonalisation) and steps the others with the
+    AdamW of `muon_params.adam` (docs/emulator.md, "Muon"). The new weights are not used
+    for sampling until a weights-sync. Output: the new trainer step.
 
     Args:
         session_id (str):
@@ -155,8 +159,12 @@ def sync(
     """Submit an optimizer step
 
      Applies the gradients accumulated by forward-backward passes since the last step (then
-    clears them) with AdamW, after clipping them by global norm. The new weights are not
-    used for sampling until a weights-sync. Output: the new trainer step.
+    clears them), after clipping them by global norm: with AdamW (`adam_params`) on model
+    resources created with `optimizer_config.adam` or without `optimizer_config`, with Muon
+    (`muon_params`) on resources created with `optimizer_config.muon`. Muon updates the 2-D
+    parameters (momentum, Newton-Schulz orthogonalisation) and steps the others with the
+    AdamW of `muon_params.adam` (docs/emulator.md, "Muon"). The new weights are not used
+    for sampling until a weights-sync. Output: the new trainer step.
 
     Args:
         session_id (str):
@@ -189,8 +197,12 @@ async def asyncio_detailed(
     """Submit an optimizer step
 
      Applies the gradients accumulated by forward-backward passes since the last step (then
-    clears them) with AdamW, after clipping them by global norm. The new weights are not
-    used for sampling until a weights-sync. Output: the new trainer step.
+    clears them), after clipping them by global norm: with AdamW (`adam_params`) on model
+    resources created with `optimizer_config.adam` or without `optimizer_config`, with Muon
+    (`muon_params`) on resources created with `optimizer_config.muon`. Muon updates the 2-D
+    parameters (momentum, Newton-Schulz orthogonalisation) and steps the others with the
+    AdamW of `muon_params.adam` (docs/emulator.md, "Muon"). The new weights are not used
+    for sampling until a weights-sync. Output: the new trainer step.
 
     Args:
         session_id (str):
@@ -226,8 +238,12 @@ async def asyncio(
     """Submit an optimizer step
 
      Applies the gradients accumulated by forward-backward passes since the last step (then
-    clears them) with AdamW, after clipping them by global norm. The new weights are not
-    used for sampling until a weights-sync. Output: the new trainer step.
+    clears them), after clipping them by global norm: with AdamW (`adam_params`) on model
+    resources created with `optimizer_config.adam` or without `optimizer_config`, with Muon
+    (`muon_params`) on resources created with `optimizer_config.muon`. Muon updates the 2-D
+    parameters (momentum, Newton-Schulz orthogonalisation) and steps the others with the
+    AdamW of `muon_params.adam` (docs/emulator.md, "Muon"). The new weights are not used
+    for sampling until a weights-sync. Output: the new trainer step.
 
     Args:
         session_id (str):
