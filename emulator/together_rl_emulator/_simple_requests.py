@@ -108,10 +108,11 @@ def uses_muon(resources: Mapping[str, Any]) -> bool:
 
 
 def check_optimizer_matches(request: OptimStepRequest, resources: Mapping[str, Any]) -> None:
-    """400 when the step names the other optimizer than the one the resources were created
-    with: `muon_params` on AdamW resources, `adam_params` on Muon resources."""
+    """400 when the step names only the other optimizer than the one the resources were
+    created with: `muon_params` alone on AdamW resources, `adam_params` alone on Muon resources.
+    A step carrying both (the published example) uses the resources' own and leaves the other."""
     if uses_muon(resources):
-        if request.adam_params is not None:
+        if request.adam_params is not None and request.muon_params is None:
             raise ApiError(
                 400,
                 "adam_params: these model resources were created with optimizer_config.muon;"
@@ -120,7 +121,7 @@ def check_optimizer_matches(request: OptimStepRequest, resources: Mapping[str, A
                 param="adam_params",
                 code="optimizer_mismatch",
             )
-    elif request.muon_params is not None:
+    elif request.muon_params is not None and request.adam_params is None:
         raise ApiError(
             400,
             "muon_params: these model resources were created without optimizer_config.muon"

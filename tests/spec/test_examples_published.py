@@ -45,11 +45,7 @@ class Expected:
 
 #: (operationId, example name) -> what its replay gives. The reasons are the docs errors.
 PUBLISHED: dict[tuple[str, str], Expected] = {
-    ("createModelResources", "reference"): Expected(
-        "waits",
-        reason="Qwen/Qwen3.5-4B, the page's example model, in the emulator's catalog (not in "
-        "it today; if the published catalog lacks it as well, this example is a docs error)",
-    ),
+    ("createModelResources", "reference"): Expected("accepted"),
     ("extendModelResourcesExpiry", "reference"): Expected("accepted"),
     ("startTrainingSession", "reference"): Expected("accepted"),
     ("forwardBackward", "reference"): Expected(
@@ -71,12 +67,7 @@ PUBLISHED: dict[tuple[str, str], Expected] = {
         "gradient has five values for a three-token sample",
         also=(("gradients[0].data", "has 5 values but samples[0] has 3 tokens"),),
     ),
-    ("optimStep", "reference"): Expected(
-        "waits",
-        reason="Muon on optim-step taking the reference's body (`muon_params` together with "
-        "`adam_params`) on resources created with optimizer_config.muon; the emulator refuses "
-        "Muon today",
-    ),
+    ("optimStep", "reference"): Expected("accepted"),
     ("sample", "reference"): Expected("accepted"),
 }
 
