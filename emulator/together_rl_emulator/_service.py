@@ -15,12 +15,13 @@ import orjson
 from ._body_scan import scan_body
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints, resumed_state
+from ._clock import EmulatorClock
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, found_or_404, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
-from ._model_resources import EmulatorClock, ModelResources
+from ._model_resources import ModelResources
 from ._optim import global_norm
 from ._paging import PageRequest, empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url

@@ -85,10 +85,12 @@ class ResourceTables(Database):
             )
             db.execute("DELETE FROM model_resources_expiry WHERE id = ?", (body["id"],))
 
-    def model_resources_due(self, now: float) -> list[str]:
-        """The ids of the resources whose expiry is at or before `now`."""
-        rows = self._rows("SELECT id FROM model_resources_expiry WHERE expires_at <= ?", (now,))
-        return [row["id"] for row in rows]
+    def model_resources_due(self, now: float) -> list[tuple[str, float]]:
+        """`(id, expires_at)` of the resources whose expiry is at or before `now`."""
+        rows = self._rows(
+            "SELECT id, expires_at FROM model_resources_expiry WHERE expires_at <= ?", (now,)
+        )
+        return [(row["id"], row["expires_at"]) for row in rows]
 
     def get_model_resources(self, owner: str | None, resources_id: str) -> dict[str, Any] | None:
         """The resources, if they exist and (unless `owner` is None) belong to `owner`."""

@@ -15,6 +15,7 @@ import collections
 import logging
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,9 +90,10 @@ class OperationWorker:
         with self._cond:
             self._cond.notify_all()
 
-    def pending(self) -> int:
+    def pending(self, session_ids: Collection[str]) -> int:
+        """How many operations of these sessions wait in the queue."""
         with self._cond:
-            return len(self._queue)
+            return sum(1 for item in self._queue if item.session_id in session_ids)
 
     def queue_position(self, operation_id: str) -> int | None:
         """How many operations run before this one starts (0: it runs), None if not queued."""
