@@ -94,7 +94,9 @@ class EmulatorService:
         with self.store.lock:
             self.model_resources.admit_session(owner, resources)
             ordinal = self.store.next_session_ordinal()
-            seed = derived_seed(self.seed, ordinal) if lineage_seed is None else lineage_seed
+            # The n-th session of this key: other keys' sessions do not move it.
+            nth = self.store.owner_session_count(owner) + 1
+            seed = derived_seed(self.seed, nth) if lineage_seed is None else lineage_seed
             row = self.store.create_session(
                 owner, ordinal, model.vocab_size, seed, session, initial
             )

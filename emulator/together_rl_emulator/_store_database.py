@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS operations (
     request BLOB, output BLOB, error BLOB, finished_at REAL, started_at REAL,
     predicted_seconds REAL);
 CREATE INDEX IF NOT EXISTS operations_by_status ON operations (status, seq);
+CREATE INDEX IF NOT EXISTS operations_by_session ON operations (session_id, seq);
 CREATE TABLE IF NOT EXISTS idempotency (
     owner TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     body_hash TEXT NOT NULL, operation_id TEXT NOT NULL, created_at REAL NOT NULL,

@@ -48,7 +48,7 @@ class QueuedOperation:
     submitted_at: float  # wall-clock seconds (time.time()) when the POST arrived
     request: Any  # the validated request of its kind (None for a kind without a body)
     kind: str
-    seq: int  # the operation's global submission number (seeds unseeded samples)
+    seq: int  # the operation's global submission number (its place in its session seeds samples)
     stored: bool = False  # True: validate the stored body again first (re-queued on restart)
 
 
@@ -149,7 +149,11 @@ class OperationWorker:
         completes_at = self.timing.completes_at(item.submitted_at, started_at, predicted)
         state = self._store.trainer(session)
         context = RunContext(
-            seed=derived_seed(session.policy_seed, item.seq),  # reproducible per --seed, order
+            # The n-th operation of its session: other sessions' traffic does not move it.
+            seed=derived_seed(
+                session.policy_seed,
+                self._store.session_operation_number(item.session_id, item.seq),
+            ),
             operation_id=item.operation_id,
             session_id=session.id,
             session=session.body,

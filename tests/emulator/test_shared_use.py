@@ -4,12 +4,14 @@ its own clock (bounded moves), and `/_emulator/stats` counts only the caller's q
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
-from _checkpoint_helpers import RESOURCES, new_resources, new_session_on, submit_kind
+from _checkpoint_helpers import RESOURCES, SESSIONS, new_resources, new_session_on, submit_kind
 from _emulator_bodies import TINY, fb_body
-from emulator_harness import OTHER_KEY, emulator_test_client
+from _operation_kind_bodies import OPS, sample_body
+from emulator_harness import OTHER_KEY, emulator_test_client, wait_until_terminal
 from together_rl_emulator import EmulatorApp
 from together_rl_emulator._clock import MAX_ADVANCE_S, MAX_OFFSET_S
 
@@ -74,3 +76,48 @@ def test_stats_count_only_the_callers_queued_operations(
         mine = c.get("/_emulator/stats").json()["queued_operations"]
         theirs = c.get("/_emulator/stats", headers=OTHER).json()["queued_operations"]
     assert mine >= 2 and theirs == 0
+
+
+def _unseeded_samples(c: httpx.Client, session: str, key: str, **headers: str) -> list[Any]:
+    body = sample_body([1, 2, 3], max_tokens=12, num_samples=2)
+    r = submit_kind(c, session, "sample", body, key, **headers)
+    assert r.status_code == 200, r.text
+    op = wait_kind_as(c, session, r.json()["id"], headers)
+    assert op["status"] == "TRAINING_OPERATION_STATUS_COMPLETED", op
+    return [s["tokens"] for r in op["output"]["results"] for s in r["sequences"]]
+
+
+def wait_kind_as(c: httpx.Client, session: str, op_id: str, headers: dict[str, str]) -> Any:
+    path = f"{OPS.format(session, 'sample')}/{op_id}"
+    return wait_until_terminal(lambda: c.get(path, headers=headers).json(), what=path)
+
+
+def _session_as(c: httpx.Client, headers: dict[str, str]) -> str:
+    r = c.post(RESOURCES, json={"base_model": TINY}, headers=headers)
+    r = c.post(SESSIONS, json={"model_resources_id": r.json()["id"]}, headers=headers)
+    assert r.status_code == 200, r.text
+    session_id: str = r.json()["id"]
+    return session_id
+
+
+def test_an_unseeded_sample_depends_only_on_its_own_sessions_history(
+    emulator_app_factory: Callable[..., EmulatorApp],
+) -> None:
+    """The same calls of one key on two fresh emulators give the same unseeded samples, even
+    when another key (and another session of the same key) worked in between on the second."""
+    quiet = emulator_app_factory()
+    with emulator_test_client(quiet) as c:
+        session = _session_as(c, {})
+        expected = [_unseeded_samples(c, session, f"s{i}") for i in range(2)]
+    busy = emulator_app_factory()
+    with emulator_test_client(busy) as c:
+        theirs = _session_as(c, OTHER)  # another key's session, created first
+        _unseeded_samples(c, theirs, "t0", **OTHER)
+        session = _session_as(c, {})
+        _unseeded_samples(c, theirs, "t1", **OTHER)
+        got = [_unseeded_samples(c, session, "s0")]
+        mine_too = _session_as(c, {})  # the same key's other session, busy in between
+        _unseeded_samples(c, mine_too, "m0")
+        got.append(_unseeded_samples(c, session, "s1"))
+    assert got == expected
+    assert expected[0] != expected[1]  # each operation draws its own seed
