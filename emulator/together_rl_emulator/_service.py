@@ -255,8 +255,8 @@ class EmulatorService:
         payload_id = body["payload_id"]
         if not isinstance(payload_id, str) or not payload_id:
             raise invalid("payload_id", "must be a non-empty string (the id from upload-url)")
-        row = self.store.get_payload(payload_id)
-        if row is None or row.owner != owner or row.session_id != session.id:
+        row = self.store.get_payload(payload_id, owner)
+        if row is None or row.session_id != session.id:
             raise not_found("uploaded payload", "payload_id", payload_id)
         if row.kind != PAYLOAD_UPLOAD:
             raise invalid("payload_id", "names an operation result, not an uploaded request body")
@@ -281,19 +281,20 @@ class EmulatorService:
         self, owner: str, session_id: str, payload_id: str, base_url: str
     ) -> dict[str, Any]:
         session = self.check_session(owner, session_id)
-        row = self.store.get_payload(payload_id)
-        if row is None or row.owner != owner or row.session_id != session.id or row.body is None:
+        row = self.store.get_payload(payload_id, owner)
+        if row is None or row.session_id != session.id or row.body is None:
             raise not_found("payload", "payload_id", payload_id)
         return {"download_url": payload_url(base_url, payload_id, row.token)}
 
     def presigned_payload(self, payload_id: str, token: str | None) -> PayloadRow:
-        row = found_or_404(self.store.get_payload(payload_id), "payload", "payload_id", payload_id)
-        if token is None or not hmac.compare_digest(token.encode(), row.token.encode()):
-            raise ApiError(
-                403, "token: missing or wrong; use the exact URL the API returned",
-                type="permission_error", param="token", code="invalid_token",
-            )  # fmt: skip
-        return row
+        """The payload its presigned URL names. A missing or wrong token is answered like a
+        missing id (404), and checked before the payload's body is read: neither the status
+        nor the time tells that the id exists."""
+        stored = self.store.payload_token(payload_id)
+        given = (token or "").encode()
+        if stored is None or not token or not hmac.compare_digest(given, stored.encode()):
+            raise not_found("payload", "payload_id", payload_id)
+        return found_or_404(self.store.get_payload(payload_id), "payload", "payload_id", payload_id)
 
     def put_payload(self, payload_id: str, token: str | None, body: bytes) -> None:
         row = self.presigned_payload(payload_id, token)

@@ -131,10 +131,20 @@ class ResourceTables(Database):
 
     def get_checkpoint(self, owner: str | None, checkpoint_id: str) -> CheckpointRow | None:
         """The checkpoint, if it exists and (unless `owner` is None) belongs to `owner`."""
-        row = self._one("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
-        if row is None or (owner is not None and row["owner"] != owner):
-            return None
-        return checkpoint_row(row)
+        # The owner is part of the lookup: another key's checkpoint reads no more than a missing
+        # one (no existence oracle by timing).
+        if owner is None:
+            row = self._one("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
+        else:
+            row = self._one(
+                "SELECT * FROM checkpoints WHERE id = ? AND owner = ?", (checkpoint_id, owner)
+            )
+        return None if row is None else checkpoint_row(row)
+
+    def checkpoint_token(self, checkpoint_id: str) -> str | None:
+        """The presigned URLs' token of a checkpoint (its state not read), None if missing."""
+        row = self._one("SELECT token FROM checkpoints WHERE id = ?", (checkpoint_id,))
+        return None if row is None else str(row["token"])
 
     def list_checkpoints(
         self, owner: str, after: str | None, limit: int, filters: dict[str, str | None]
@@ -167,8 +177,19 @@ class ResourceTables(Database):
             )
         return payload_id
 
-    def get_payload(self, payload_id: str) -> PayloadRow | None:
-        row = self._one("SELECT * FROM payloads WHERE id = ?", (payload_id,))
+    def payload_token(self, payload_id: str) -> str | None:
+        """The presigned URL's token of a payload (its body not read), None if missing."""
+        row = self._one("SELECT token FROM payloads WHERE id = ?", (payload_id,))
+        return None if row is None else str(row["token"])
+
+    def get_payload(self, payload_id: str, owner: str | None = None) -> PayloadRow | None:
+        """The payload, if it exists and (unless `owner` is None) belongs to `owner`."""
+        if owner is None:
+            row = self._one("SELECT * FROM payloads WHERE id = ?", (payload_id,))
+        else:
+            row = self._one(
+                "SELECT * FROM payloads WHERE id = ? AND owner = ?", (payload_id, owner)
+            )
         if row is None:
             return None
         return PayloadRow(
