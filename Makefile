@@ -21,7 +21,7 @@ SDK ?=
 # Official SDK releases the drift tests compare (cached in the venv; never fetched by a test).
 SDK_RELEASES := together==3.0.0 together==2.40.0
 # The baseline of the newest docs/api-changelog.md entry (the spec as info.version 0.3.0 left it).
-CHANGELOG_BASELINE ?= e05dc36
+CHANGELOG_BASELINE ?= 99c251c
 
 # The client kit: the driver to judge (default: the wrapper's) and extra arguments.
 DRIVER ?= $(BIN)/python -m together_rl_client_kit.drivers.wrapper
