@@ -93,7 +93,7 @@ def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
 
 
 # Items of a long list encoded per orjson call by `sorted_json`: each call stays short.
-_SORTED_JSON_BATCH = 2_000
+_SORTED_JSON_BATCH = 500
 
 
 def sorted_json(value: Any, depth: int = 0) -> bytes:
