@@ -19,7 +19,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections import Counter
@@ -36,24 +35,15 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from together_rl_contract_tests._http import wait_until_terminal
-from together_rl_emulator import create_app, serve_emulator
+from together_rl_emulator import create_app
 
-__all__ = ["OWNER", "STRANGER", "Probe", "SharedUseReport", "run_shared_use", "worst_body"]
+from ._large_body import large_body_probes
+from ._probes import OPS, OWNER, RESOURCES, SESSIONS, STRANGER, TINY, Probe, session_on
 
-OWNER, STRANGER = "owner-key", "stranger-key"
-TINY = "emulator/tiny-1k"
-RESOURCES, SESSIONS = "/v1/rl/model-resources", "/v1/rl/training-sessions"
-OPS = SESSIONS + "/{}/operations/{}"
+__all__ = ["OWNER", "STRANGER", "Probe", "SharedUseReport", "run_shared_use"]
+
 AS_STRANGER = {"Authorization": f"Bearer {STRANGER}"}
 ANONYMOUS = {"Authorization": ""}
-
-
-@dataclass(frozen=True)
-class Probe:
-    family: str
-    name: str
-    held: bool
-    detail: str = ""
 
 
 @dataclass
@@ -81,14 +71,6 @@ def _client(app: Any, key: str = OWNER) -> TestClient:
     return TestClient(
         app, base_url="http://emulator.test", headers={"Authorization": f"Bearer {key}"}
     )
-
-
-def _session(
-    c: httpx.Client, headers: dict[str, str] | None = None, **fields: Any
-) -> tuple[str, str]:
-    resources = c.post(RESOURCES, json={"base_model": TINY, **fields}, headers=headers).json()["id"]
-    r = c.post(SESSIONS, json={"model_resources_id": resources}, headers=headers)
-    return resources, r.json()["id"]
 
 
 def _run(
@@ -136,8 +118,8 @@ def _sample_body(num_samples: int = 1, **params: Any) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- families
 def clock_probes(app: Any) -> Iterator[Probe]:
     c = _client(app)
-    mine, _ = _session(c, inactive_timeout=300)
-    theirs, _ = _session(c, AS_STRANGER, inactive_timeout=300)
+    mine, _ = session_on(c, inactive_timeout=300)
+    theirs, _ = session_on(c, AS_STRANGER, inactive_timeout=300)
     c.post("/_emulator/clock", json={"advance_seconds": 7200})
     status = c.get(f"{RESOURCES}/{theirs}", headers=AS_STRANGER).json()["status"]
     yield Probe(
@@ -166,7 +148,7 @@ def stats_probes() -> Iterator[Probe]:
     app = create_app(api_keys=[OWNER, STRANGER], timing="fixed 2000")
     try:
         c = _client(app)
-        _, session = _session(c)
+        _, session = session_on(c)
         for key in ("a", "b", "c"):
             c.post(
                 OPS.format(session, "forward-backward"),
@@ -187,7 +169,7 @@ def stats_probes() -> Iterator[Probe]:
 
 def oracle_probes(app: Any, timing_reps: int) -> Iterator[Probe]:
     c = _client(app)
-    _, session = _session(c)
+    _, session = session_on(c)
     _run(c, session, "inference-checkpoint", None, "ckpt")
     checkpoint = c.get("/v1/rl/checkpoints").json()["data"][0]["id"]
     missing_ckpt = "ckpt-" + "0" * (len(checkpoint) - 5)
@@ -262,7 +244,7 @@ def integer_probes(app: Any) -> Iterator[Probe]:
     for path, body, param in cases:
         held, detail = _refused(c.post(path, json=body), param)
         yield Probe("integers", f"{param} {orjson.dumps(body).decode()[:60]} refused", held, detail)
-    _, session = _session(c)
+    _, session = session_on(c)
     r = c.post(
         OPS.format(session, "sample"),
         json=_sample_body(seed="9223372036854775808"),
@@ -286,7 +268,7 @@ def query_probes(app: Any) -> Iterator[Probe]:
     c = _client(app)
     held, detail = _refused(c.get(RESOURCES, params={"limt": 5}), "limt")
     yield Probe("query", "?limt=5 refused", held, detail)
-    _, session = _session(c)
+    _, session = session_on(c)
     before = c.get("/_emulator/stats").json()["operations_created"]
     r = c.post(
         OPS.format(session, "forward-backward"),
@@ -322,7 +304,7 @@ def file_probes() -> Iterator[Probe]:
         old = os.umask(0o022)
         try:
             app = create_app(api_keys=[OWNER], state_dir=state_dir)
-            _session(_client(app))
+            session_on(_client(app))
             modes = {
                 p.name: stat.S_IMODE(p.stat().st_mode) for p in state_dir.iterdir() if p.is_file()
             }
@@ -343,9 +325,9 @@ def seed_probes() -> Iterator[Probe]:
         try:
             c = _client(app)
             if busy:
-                _, theirs = _session(c, AS_STRANGER)
+                _, theirs = session_on(c, AS_STRANGER)
                 _run(c, theirs, "sample", _sample_body(), "t", AS_STRANGER)
-            _, session = _session(c)
+            _, session = session_on(c)
             op = _run(c, session, "sample", _sample_body(num_samples=2), "s")
             return [s["tokens"] for r in op["output"]["results"] for s in r["sequences"]]
         finally:
@@ -353,65 +335,6 @@ def seed_probes() -> Iterator[Probe]:
 
     held = samples(False) == samples(True)
     yield Probe("seeds", "an unseeded sample does not depend on another key's traffic", held)
-
-
-def worst_body(n_samples: int, vocab: int = 1024) -> bytes:
-    """`n_samples` 4-token samples, the last one's first token outside the vocabulary."""
-    sample = {"model_input": {"chunks": [{"encoded_text": {"tokens": [11, 22, 33, 44]}}]},
-              "loss_fn_inputs": {"target_tokens": {"data": [22, 33, 44, 55], "dtype": "int64"},
-                                 "weights": {"data": [0.0, 1.0, 1.0, 1.0], "dtype": "float32"}}}  # fmt: skip
-    last = orjson.loads(orjson.dumps(sample))
-    last["model_input"]["chunks"][0]["encoded_text"]["tokens"][0] = vocab * 1000
-    return orjson.dumps(
-        {
-            "samples": [sample] * (n_samples - 1) + [last],
-            "loss": {"type": "LOSS_TYPE_CROSS_ENTROPY"},
-        }
-    )
-
-
-def large_body_probes(n_samples: int) -> Iterator[Probe]:
-    """The worst legal body over loopback, while another client calls /healthz back to back."""
-    raw = worst_body(n_samples)
-    with serve_emulator(api_keys=[OWNER]) as server:
-        c = httpx.Client(
-            base_url=server.base_url, headers={"Authorization": f"Bearer {OWNER}"}, timeout=600
-        )
-        _, session = _session(c)
-        health: list[float] = []
-        done = threading.Event()
-
-        def probe() -> None:
-            with httpx.Client(base_url=server.base_url, timeout=600) as prober:
-                while not done.is_set():
-                    start = time.perf_counter()
-                    prober.get("/healthz")
-                    health.append((time.perf_counter() - start) * 1000)
-                    time.sleep(0.005)
-
-        thread = threading.Thread(target=probe)
-        thread.start()
-        start = time.perf_counter()
-        r = c.post(OPS.format(session, "forward-backward"), content=raw,
-                   headers={"Idempotency-Key": "big", "Content-Type": "application/json"})  # fmt: skip
-        seconds = time.perf_counter() - start
-        done.set()
-        thread.join()
-    param = r.json().get("error", {}).get("param", "")
-    yield Probe(
-        "large body",
-        f"{len(raw) / 1e6:.1f} MB of {n_samples:,} samples refused naming the last sample",
-        r.status_code == 400 and param.startswith(f"samples[{n_samples - 1}]"),
-        f"{r.status_code} {param} in {seconds:.2f} s",
-    )
-    health.sort()
-    p99 = health[min(len(health) - 1, int(len(health) * 0.99))] if health else float("inf")
-    yield Probe(
-        "large body",
-        "/healthz kept answering meanwhile",
-        len(health) > 1,
-        f"{len(health)} calls, p50 {statistics.median(health):.1f} ms, p99 {p99:.1f} ms, max {health[-1]:.1f} ms",
-    )
 
 
 def run_shared_use(
