@@ -153,6 +153,8 @@ def require_all(
     originals: list[Any] | None = None,
 ) -> None:
     """Refuse the tensor at `path` for its first element where `ok` is False, if any."""
+    if ok.all():  # the common case, in one call (a batch checks this once per sample)
+        return
     bad = np.flatnonzero(~ok)
     if bad.size:
         j = int(bad[0])
