@@ -117,7 +117,11 @@ def measure(n_samples: int) -> dict[str, Any]:
             "mb": len(raw) / 1e6,
             "samples": n_samples,
             "seconds": seconds,
-            "s_per_64mb": seconds * LIMIT_MB * 1024 * 1024 / len(raw),  # per 64 MiB, the default limit
+            "s_per_64mb": seconds
+            * LIMIT_MB
+            * 1024
+            * 1024
+            / len(raw),  # per 64 MiB, the default limit
             "health_calls": len(health),
             "health_p50": statistics.median(health),
             "health_p99": health[min(len(health) - 1, int(len(health) * 0.99))],
