@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from together_rl_emulator import _chunked_decode, _handlers, _idempotency
+from together_rl_emulator import _chunked_decode, _handlers, _idempotency, _requests
 from together_rl_emulator._chunked_decode import BATCH, CHUNKED_DECODE_MIN_BYTES, decode_in_chunks
 from together_rl_emulator._fast_decode import decode_body, decode_fast
 from together_rl_emulator._http import json_object
@@ -117,3 +117,19 @@ def test_large_bodies_are_checked_one_at_a_time() -> None:
     for thread in threads:
         thread.join()
     assert overlaps[0] == 1
+
+
+def test_a_body_of_short_lists_is_schema_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The skeleton pass (for bodies whose long lists the scan vouches for) is skipped when a
+    token or tensor list is short: the full schema validation runs anyway."""
+    calls: list[str] = []
+    real = _requests.valid_apart_from_bulk_items
+
+    def recording(schema_name: str, body: object) -> bool:
+        calls.append(schema_name)
+        return real(schema_name, body)
+
+    monkeypatch.setattr(_requests, "valid_apart_from_bulk_items", recording)
+    body = orjson.loads(short_samples_body(10))
+    _requests.validate_forward_backward(body, 1024)
+    assert calls == []
