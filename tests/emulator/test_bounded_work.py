@@ -6,6 +6,7 @@ benchmarks/bench_worst_body.py (docs/benchmarks.md), not here."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import Any
@@ -133,3 +134,12 @@ def test_a_body_of_short_lists_is_schema_checked_once(monkeypatch: pytest.Monkey
     body = orjson.loads(short_samples_body(10))
     _requests.validate_forward_backward(body, 1024)
     assert calls == []
+
+
+def test_the_collector_is_paused_while_a_large_body_is_checked() -> None:
+    """Full collections triggered by the millions of containers a batch decodes into would hold
+    the GIL for tenths of a second each; the collector is paused for the check, then resumed."""
+    seen: list[bool] = []
+    assert gc.isenabled()
+    _handlers.one_large_body_at_a_time(lambda: seen.append(gc.isenabled()) or b"{}")
+    assert seen == [False] and gc.isenabled()
