@@ -169,7 +169,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_polling_traces
 	$(BIN)/python -m benchmarks.bench_polling_emulator
 
-## The long reliability proofs : fault soak, crash loop, load, hostile input, access,
+## The long reliability proofs : fault soak, crash loop, load, hostile input, access, shared use,
 ## schemathesis negative mode; writes the figures into docs/reliability.md. The fast subset runs in `make test`.
 reliability: $(STAMP)
 	$(BIN)/python -m reliability

@@ -1,4 +1,4 @@
-"""`python -m reliability [soak|crash|load|hostile|access|negative ...]`: the long runs.
+"""`python -m reliability [soak|crash|load|hostile|access|negative|shared ...]`: the long runs.
 
 With no argument every proof runs with its long parameters; the figures replace the block
 between the markers in docs/reliability.md. Exit code 0 only when every proof held.
@@ -204,9 +204,28 @@ def _negative(a: argparse.Namespace) -> tuple[bool, list[str]]:
     ] + [f"  - FAIL {f}".replace("\n", " ")[:700] for f in r.failures[:10]]
 
 
+def _shared(a: argparse.Namespace) -> tuple[bool, list[str]]:
+    from .shared_use import run_shared_use
+
+    r = run_shared_use(timing_reps=a.shared_timing_reps, large_samples=a.shared_large_samples)
+    held = sum(p.held for p in r.probes)
+    return r.ok, [
+        "### Shared use",
+        "",
+        f"- probes tried: {len(r.probes)}; held: {held}; by family (held/tried): {r.by_family}",
+        *[
+            f"- {p.family}: {p.name}: {p.detail}"
+            for p in r.probes
+            if p.family == "large body" or " ms " in p.detail
+        ],
+        f"- **{'PASS' if r.ok else 'FAIL'}**",
+    ] + [f"  - FAIL {f}" for f in r.failures[:10]]
+
+
+# One entry per proof: `python -m reliability NAME` runs it; a new module adds its line here.
 PROOFS: dict[str, Callable[[argparse.Namespace], tuple[bool, list[str]]]] = {
     "soak": _soak, "crash": _crash, "load": _load, "hostile": _hostile, "access": _access,
-    "negative": _negative,
+    "negative": _negative, "shared": _shared,
 }  # fmt: skip
 from .proxy_hostile import proof as proxy_hostile_proof  # noqa: E402  (the proxy's families)
 
@@ -228,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crash-kills", type=int, default=10)
     parser.add_argument("--load-seconds", type=float, default=60.0)
     parser.add_argument("--negative-examples", type=int, default=100)
+    parser.add_argument("--shared-timing-reps", type=int, default=200)
+    parser.add_argument("--shared-large-samples", type=int, default=150_000)
     parser.add_argument("--no-doc", action="store_true", help="print only; leave the doc alone")
     args = parser.parse_args(argv)
     chosen = args.proofs or list(PROOFS)

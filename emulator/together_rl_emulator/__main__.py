@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import secrets
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import uvicorn
 
 from ._app import create_app
 from ._embedded import uvicorn_config
+from ._private_files import private_dir, private_file, write_private
 from ._timing import Timing
 
 __all__ = ["SWITCH_INTERVAL_S", "main", "parse_args", "resolve_api_keys"]
@@ -25,6 +28,42 @@ KEY_FILE = "api_key"
 # service computes on GPUs and answers at once). This process runs only the emulator, so it
 # sets the interval for itself; an emulator embedded in another process leaves that process's.
 SWITCH_INTERVAL_S = 0.0005
+# The largest --max-body-mb: a body is held in memory whole, and checking it costs about 15
+# times its size at its peak (docs/benchmarks.md, the worst legal body).
+MAX_BODY_MB_LIMIT = 1024.0
+MAX_SEED = 2**63 - 1
+
+
+def _port(text: str) -> int:
+    value = _whole_number(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535 (0: any free port), got {text!r}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}")
+    return int(text)
+
+
+def _seed(text: str) -> int:
+    value = _whole_number(text)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SEED}, got {text!r}")
+    return value
+
+
+def _body_megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of megabytes, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_BODY_MB_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of megabytes > 0 and <= {MAX_BODY_MB_LIMIT:g}, got {text!r}"
+        )
+    return value
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -33,7 +72,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="A local emulator of Together AI's RL training API (forward-backward).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free)")
+    parser.add_argument(
+        "--port", type=_port, default=8765, help="port (default 8765; 0 = any free)"
+    )
     parser.add_argument(
         "--api-key",
         action="append",
@@ -43,7 +84,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "else a generated key kept in the state dir",
     )
     parser.add_argument("--state-dir", type=Path, help="persist state here (default: in memory)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the session policies")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the session policies")
     parser.add_argument(
         "--timing",
         nargs="+",
@@ -53,14 +94,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--op-latency-ms",
-        type=int,
+        type=_whole_number,
         help="the same as --timing fixed MS",
     )
-    parser.add_argument("--max-body-mb", type=float, default=64.0, help="request body limit (MB)")
-    parser.add_argument("--log-level", default="warning", help="uvicorn log level")
+    parser.add_argument(
+        "--max-body-mb",
+        type=_body_megabytes,
+        default=64.0,
+        help=f"request body limit (MB, at most {MAX_BODY_MB_LIMIT:g}; default 64)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        type=str.lower,
+        choices=list(uvicorn.config.LOG_LEVELS),
+        help="uvicorn log level (default warning)",
+    )
     args = parser.parse_args(argv)
-    if args.op_latency_ms is not None and args.op_latency_ms < 0:
-        parser.error("--op-latency-ms must be >= 0")
     if args.op_latency_ms is not None and args.timing is not None:
         parser.error("--op-latency-ms is --timing fixed MS: give one of them")
     try:
@@ -73,8 +123,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         )
     except ValueError as exc:
         parser.error(f"--timing: {exc}")
-    if args.max_body_mb <= 0:
-        parser.error("--max-body-mb must be > 0")
     return args
 
 
@@ -91,16 +139,14 @@ def resolve_api_keys(cli_keys: list[str] | None, state_dir: Path | None) -> list
         return env
     key_path = state_dir / KEY_FILE if state_dir is not None else None
     if key_path is not None and key_path.exists():
-        stored = key_path.read_text().strip()
+        stored = private_file(key_path).read_text().strip()
         if stored:
             print(f"together-rl-emulator: using the API key stored in {key_path}", flush=True)
             return [stored]
     key = "emu-" + secrets.token_urlsafe(24)
     if key_path is not None:
-        key_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(key + "\n")
+        private_dir(key_path.parent)
+        write_private(key_path, key + "\n")
     where = f" (kept in {key_path})" if key_path is not None else ""
     print(f"together-rl-emulator: generated API key{where}: {key}", flush=True)
     return [key]
@@ -120,14 +166,18 @@ async def _serve(server: uvicorn.Server, host: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    keys = resolve_api_keys(args.api_keys, args.state_dir)
-    app = create_app(
-        api_keys=keys,
-        seed=args.seed,
-        timing=args.timing,
-        state_dir=args.state_dir,
-        max_body_mb=args.max_body_mb,
-    )
+    try:
+        keys = resolve_api_keys(args.api_keys, args.state_dir)
+        app = create_app(
+            api_keys=keys,
+            seed=args.seed,
+            timing=args.timing,
+            state_dir=args.state_dir,
+            max_body_mb=args.max_body_mb,
+        )
+    except (OSError, sqlite3.Error) as exc:  # an unusable --state-dir: said, no traceback
+        print(f"together-rl-emulator: error: --state-dir {args.state_dir}: {exc}", file=sys.stderr)
+        return 2
     server = uvicorn.Server(uvicorn_config(app, args.host, args.port, args.log_level))
     asyncio.run(_serve(server, args.host))
     return 0

@@ -22,10 +22,10 @@ from ._auth import owner_id
 from ._emulator_routes import EMULATOR_ROUTES
 from ._error_mapping import EXCEPTION_HANDLERS, OPERATION_ID_SCOPE_KEY
 from ._handlers import Handler, handler_for
-from ._http import API_PREFIX
+from ._http import API_PREFIX, refuse_undeclared_query
 from ._middleware import EmulatorApp
-from ._spec import load_spec
-from ._state import EmulatorState
+from ._spec import load_spec, resolve_ref
+from ._state import EmulatorState, state_of
 from ._timing import Timing
 
 __all__ = ["EmulatorApp", "EmulatorState", "build_routes", "create_app", "owner_id"]
@@ -35,22 +35,29 @@ def build_routes() -> list[BaseRoute]:
     """One Route per spec path (under /v1) serving the spec's methods, plus the extra routes."""
     routes: list[BaseRoute] = []
     for path, item in load_spec()["paths"].items():
-        by_method: dict[str, tuple[str, Handler]] = {}
+        by_method: dict[str, tuple[str, Handler, frozenset[str]]] = {}
         for method, operation in item.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
             handler = handler_for(operation["operationId"])
             if handler is None:
                 raise RuntimeError(f"the spec's {operation['operationId']} has no emulator handler")
-            by_method[method.upper()] = operation["operationId"], handler
+            declared = [*item.get("parameters", []), *operation.get("parameters", [])]
+            query = frozenset(
+                p["name"] for p in map(resolve_ref, declared) if p.get("in") == "query"
+            )
+            by_method[method.upper()] = operation["operationId"], handler, query
         routes.append(Route(API_PREFIX + path, _dispatch(by_method), methods=list(by_method)))
     return [*routes, *EMULATOR_ROUTES]
 
 
-def _dispatch(by_method: dict[str, tuple[str, Handler]]) -> Handler:
+def _dispatch(by_method: dict[str, tuple[str, Handler, frozenset[str]]]) -> Handler:
     async def endpoint(request: Request) -> Response:
-        operation_id, handler = by_method[request.method]
+        operation_id, handler, query = by_method[request.method]
         request.scope[OPERATION_ID_SCOPE_KEY] = operation_id  # for the error mapping
+        if not query.issuperset(request.query_params.keys()):
+            state_of(request).authenticate(request)  # a 401 comes first
+            refuse_undeclared_query(operation_id, query, request.query_params.keys())
         return await handler(request)
 
     return endpoint

@@ -10,6 +10,7 @@ from pathlib import Path
 from starlette.requests import Request
 
 from ._errors import ApiError
+from ._private_files import private_dir, private_file, write_private
 
 __all__ = ["ApiKeys", "owner_id", "owner_secret"]
 
@@ -24,12 +25,11 @@ def owner_secret(state_dir: str | Path | None) -> bytes:
     """A random secret, kept in the state dir (when there is one) so owner ids survive restarts."""
     if state_dir is None:
         return os.urandom(32)
-    path = Path(state_dir) / "owner-secret"
+    path = private_dir(state_dir) / "owner-secret"
     if path.exists():
-        return bytes.fromhex(path.read_text().strip())
+        return bytes.fromhex(private_file(path).read_text().strip())
     secret = os.urandom(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(secret.hex())
+    write_private(path, secret.hex())
     return secret
 
 

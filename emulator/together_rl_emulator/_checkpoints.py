@@ -28,7 +28,7 @@ import safetensors.numpy
 from ._arrays import float_arrays_under
 from ._catalog import num_experts_of
 from ._engine import OperationOutcome, RunContext, encode_output
-from ._errors import ApiError, found_or_404, invalid
+from ._errors import ApiError, found_or_404, invalid, not_found
 from ._paging import PageRequest, page_of
 from ._policy_model import PolicyParams, init_policy
 from ._spec import enum_value
@@ -193,14 +193,14 @@ class Checkpoints:
         }
 
     def file(self, checkpoint_id: str, variant: str, filename: str, token: str | None) -> bytes:
-        """A file by its presigned URL (the token is the credential; no Authorization)."""
-        found = self.store.get_checkpoint(None, checkpoint_id)  # any key's: the token decides
+        """A file by its presigned URL (the token is the credential; no Authorization). A
+        missing or wrong token is answered like a missing id (404), before the state is read."""
+        stored = self.store.checkpoint_token(checkpoint_id)  # any key's: the token decides
+        given = (token or "").encode()
+        if stored is None or not token or not secrets.compare_digest(given, stored.encode()):
+            raise not_found("checkpoint", "checkpoint_id", checkpoint_id)
+        found = self.store.get_checkpoint(None, checkpoint_id)
         row = found_or_404(found, "checkpoint", "checkpoint_id", checkpoint_id)
-        if token is None or not secrets.compare_digest(token.encode(), row.token.encode()):
-            raise ApiError(
-                403, "token: missing or wrong; use the exact URL the API returned",
-                type="permission_error", param="token", code="invalid_token",
-            )  # fmt: skip
         files = checkpoint_files(row, variant)[1] if variant in WEIGHTS_FILES else {}
         if filename not in files:
             raise ApiError(

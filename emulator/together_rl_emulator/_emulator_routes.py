@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ._checkpoints import CHECKPOINT_FILE_ROUTE
-from ._errors import found_or_404, invalid
+from ._errors import found_or_404
 from ._faults import parse_fault
 from ._http import API_PREFIX, JSON, json_response, parse_json, read_body, require_object
 from ._payloads import PAYLOAD_ROUTE
@@ -34,7 +34,7 @@ async def emulator_stats(request: Request) -> Response:
     owner = st.authenticate(request)
     body: dict[str, Any] = dict(st.stats.snapshot(owner))
     body["sessions"] = st.service.session_stats(owner)
-    body["queued_operations"] = st.worker.pending()
+    body["queued_operations"] = st.worker.pending(body["sessions"].keys())
     return json_response(body)
 
 
@@ -114,18 +114,16 @@ async def presigned_checkpoint_file(request: Request) -> Response:
 
 
 async def emulator_clock(request: Request) -> Response:
-    """`GET`: the emulator clock. `POST {"advance_seconds": N}`: move it N seconds forward (to
-    test expiry without waiting), then apply expiry."""
+    """`GET`: the caller's emulator clock. `POST {"advance_seconds": N}`: move it N seconds
+    forward (to test expiry without waiting), then apply expiry. Each API key has its own clock
+    (`_clock.py`): another key's resources keep their time."""
     st = state_of(request)
-    st.authenticate(request)
+    owner = st.authenticate(request)
     if request.method == "POST":
         body = require_object(parse_json(await read_body(request, st.max_body_bytes)))
-        seconds = body.get("advance_seconds")
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise invalid("advance_seconds", "must be a number of seconds")
-        st.service.clock.advance(float(seconds))
+        st.service.clock.advance(owner, body.get("advance_seconds"))
         st.expire_idle()
-    return json_response({"now": st.service.clock.now()})
+    return json_response({"now": st.service.clock.now(owner)})
 
 
 def api_route_keys(routes: list[BaseRoute]) -> set[str]:

@@ -74,8 +74,9 @@ _FLOAT32 = DTYPES[DTYPES.index("float32")]  # the dtype of the returned log-prob
 
 
 def derived_seed(base: int, n: int) -> int:
-    """The seed of the n-th of a series drawn from `base`: the n-th session's policy seed from
-    `--seed`, an unseeded sample's seed from its session's policy seed and submission number."""
+    """The seed of the n-th of a series drawn from `base`: the policy seed of a key's n-th
+    session from `--seed`, an unseeded sample's seed from its session's policy seed and its place
+    among the session's operations (another key's or session's traffic moves neither)."""
     return base * SEED_STRIDE + n
 
 
@@ -147,7 +148,7 @@ def _run(
 class RunContext:
     """What a runner knows besides the state and the request."""
 
-    seed: int  # the seed an unseeded operation uses (reproducible per --seed and order)
+    seed: int  # the seed an unseeded operation uses (reproducible per --seed and its session)
     operation_id: str
     session_id: str
     session: Mapping[str, Any]  # the session resource

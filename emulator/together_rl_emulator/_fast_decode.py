@@ -41,12 +41,17 @@ from ._body_scan import (
     scan_body,
     scan_list,
 )
+from ._chunked_decode import decode_in_chunks
 from ._errors import ApiError
 
 __all__ = ["FAST_DECODE_MIN_BYTES", "DecodedBody", "Validator", "decode_body", "decode_fast"]
 
 # Below this size the plain decode is as fast (the parser's set-up dominates).
 FAST_DECODE_MIN_BYTES = 256 * 1024
+# The fewest bytes per JSON list for which building arrays pays: a body with more lists than
+# len / MIN_LIST_BYTES is mostly short lists, which this decoder builds one Python call at a
+# time (a 29 MB batch of 150,000 four-token samples: 9 s here, against 2 s plainly).
+MIN_LIST_BYTES = 4 * MIN_LENGTH
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 # (body, the session's vocabulary size, the body's scan if made) -> the validated request;
 # raises ApiError 400. What each operation kind of `_kinds.py` has.
@@ -89,7 +94,10 @@ def decode_body(raw: bytes, parse: Callable[[bytes], Any], *, fast: bool) -> Dec
     """`raw` decoded by `decode_fast` when `fast` and it can, else by `parse` (orjson, with the
     caller's errors for a body it refuses) and scanned."""
     decoded = decode_fast(raw) if fast else None
-    return decoded if decoded is not None else DecodedBody.of(parse(raw))
+    if decoded is not None:
+        return decoded
+    chunked = decode_in_chunks(raw)
+    return DecodedBody.of(parse(raw) if chunked is None else chunked)
 
 
 def decode_fast(raw: bytes, min_bytes: int | None = None) -> DecodedBody | None:
@@ -99,6 +107,8 @@ def decode_fast(raw: bytes, min_bytes: int | None = None) -> DecodedBody | None:
         min_bytes = FAST_DECODE_MIN_BYTES
     if len(raw) < min_bytes or raw.startswith(_BYTE_ORDER_MARK):
         return None
+    if raw.count(b"[") * MIN_LIST_BYTES > len(raw):
+        return None  # many short lists (a batch of short samples): the arrays would not pay
     parser = _PARSERS.take()
     try:
         doc = parser.parse(raw)

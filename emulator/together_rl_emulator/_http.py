@@ -6,6 +6,7 @@ Each answer is JSON; errors are the spec's `ErrorData` (`ApiError.body()`).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import orjson
@@ -25,6 +26,7 @@ __all__ = [
     "parse_json",
     "query_parameter",
     "read_body",
+    "refuse_undeclared_query",
     "require_object",
 ]
 
@@ -120,6 +122,22 @@ def ignore_optional_body(raw: bytes) -> None:
     body = parse_json(raw, allow_empty=True)
     if body is not None:
         require_object(body)
+
+
+def refuse_undeclared_query(
+    operation_id: str, declared: Collection[str], sent: Iterable[str]
+) -> None:
+    """400 naming the first query parameter the operation does not declare: a typo (`limt`) or
+    a body field sent as a query parameter (`forward_only`) is said, never silently ignored.
+    The official SDK sends only declared ones; this rule is the emulator's."""
+    for name in sent:
+        if name not in declared:
+            takes = f"it takes {', '.join(sorted(declared))}" if declared else "it takes none"
+            raise invalid(
+                name,
+                f"is not a query parameter of {operation_id}; {takes}",
+                emulator_rule=True,
+            )
 
 
 def query_parameter(request: Request, operation_id: str, name: str) -> Any:

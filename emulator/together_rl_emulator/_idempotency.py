@@ -80,7 +80,7 @@ def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
     if numbers is not None:  # a list of ints keeps its JSON text: its canonical JSON
         _piece(sha, b"D" if numbers.kind == FLOATS else b"J", numbers.digest_payload())
     elif id(value) not in scan.carriers or depth >= MAX_DEPTH:
-        _piece(sha, b"J", orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+        _piece(sha, b"J", sorted_json(value))
     elif type(value) is dict:
         sha.update(b"{%d:" % len(value))
         for key in sorted(value):
@@ -90,6 +90,30 @@ def _feed(sha: Any, value: Any, scan: BodyScan, depth: int) -> None:
         sha.update(b"[%d:" % len(value))
         for item in value:
             _feed(sha, item, scan, depth + 1)
+
+
+# Items of a long list encoded per orjson call by `sorted_json`: each call stays short.
+_SORTED_JSON_BATCH = 500
+
+
+def sorted_json(value: Any, depth: int = 0) -> bytes:
+    """`orjson.dumps(value, option=OPT_SORT_KEYS)`, the same bytes, made in short calls when
+    `value` holds a long list (a batch of 300,000 small samples: one call of a second would
+    hold the GIL, and the server would answer nobody meanwhile)."""
+    if type(value) is list and len(value) > _SORTED_JSON_BATCH:
+        parts = [
+            orjson.dumps(value[i : i + _SORTED_JSON_BATCH], option=orjson.OPT_SORT_KEYS)[1:-1]
+            for i in range(0, len(value), _SORTED_JSON_BATCH)
+        ]
+        return b"[" + b",".join(parts) + b"]"
+    if type(value) is dict and len(value) < _SORTED_JSON_BATCH and depth < MAX_DEPTH:
+        if not all(type(key) is str for key in value):
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # orjson says what is wrong
+        members = [
+            orjson.dumps(key) + b":" + sorted_json(value[key], depth + 1) for key in sorted(value)
+        ]
+        return b"{" + b",".join(members) + b"}"
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _piece(sha: Any, tag: bytes, payload: Any) -> None:

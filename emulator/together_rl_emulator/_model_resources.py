@@ -8,18 +8,18 @@ the resources are STOPPED and their running sessions EXPIRED (queued operations 
 SESSION_NOT_ACTIVE). Expiry is applied when the next request arrives (`expire_idle`), which is
 the first moment anyone could observe it.
 
-The clock is the wall clock plus an offset that tests move forward (`POST /_emulator/clock`), so
-an hour of idleness takes no time to test.
+The clock is the wall clock plus an offset per API key that tests move forward
+(`POST /_emulator/clock`, `_clock.py`), so an hour of idleness takes no time to test.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from typing import Any
 
 from ._catalog import CATALOG, GPU_TYPE
+from ._clock import EmulatorClock
 from ._errors import ApiError, found_or_404, invalid
 from ._gpu_model import GENERATOR_GPUS_PER_REPLICA, GPU, PRICE_CURRENCY, trainer_gpus
 from ._paging import PageRequest, empty_page, page_of
@@ -32,7 +32,6 @@ __all__ = [
     "DEFAULT_INACTIVE_TIMEOUT_S",
     "FULL_WEIGHT_SESSION_CAP",
     "LORA_SESSION_CAP",
-    "EmulatorClock",
     "ModelResources",
     "estimate_price_per_hour",
 ]
@@ -57,24 +56,6 @@ READY = MODEL_RESOURCES_READY
 STOPPED = enum_value("ModelResourcesStatus", "STOPPED")
 ERROR = enum_value("ModelResourcesStatus", "ERROR")
 SESSION_EXPIRED = enum_value("SessionStatus", "EXPIRED")
-
-
-class EmulatorClock:
-    """Wall-clock seconds plus an offset only tests move (never backwards)."""
-
-    def __init__(self) -> None:
-        self._offset = 0.0
-        self._lock = threading.Lock()
-
-    def now(self) -> float:
-        return time.time() + self._offset
-
-    def advance(self, seconds: float) -> float:
-        if seconds < 0:
-            raise invalid("advance_seconds", "the emulator clock never goes back")
-        with self._lock:
-            self._offset += seconds
-        return self.now()
 
 
 def rfc3339(t: float) -> str:
@@ -119,7 +100,7 @@ class ModelResources:
         body = _validated_create_body(body)
         compute = body.get("compute_config", {})
         timeout = body.get("inactive_timeout", DEFAULT_INACTIVE_TIMEOUT_S)
-        now = self.clock.now()
+        now = self.clock.now(owner)
         resources: dict[str, Any] = {
             "id": f"mr-{uuid.uuid4()}",
             "base_model": body["base_model"],
@@ -193,7 +174,7 @@ class ModelResources:
                     f"the model resources are {resources['status']}; only"
                     f" {READY} resources can be kept up (create new ones)",
                 )
-            self._push_expiry(resources, self.clock.now() + body["seconds"])
+            self._push_expiry(resources, self.clock.now(owner) + body["seconds"])
             return self.get(owner, resources_id)
 
     def estimate_cost(self, body: Any) -> dict[str, Any]:
@@ -233,23 +214,24 @@ class ModelResources:
         with self.store.lock:
             resources = self.store.get_model_resources(None, resources_id)
             if resources is not None and resources["status"] == READY:
-                self._push_expiry(resources, self.clock.now() + resources["inactive_timeout"])
+                now = self.clock.now(resources["created_by"])
+                self._push_expiry(resources, now + resources["inactive_timeout"])
 
     def expire_idle(self) -> int:
         """Stop every READY resource past its `expires_at`, its running sessions EXPIRED.
         Returns how many resources stopped."""
-        now = self.clock.now()
+        stopped = 0
         with self.store.lock:
-            due = self.store.model_resources_due(now)
-            for resources_id in due:
+            for resources_id, expires_at in self.store.model_resources_due(self.clock.latest()):
                 resources = self.store.get_model_resources(None, resources_id)
-                if resources is None:
-                    continue
+                if resources is None or expires_at > self.clock.now(resources["created_by"]):
+                    continue  # due by another key's clock only
+                stopped += 1
                 owner = resources["created_by"]
                 for session_id in self._running_session_ids(owner, resources["id"]):
                     self.store.stop_session(owner, session_id, status=SESSION_EXPIRED)
                 self._set_stopped(resources)
-        return len(due)
+        return stopped
 
     # ------------------------------------------------------------------ internals
     def _running_session_ids(self, owner: str, resources_id: str) -> list[str]:
@@ -264,7 +246,8 @@ class ModelResources:
         self.store.push_expiry(body, until, EXPIRY_GRANULARITY_S)
 
     def _set_stopped(self, resources: dict[str, Any]) -> dict[str, Any]:
-        body = dict(resources, status=STOPPED, updated_at=rfc3339(self.clock.now()))
+        now = self.clock.now(resources["created_by"])
+        body = dict(resources, status=STOPPED, updated_at=rfc3339(now))
         body.pop("expires_at", None)
         self.store.retire_model_resources(body)
         return body

@@ -108,12 +108,14 @@ def validate_forward_backward(
     bulk = None
     scan = scan_body(body) if scan is None else scan
     bulk_lists = list(_bulk_lists(body))
-    if scan.arrays_in_body:
-        view = skeleton(body, scan, {id(values) for _, values in bulk_lists})
-    else:
-        view = body
-    if valid_apart_from_bulk_items("ForwardBackwardBody", view):
-        bulk = _bulk_arrays(bulk_lists, scan)
+    # A list the scan left alone (a short one) rules the bulk path out: skip its schema pass.
+    if all(id(values) in scan.lists for _, values in bulk_lists):
+        if scan.arrays_in_body:
+            view = skeleton(body, scan, {id(values) for _, values in bulk_lists})
+        else:
+            view = body
+        if valid_apart_from_bulk_items("ForwardBackwardBody", view):
+            bulk = _bulk_arrays(bulk_lists, scan)
     if bulk is None:
         validate_schema("ForwardBackwardBody", body)
         bulk = {}

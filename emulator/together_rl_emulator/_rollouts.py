@@ -8,6 +8,7 @@ The spec's `RolloutEstimateRequest` properties are the fields of `_gpu_model.Rol
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from ._catalog import CATALOG
@@ -37,4 +38,8 @@ def estimate_rollouts(body: Any) -> dict[str, Any]:
         raise invalid(
             "gpu_type", f"{gpu_type!r} does not support rollout estimates; {GPU.name} does"
         )
-    return dataclasses.asdict(estimate_rollout(RolloutWorkload(**fields)))
+    estimate = dataclasses.asdict(estimate_rollout(RolloutWorkload(**fields)))
+    if not all(math.isfinite(v) for v in estimate.values() if isinstance(v, float)):
+        # No answer carries a non-finite number (JSON has none).
+        raise invalid(None, "the inputs are too large: the estimate does not fit a double")
+    return estimate

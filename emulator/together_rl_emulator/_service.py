@@ -15,12 +15,13 @@ import orjson
 from ._body_scan import scan_body
 from ._catalog import CATALOG
 from ._checkpoints import TYPE_INFERENCE, Checkpoints, resumed_state
+from ._clock import EmulatorClock
 from ._engine import derived_seed, session_fields
 from ._errors import ApiError, found_or_404, invalid, not_found, session_not_active
 from ._fast_decode import DecodedBody
 from ._idempotency import IdempotencyGate, Replay, body_digest, canonical_json, digest
 from ._kinds import OperationKind
-from ._model_resources import EmulatorClock, ModelResources
+from ._model_resources import ModelResources
 from ._optim import global_norm
 from ._paging import PageRequest, empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
@@ -108,7 +109,9 @@ class EmulatorService:
         with self.store.lock:
             self.model_resources.admit_session(owner, resources)
             ordinal = self.store.next_session_ordinal()
-            seed = derived_seed(self.seed, ordinal) if lineage_seed is None else lineage_seed
+            # The n-th session of this key: other keys' sessions do not move it.
+            nth = self.store.owner_session_count(owner) + 1
+            seed = derived_seed(self.seed, nth) if lineage_seed is None else lineage_seed
             row = self.store.create_session(
                 owner, ordinal, model.vocab_size, seed, session, initial
             )
@@ -274,8 +277,8 @@ class EmulatorService:
         payload_id = body["payload_id"]
         if not isinstance(payload_id, str) or not payload_id:
             raise invalid("payload_id", "must be a non-empty string (the id from upload-url)")
-        row = self.store.get_payload(payload_id)
-        if row is None or row.owner != owner or row.session_id != session.id:
+        row = self.store.get_payload(payload_id, owner)
+        if row is None or row.session_id != session.id:
             raise not_found("uploaded payload", "payload_id", payload_id)
         if row.kind != PAYLOAD_UPLOAD:
             raise invalid("payload_id", "names an operation result, not an uploaded request body")
@@ -300,19 +303,20 @@ class EmulatorService:
         self, owner: str, session_id: str, payload_id: str, base_url: str
     ) -> dict[str, Any]:
         session = self.check_session(owner, session_id)
-        row = self.store.get_payload(payload_id)
-        if row is None or row.owner != owner or row.session_id != session.id or row.body is None:
+        row = self.store.get_payload(payload_id, owner)
+        if row is None or row.session_id != session.id or row.body is None:
             raise not_found("payload", "payload_id", payload_id)
         return {"download_url": payload_url(base_url, payload_id, row.token)}
 
     def presigned_payload(self, payload_id: str, token: str | None) -> PayloadRow:
-        row = found_or_404(self.store.get_payload(payload_id), "payload", "payload_id", payload_id)
-        if token is None or not hmac.compare_digest(token.encode(), row.token.encode()):
-            raise ApiError(
-                403, "token: missing or wrong; use the exact URL the API returned",
-                type="permission_error", param="token", code="invalid_token",
-            )  # fmt: skip
-        return row
+        """The payload its presigned URL names. A missing or wrong token is answered like a
+        missing id (404), and checked before the payload's body is read: neither the status
+        nor the time tells that the id exists."""
+        stored = self.store.payload_token(payload_id)
+        given = (token or "").encode()
+        if stored is None or not token or not hmac.compare_digest(given, stored.encode()):
+            raise not_found("payload", "payload_id", payload_id)
+        return found_or_404(self.store.get_payload(payload_id), "payload", "payload_id", payload_id)
 
     def put_payload(self, payload_id: str, token: str | None, body: bytes) -> None:
         row = self.presigned_payload(payload_id, token)

@@ -104,6 +104,21 @@ class Store(ResourceTables):
         assert row is not None
         return int(row["n"])
 
+    def owner_session_count(self, owner: str) -> int:
+        """How many sessions `owner` has created (seeds its next session's policy)."""
+        row = self._one("SELECT COUNT(*) AS n FROM sessions WHERE owner = ?", (owner,))
+        assert row is not None
+        return int(row["n"])
+
+    def session_operation_number(self, session_id: str, seq: int) -> int:
+        """The place (1, 2, ...) of the operation `seq` among its session's operations."""
+        row = self._one(
+            "SELECT COUNT(*) AS n FROM operations WHERE session_id = ? AND seq <= ?",
+            (session_id, seq),
+        )
+        assert row is not None
+        return int(row["n"])
+
     def create_session(
         self,
         owner: str,

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ._private_files import private_dir, private_file
 from ._store_arrays import ArrayFiles
 
 __all__ = ["ARRAYS_DIR", "DB_FILE", "Database"]
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS operations (
     request BLOB, output BLOB, error BLOB, finished_at REAL, started_at REAL,
     predicted_seconds REAL);
 CREATE INDEX IF NOT EXISTS operations_by_status ON operations (status, seq);
+CREATE INDEX IF NOT EXISTS operations_by_session ON operations (session_id, seq);
 CREATE TABLE IF NOT EXISTS idempotency (
     owner TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     body_hash TEXT NOT NULL, operation_id TEXT NOT NULL, created_at REAL NOT NULL,
@@ -78,8 +80,10 @@ class Database:
         if state_dir is None:
             self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         else:
-            root = Path(state_dir)
-            root.mkdir(parents=True, exist_ok=True)
+            root = private_dir(state_dir)
+            for name in (DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm"):
+                if name == DB_FILE or (root / name).exists():
+                    private_file(root / name)
             self._db = sqlite3.connect(
                 str(root / DB_FILE), check_same_thread=False, isolation_level=None
             )

@@ -92,10 +92,12 @@ class ResourceTables(Database):
             )
             db.execute("DELETE FROM model_resources_expiry WHERE id = ?", (body["id"],))
 
-    def model_resources_due(self, now: float) -> list[str]:
-        """The ids of the resources whose expiry is at or before `now`."""
-        rows = self._rows("SELECT id FROM model_resources_expiry WHERE expires_at <= ?", (now,))
-        return [row["id"] for row in rows]
+    def model_resources_due(self, now: float) -> list[tuple[str, float]]:
+        """`(id, expires_at)` of the resources whose expiry is at or before `now`."""
+        rows = self._rows(
+            "SELECT id, expires_at FROM model_resources_expiry WHERE expires_at <= ?", (now,)
+        )
+        return [(row["id"], row["expires_at"]) for row in rows]
 
     def get_model_resources(self, owner: str | None, resources_id: str) -> dict[str, Any] | None:
         """The resources, if they exist and (unless `owner` is None) belong to `owner`."""
@@ -161,10 +163,20 @@ class ResourceTables(Database):
 
     def get_checkpoint(self, owner: str | None, checkpoint_id: str) -> CheckpointRow | None:
         """The checkpoint, if it exists and (unless `owner` is None) belongs to `owner`."""
-        row = self._one("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
-        if row is None or (owner is not None and row["owner"] != owner):
-            return None
-        return checkpoint_row(row)
+        # The owner is part of the lookup: another key's checkpoint reads no more than a missing
+        # one (no existence oracle by timing).
+        if owner is None:
+            row = self._one("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,))
+        else:
+            row = self._one(
+                "SELECT * FROM checkpoints WHERE id = ? AND owner = ?", (checkpoint_id, owner)
+            )
+        return None if row is None else checkpoint_row(row)
+
+    def checkpoint_token(self, checkpoint_id: str) -> str | None:
+        """The presigned URLs' token of a checkpoint (its state not read), None if missing."""
+        row = self._one("SELECT token FROM checkpoints WHERE id = ?", (checkpoint_id,))
+        return None if row is None else str(row["token"])
 
     def list_checkpoints(
         self, owner: str, after: str | None, limit: int, filters: dict[str, str | None]
@@ -197,8 +209,19 @@ class ResourceTables(Database):
             )
         return payload_id
 
-    def get_payload(self, payload_id: str) -> PayloadRow | None:
-        row = self._one("SELECT * FROM payloads WHERE id = ?", (payload_id,))
+    def payload_token(self, payload_id: str) -> str | None:
+        """The presigned URL's token of a payload (its body not read), None if missing."""
+        row = self._one("SELECT token FROM payloads WHERE id = ?", (payload_id,))
+        return None if row is None else str(row["token"])
+
+    def get_payload(self, payload_id: str, owner: str | None = None) -> PayloadRow | None:
+        """The payload, if it exists and (unless `owner` is None) belongs to `owner`."""
+        if owner is None:
+            row = self._one("SELECT * FROM payloads WHERE id = ?", (payload_id,))
+        else:
+            row = self._one(
+                "SELECT * FROM payloads WHERE id = ? AND owner = ?", (payload_id, owner)
+            )
         if row is None:
             return None
         return PayloadRow(

@@ -39,6 +39,16 @@ def token_array(
     """The model input as int64 (`converted`: already); token ids are ints or decimal strings
     (checked by the schema)."""
     tokens = converted
+    if tokens is None and float in set(map(type, token_list)):
+        # The schema counts 3.0 as an integer; the emulator does not (`_strict_numbers.py`).
+        bad = next(j for j, t in enumerate(token_list) if type(t) is float)
+        chunk, at = _chunk_position(chunk_tokens, bad)
+        raise invalid(
+            f"{input_path}.chunks[{chunk}].encoded_text.tokens[{at}]",
+            f"expected integer or string, got number {chunk_tokens[chunk][at]!r}"
+            " (JSON Schema counts it as an integer; this emulator does not)",
+            emulator_rule=True,
+        )
     if tokens is None:
         try:
             # The schema admits only ints and decimal strings here; fromiter parses both, fast.
@@ -52,15 +62,21 @@ def token_array(
         bad = int(np.flatnonzero(~in_vocab)[0])
     else:
         bad = next(j for j, t in enumerate(token_list) if not 0 <= int(t) < vocab_size)
-    chunk = 0
-    while bad >= len(chunk_tokens[chunk]):
-        bad -= len(chunk_tokens[chunk])
-        chunk += 1
+    chunk, bad = _chunk_position(chunk_tokens, bad)
     value = chunk_tokens[chunk][bad]
     raise invalid(
         f"{input_path}.chunks[{chunk}].encoded_text.tokens[{bad}]",
         f"token id {value} is outside the vocabulary of the base model [0, {vocab_size})",
     )
+
+
+def _chunk_position(chunk_tokens: list[list[Any]], index: int) -> tuple[int, int]:
+    """`(chunk, position in it)` of the `index`-th token of the concatenated chunks."""
+    chunk = 0
+    while index >= len(chunk_tokens[chunk]):
+        index -= len(chunk_tokens[chunk])
+        chunk += 1
+    return chunk, index
 
 
 def tensor_values(
@@ -137,6 +153,8 @@ def require_all(
     originals: list[Any] | None = None,
 ) -> None:
     """Refuse the tensor at `path` for its first element where `ok` is False, if any."""
+    if ok.all():  # the common case, in one call (a batch checks this once per sample)
+        return
     bad = np.flatnonzero(~ok)
     if bad.size:
         j = int(bad[0])

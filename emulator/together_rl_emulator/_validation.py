@@ -34,6 +34,7 @@ from ._spec import (
     node_at,
     resolve_ref,
 )
+from ._strict_numbers import STRICT_KEYWORDS, keywords, strict_components
 
 __all__ = [
     "BULK_ARRAYS",
@@ -53,10 +54,15 @@ _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 def _compile(schema: dict[str, Any]) -> jsonschema_rs.Validator:
     """A validator for `schema` in which `#/components/...` refers to the spec's components."""
-    root = {"$schema": _DRAFT_2020_12, **schema, "components": load_spec()["components"]}
+    root = {"$schema": _DRAFT_2020_12, **schema, "components": _strict_components()}
     # The mask keeps jsonschema_rs from rendering (possibly megabytes of) values into messages;
     # reasons are written from the error's kind and the value looked up in the instance.
-    return jsonschema_rs.validator_for(root, mask="<value>")
+    return jsonschema_rs.validator_for(root, mask="<value>", keywords=keywords())
+
+
+@functools.cache
+def _strict_components() -> dict[str, Any]:
+    return strict_components(load_spec()["components"])
 
 
 @functools.cache
@@ -116,6 +122,8 @@ def _breaks_emulator_rule(
     if not path or not isinstance(path[-1], str):
         return False
     keyword = path[-1]
+    if keyword in STRICT_KEYWORDS:
+        return True
     if keyword not in _CONSTRAINT_KEYWORDS and not keyword.startswith("x-"):
         return False
     root: Any = load_spec() if path[0] == "components" or local is None else local
@@ -147,7 +155,7 @@ def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
     when the spec's items are not those the bulk checks implement, or when a bulk array has a
     rule on more than its type and items beyond a `minItems` every scanned list meets (a body
     decoded fast stands in for its lists with `MIN_LENGTH` zeros, `_body_scan.skeleton`)."""
-    components = copy.deepcopy(load_spec()["components"])
+    components = copy.deepcopy(_strict_components())
     schemas = components["schemas"]
     token_id = _without_annotations(schemas.get("TokenId", {}))
     if token_id != _BULK_TOKEN_ID:
@@ -158,7 +166,9 @@ def _skeleton_validator(schema_name: str) -> jsonschema_rs.Validator | None:
             return None
         del array["items"]
     root = {"$schema": _DRAFT_2020_12, "$ref": f"#/components/schemas/{schema_name}"}
-    return jsonschema_rs.validator_for({**root, "components": components}, mask="<value>")
+    return jsonschema_rs.validator_for(
+        {**root, "components": components}, mask="<value>", keywords=keywords()
+    )
 
 
 # The keys that say something about a rule without being one (`x-source`: where it comes from).

@@ -15,6 +15,7 @@ import collections
 import logging
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +50,7 @@ class QueuedOperation:
     submitted_at: float  # wall-clock seconds (time.time()) when the POST arrived
     request: Any  # the validated request of its kind (None for a kind without a body)
     kind: str
-    seq: int  # the operation's global submission number (seeds unseeded samples)
+    seq: int  # the operation's global submission number (its place in its session seeds samples)
     stored: bool = False  # True: validate the stored body again first (re-queued on restart)
 
 
@@ -91,9 +92,10 @@ class OperationWorker:
         with self._cond:
             self._cond.notify_all()
 
-    def pending(self) -> int:
+    def pending(self, session_ids: Collection[str]) -> int:
+        """How many operations of these sessions wait in the queue."""
         with self._cond:
-            return len(self._queue)
+            return sum(1 for item in self._queue if item.session_id in session_ids)
 
     def queue_position(self, operation_id: str) -> int | None:
         """How many operations run before this one starts (0: it runs), None if not queued."""
@@ -149,7 +151,11 @@ class OperationWorker:
         completes_at = self.timing.completes_at(item.submitted_at, started_at, predicted)
         state = self._store.trainer(session)
         context = RunContext(
-            seed=derived_seed(session.policy_seed, item.seq),  # reproducible per --seed, order
+            # The n-th operation of its session: other sessions' traffic does not move it.
+            seed=derived_seed(
+                session.policy_seed,
+                self._store.session_operation_number(item.session_id, item.seq),
+            ),
             operation_id=item.operation_id,
             session_id=session.id,
             session=session.body,

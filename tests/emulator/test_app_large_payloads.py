@@ -134,7 +134,7 @@ def test_uploaded_bodies_are_validated_and_scoped(emulator_app_factory: Any) -> 
         put = anonymous.put(url, content=b"x" * 20_000)
         wrong = anonymous.put(url.replace("token=", "token=x"), content=b"{}")
         assert put.status_code == 413
-        assert wrong.status_code == 403 and wrong.json()["error"]["param"] == "token"
+        assert wrong.status_code == 404 and wrong.json()["error"]["param"] == "payload_id"
         assert client.post(UPLOAD.format("sess-nope")).status_code == 404
         assert client.post(DOWNLOAD.format(sid, "payload-nope")).status_code == 404
 

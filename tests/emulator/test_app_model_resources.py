@@ -129,17 +129,6 @@ def test_extend_expiry_moves_expires_at_later_never_earlier(emulator_client: htt
     assert longest.status_code == 200 and longest.json()["expires_at"] > later.json()["expires_at"]
 
 
-def test_expires_at_stops_at_the_latest_date_time(emulator_client: httpx.Client) -> None:
-    """An RFC 3339 date-time ends at 9999-12-31T23:59:59Z: `expires_at` never goes past it."""
-    c = emulator_client
-    now = c.get("/_emulator/clock").json()["now"]
-    _advance(c, 253_402_300_799 - 60 - now)  # a minute before the last representable second
-    resources = new_resources(c)
-    assert resources["expires_at"] == "9999-12-31T23:59:59.000Z"
-    far = c.post(f"{RESOURCES}/{resources['id']}/extend-expiry", json={"seconds": 86400})
-    assert far.json()["expires_at"] == "9999-12-31T23:59:59.000Z"
-
-
 @pytest.mark.parametrize(
     ("body", "price"),
     [
