@@ -185,8 +185,8 @@ dist: $(STAMP)
 	$(BIN)/python scripts/check_dist.py $(DIST)
 
 lint: $(STAMP)
-	$(BIN)/ruff check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
-	$(BIN)/ruff format --check spec/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff check spec_reader/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
+	$(BIN)/ruff format --check spec_reader/together_rl_spec wrapper emulator apidiff contract_tests client_kit tests benchmarks reliability examples scripts
 	$(BIN)/mypy
 
 clean:

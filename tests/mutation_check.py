@@ -70,7 +70,7 @@ MUTATIONS = [
     Mutation(
         "float32-mask",
         "a float32 mask is refused (only int64 allowed: the spec's x-input-dtypes edited)",
-        "spec/together_rl_spec/openapi.yaml",  # the spec the emulator reads (a file in the copy)
+        "spec_reader/together_rl_spec/openapi.yaml",  # the spec the emulator reads
         "        mask: [int64, float32]\n",
         "        mask: [int64]\n",
         (VALIDATION + "test_weights_and_mask_take_either_dtype",),

@@ -150,7 +150,7 @@ def _result(
 def _create_model_resources(direct: httpx.Client) -> str:
     create = _spec.route("createModelResources")
     body = {**_spec.request_example("createModelResources", "tiny"), "lora_enabled": True}
-    response = direct.request(create.method, create.template, json=body)
+    response = direct.request(create.method, create.path(), json=body)
     response.raise_for_status()
     return str(response.json()["id"])
 
@@ -164,9 +164,7 @@ def _run_scenario(
     options: KitOptions,
 ) -> ScenarioResult:
     start = _spec.route("startTrainingSession")
-    session = direct.request(
-        start.method, start.template, json={"model_resources_id": resources_id}
-    )
+    session = direct.request(start.method, start.path(), json={"model_resources_id": resources_id})
     session.raise_for_status()
     context = {"session_id": str(session.json()["id"]), "model_resources_id": resources_id}
     referee.arm(scenario.faults, scenario.calls[0].op)

@@ -1,12 +1,13 @@
-"""The one reader of the spec for the contract suite and the proxy: schema facts, routes, sources.
+"""The spec as the contract suite and the proxy read it: schema facts, routes, sources.
 
 The document is the installed tree's one copy, read by ``together_rl_spec`` (the one reader of
-the spec: parsing, ``$ref``, schemas, enums), never a path of the checkout, so an installed suite
-finds it too; every judgement is the suite's own. Code names a value it gives a meaning to by
-the suffix the spec spells it with (``enum_value("OperationStatus", "COMPLETED")``) and an
-operation kind by its path segment (``operation_kind("optim-step")``), so a value or kind the
-spec drops fails at import instead of drifting. The proto zero values (``*_UNSPECIFIED``) are
-never a client's choice.
+the spec: parsing, ``$ref``, schemas, enums, routes, the server path, the loss types), never a
+path of the checkout, so an installed suite finds it too; this module adds the suite's own facts
+(operation kinds and labels, invalid examples, wire paths) and every judgement is the suite's
+own. Code names a value it gives a meaning to by the suffix the spec spells it with
+(``enum_value("OperationStatus", "COMPLETED")``) and an operation kind by its path segment
+(``operation_kind("optim-step")``), so a value or kind the spec drops fails at import instead of
+drifting. The proto zero values (``*_UNSPECIFIED``) are never a client's choice.
 """
 
 from __future__ import annotations
@@ -18,14 +19,18 @@ import re
 from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from typing import Any
-from urllib.parse import urlsplit
 
 from together_rl_spec import (
+    Route,
+    choices,
     defaults,
     enum_value,
     enum_values,
+    loss_types,
     match_route,
+    params_keys,
     resolve_ref,
+    route,
     schema,
     spec_document,
 )
@@ -49,15 +54,12 @@ __all__ = [
     "params_defaults",
     "resolve_ref",
     "schema",
-    "server_prefix",
     "spec",
     "spec_version",
     "wire_path",
 ]
 
-_UNSPECIFIED = "_UNSPECIFIED"
 _KIND_PATH = re.compile(r"^/rl/training-sessions/\{session_id\}/operations/([a-z-]+)$")
-_PARAM = re.compile(r"\{([^}/]+)\}")
 _PACKAGE_FILES = importlib.resources.files("together_rl_contract_tests")
 
 
@@ -75,14 +77,6 @@ def invalid_examples() -> list[Traversable]:
 def spec_version() -> str:
     """``info.version`` of the spec the suite checks against."""
     return str(spec().get("info", {}).get("version", "unknown"))
-
-
-# ----------------------------------------------------------------------------- enums
-
-
-def choices(name: str) -> tuple[str, ...]:
-    """The values of an enum a client may choose: all but the proto zero value."""
-    return tuple(v for v in enum_values(name) if not v.endswith(_UNSPECIFIED))
 
 
 # ----------------------------------------------------------------------------- operations
@@ -148,27 +142,6 @@ def operation_kind(kind: str) -> str:
 # ----------------------------------------------------------------------------- routes
 
 
-@dataclasses.dataclass(frozen=True)
-class Route:
-    """Which operation of the spec a request is: ``(method, wire path)`` -> id and path params."""
-
-    operation_id: str
-    method: str  # upper case
-    template: str  # the spec's path, e.g. /rl/training-sessions/{session_id}
-    path_params: dict[str, str]
-
-    @property
-    def label(self) -> str:
-        return f"{self.operation_id} ({self.method} {self.template})"
-
-
-@functools.cache
-def server_prefix() -> str:
-    """The path of the spec's first server URL (``/v1``), prepended to every route on the wire."""
-    servers = spec().get("servers") or [{"url": ""}]
-    return urlsplit(servers[0]["url"]).path.rstrip("/")
-
-
 def operation_id(name: str) -> str:
     """``name``, checked to be an operationId of the spec (one the spec drops fails at import)."""
     if name not in operation_labels():
@@ -179,35 +152,25 @@ def operation_id(name: str) -> str:
 def wire_path(operation: str, /, **path_params: str) -> str:
     """The path on the wire (``/v1/...``) of the operation with this operationId, its path
     parameters filled in."""
-    template = operation_labels()[operation].split(" ", 1)[1]
-    return server_prefix() + template.format(**path_params)
+    return route(operation).path(path_params)
 
 
 def find_route(method: str, path: str) -> Route | None:
-    """The operation of the spec this request is, or None for a route the spec does not have."""
+    """The operation of the spec this request is, its path parameters in ``path_params``, or
+    None for a route the spec does not have."""
     found = match_route(method, path)  # a literal segment wins over a parameter
     if found is None:
         return None
-    route, params = found
-    return Route(route.operation_id, route.method, route.template, params)
+    matched, params = found
+    return dataclasses.replace(matched, path_params=params)
 
 
 # ----------------------------------------------------------------------------- losses
 
 
-LOSS_TYPES: tuple[str, ...] = choices("LossType")
-
-
-def _params_keys() -> dict[str, str]:
-    """Loss type -> the `LossConfig` property holding its params (`LOSS_TYPE_PPO` -> `ppo_params`);
-    a type whose params object the spec does not declare (importance sampling) has none."""
-    prefix = enum_value("LossType", "UNSPECIFIED").removesuffix("UNSPECIFIED")
-    declared = schema("LossConfig")["properties"]
-    keys = {t: t.removeprefix(prefix).lower() + "_params" for t in LOSS_TYPES}
-    return {t: key for t, key in keys.items() if key in declared}
-
-
-PARAMS_KEYS: dict[str, str] = _params_keys()
+LOSS_TYPES: tuple[str, ...] = loss_types()
+#: Loss type -> its params key, for the types whose params object the spec declares.
+PARAMS_KEYS: dict[str, str] = {t: key for t, key in params_keys().items() if key is not None}
 
 
 def params_defaults(params_key: str) -> dict[str, Any]:

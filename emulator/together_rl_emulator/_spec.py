@@ -66,8 +66,6 @@ __all__ = [
     "spec_defaults",
 ]
 
-_UNSPECIFIED = "_UNSPECIFIED"
-
 
 # ------------------------------------------------------------------ reading the file
 def load_spec() -> dict[str, Any]:
@@ -111,7 +109,7 @@ def node_at(root: Any, path: list[str | int]) -> Any:
 
 def choices(enum_name: str) -> tuple[str, ...]:
     """The values of an enum a client may choose: all but the proto zero value."""
-    return tuple(v for v in enum_values(enum_name) if not v.endswith(_UNSPECIFIED))
+    return together_rl_spec.choices(enum_name, load_spec())
 
 
 # ------------------------------------------------------------------ where a rule comes from
@@ -230,22 +228,9 @@ MUON_DEFAULTS: dict[str, float | int] = dict(spec_defaults("MuonParams"))
 
 
 # ------------------------------------------------------------------ losses
-LOSS_TYPES: tuple[str, ...] = choices("LossType")
-
-
-def _params_keys() -> dict[str, str | None]:
-    """Loss type -> the `LossConfig` property holding its params: `LOSS_TYPE_PPO` ->
-    `ppo_params`, or None for a type whose params object the spec does not declare."""
-    prefix = enum_value("LossType", "UNSPECIFIED").removesuffix("UNSPECIFIED")  # LOSS_TYPE_
-    declared = schema("LossConfig")["properties"]
-    keys: dict[str, str | None] = {}
-    for loss_type in LOSS_TYPES:
-        key = loss_type.removeprefix(prefix).lower() + "_params"
-        keys[loss_type] = key if key in declared else None
-    return keys
-
-
-PARAMS_KEYS: dict[str, str | None] = _params_keys()
+LOSS_TYPES: tuple[str, ...] = together_rl_spec.loss_types(load_spec())
+#: Loss type -> the `LossConfig` property holding its params (None: the spec declares none).
+PARAMS_KEYS: dict[str, str | None] = together_rl_spec.params_keys(load_spec())
 
 
 def params_schema(params_key: str) -> dict[str, Any]:

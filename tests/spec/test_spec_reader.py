@@ -253,26 +253,116 @@ def test_one_reader_parses_the_spec_and_follows_its_refs() -> None:
     assert _readers_of_their_own() == []
 
 
-#: the one reader's functions that load or resolve; elsewhere a function of one of these names
-#: may only hand its work to the one reader (the emulator's seam passes its document along)
+#: the one reader's functions that load or resolve, and the facts it states once (the values a
+#: client may choose, the loss types and params keys, the server path, the routes); elsewhere a
+#: function of one of these names may only hand its work to the one reader (the emulator's seam
+#: passes its document along)
 _LOADERS = ("resolve_ref", "load_document", "parse_text", "parse_document")
+_FACTS = ("choices", "loss_types", "params_keys", "route", "routes", "match_route")
+_SERVER_PATHS = ("server_path", "server_prefix", "api_prefix", "server_path_prefix")
+_ONE_READERS_OWN = (*_LOADERS, *_FACTS, *_SERVER_PATHS)
+#: the classes only the one reader defines
+_ONE_READERS_CLASSES = ("Route", "Document")
+
+
+def _own_definitions(source: str, where: str) -> list[str]:
+    """The definitions in `source` that restate the one reader's: a class of one of its names,
+    a function of one of its names that does more than return the one reader's."""
+    own = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and node.name in _ONE_READERS_CLASSES:
+            own.append(f"{where}:{node.lineno}: class {node.name}")
+        if not isinstance(node, ast.FunctionDef) or node.name not in _ONE_READERS_OWN:
+            continue
+        body = [b for b in node.body if not isinstance(b, ast.Expr)]  # docstrings aside
+        delegated = (
+            len(body) == 1
+            and isinstance(body[0], ast.Return)
+            and isinstance(call := body[0].value, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == node.name
+            and ast.unparse(call.func.value) == "together_rl_spec"
+        )
+        if not delegated:
+            own.append(f"{where}:{node.lineno}: def {node.name}")
+    return own
 
 
 def _readers_of_their_own() -> list[str]:
     own = []
     for path in _hand_written():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.FunctionDef) or node.name not in _LOADERS:
-                continue
-            body = [b for b in node.body if not isinstance(b, ast.Expr)]  # docstrings aside
-            delegated = (
-                len(body) == 1
-                and isinstance(body[0], ast.Return)
-                and isinstance(call := body[0].value, ast.Call)
-                and isinstance(call.func, ast.Attribute)
-                and call.func.attr == node.name
-                and ast.unparse(call.func.value) == "together_rl_spec"
-            )
-            if not delegated:
-                own.append(f"{path.relative_to(REPO)}:{node.lineno}: def {node.name}")
+        own += _own_definitions(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)))
     return own
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("class Route:\n    method: str\n", "m.py:1: class Route"),
+        ("def choices(name):\n    return tuple(v for v in values(name))\n", "m.py:1: def choices"),
+        ("def api_prefix():\n    return urlsplit(url).path\n", "m.py:1: def api_prefix"),
+        ("def server_prefix():\n    return other.server_prefix()\n", "m.py:1: def server_prefix"),
+        ("@dataclass\nclass Document:\n    root: dict\n", "m.py:2: class Document"),
+    ],
+)
+def test_a_second_route_choices_or_server_path_is_found(source: str, found: str) -> None:
+    assert _own_definitions(source, "m.py") == [found]
+
+
+def test_a_function_handing_its_work_to_the_one_reader_is_not_a_second_one() -> None:
+    source = '''def choices(name):
+    """docs"""
+    return together_rl_spec.choices(name, load_spec())
+'''
+    assert _own_definitions(source, "m.py") == []
+
+
+def test_one_document_type_and_one_yaml_loader() -> None:
+    """`parse_document` is the loader `load_document` uses: dates stay strings, bad YAML is a
+    DocumentError naming the place."""
+    assert spec.parse_document("openapi: 3.1.0\ninfo: {version: 2024-01-02}\n")["info"] == {
+        "version": "2024-01-02"
+    }
+    with pytest.raises(spec.DocumentError, match=r"bad\.yaml: line 2 column 1: not YAML"):
+        spec.parse_document(b"a: [1\n", "bad.yaml")
+    assert spec.Document.__module__ == "together_rl_spec._loading"
+
+
+def test_choices_leave_out_the_zero_value_and_loss_types_map_to_their_params() -> None:
+    assert spec.choices("Colour", TINY) == ("COLOUR_RED", "COLOUR_DARK_RED")
+    losses = {
+        "components": {
+            "schemas": {
+                "LossType": {"enum": ["LOSS_TYPE_UNSPECIFIED", "LOSS_TYPE_PPO", "LOSS_TYPE_IS"]},
+                "LossConfig": {"properties": {"type": {}, "ppo_params": {}}},
+            }
+        }
+    }
+    assert spec.loss_types(losses) == ("LOSS_TYPE_PPO", "LOSS_TYPE_IS")
+    assert spec.params_keys(losses) == {"LOSS_TYPE_PPO": "ppo_params", "LOSS_TYPE_IS": None}
+    assert spec.params_keys()["LOSS_TYPE_GRPO"] == "grpo_params"
+
+
+def test_a_route_fills_its_wire_path_names_itself_and_matches() -> None:
+    thing = spec.route("getThing", TINY)
+    assert (thing.method, thing.template, thing.prefix) == ("GET", "/things/{id}", "/v2")
+    assert thing.path({"id": "7"}) == "/v2/things/7"
+    assert thing.label == "getThing (GET /things/{id})"
+    assert thing.match("/v2/things/7") == {"id": "7"}
+    assert thing.match("/things/7") is None
+    with pytest.raises(KeyError, match="id"):
+        thing.path()
+    with pytest.raises(KeyError, match="no operationId 'nope'"):
+        spec.route("nope", TINY)
+
+
+def test_the_judges_share_the_one_readers_facts() -> None:
+    from together_rl_client_kit import _spec as kit_spec
+    from together_rl_contract_tests import _spec as suite_spec
+    from together_rl_emulator import _spec as emulator_spec
+
+    assert kit_spec.Route is suite_spec.Route is spec.Route
+    assert emulator_spec.LOSS_TYPES == suite_spec.LOSS_TYPES == spec.loss_types()
+    assert spec.params_keys() == emulator_spec.PARAMS_KEYS
+    assert {t: k for t, k in spec.params_keys().items() if k} == suite_spec.PARAMS_KEYS
+    assert emulator_spec.choices("WeightSyncType") == suite_spec.choices("WeightSyncType")

@@ -181,10 +181,10 @@ def test_link_response_pointers_exist(where: str, source: Operation, link: dict[
 
 
 def test_the_spec_package_ships_the_spec_unchanged() -> None:
-    """`together_rl_spec` installs `spec/together_rl_spec/openapi.yaml`: in the repository a link
-    to the spec, so that editing the spec is the only step (a wheel holds the one copy)."""
-    shipped = SPEC_PATH.parent / "together_rl_spec" / "openapi.yaml"
-    fix = "ln -sf ../openapi.yaml spec/together_rl_spec/openapi.yaml"
+    """`together_rl_spec` installs `spec_reader/together_rl_spec/openapi.yaml`: in the repository
+    a link to the spec, so that editing the spec is the only step (a wheel holds the one copy)."""
+    shipped = SPEC_PATH.parent.parent / "spec_reader" / "together_rl_spec" / "openapi.yaml"
+    fix = "ln -sf ../../spec/openapi.yaml spec_reader/together_rl_spec/openapi.yaml"
     assert shipped.is_symlink(), fix
     assert shipped.resolve() == SPEC_PATH.resolve(), fix
 

@@ -5,8 +5,12 @@ link to `spec/openapi.yaml`). Every package that reads the document (the emulato
 suite and its proxy, the client kit, the scripts) gets it from here: its bytes
 (:func:`spec_bytes`), the parsed document as the wire reads it (:func:`spec_document`;
 :func:`wire_document` gives an integer with `x-decimal-string` its string form too), local
-`$ref`s, schemas, enums, operations, routes (literal segments before parameters,
-:func:`match_route`) and the numbers the spec states (:func:`upload_threshold_bytes`).
+`$ref`s, schemas, enums, operations, routes (one :class:`Route` per operation, literal segments
+before parameters: :func:`match_route`), the server path (:func:`server_path`), the values a
+client may choose (:func:`choices`, :func:`loss_types`, :func:`params_keys`) and the numbers the
+spec states (:func:`upload_threshold_bytes`). One YAML loader (:func:`parse_data`) reads every
+document; one `Document` type (:class:`Document`) is a document read from a file or a revision,
+and the reading functions take its root mapping (:data:`SpecRoot`).
 The one `$ref` resolver,
 :class:`Resolver` (JSON pointers, chains, other files beside the document, cycles reported), and
 :func:`load_document` (a path or a git revision of any document) serve apidiff too. How each
@@ -18,7 +22,8 @@ a file.
 
 from __future__ import annotations
 
-from . import _reading
+from . import _facts, _reading, _routes
+from ._facts import *  # noqa: F403 (its __all__ is the enum facts)
 from ._files import SPEC_FILE, spec_bytes
 from ._loading import (
     DEFAULT_SPEC_PATH,
@@ -30,6 +35,7 @@ from ._loading import (
 )
 from ._reading import *  # noqa: F403 (its __all__ is the reading API)
 from ._refs import ReadBeside, Resolver, escape_pointer, pointer_join
+from ._routes import *  # noqa: F403 (its __all__ is the routes and the server path)
 from ._wire import DECIMAL_STRING_KEYWORD, JSON_INTEGER_KEYWORD, wire_document, wire_schema
 
 __all__ = [
@@ -50,4 +56,6 @@ __all__ = [
     "wire_document",
     "wire_schema",
     *_reading.__all__,
+    *_routes.__all__,
+    *_facts.__all__,
 ]

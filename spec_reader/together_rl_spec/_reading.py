@@ -1,38 +1,34 @@
-"""Reading the document: parsing, `$ref`s, schemas, enums, operations and the facts that are
-numbers (the upload threshold). Every function takes the parsed document as `root`; without
-it, the installed spec (`spec_document()`)."""
+"""Reading the document: parsing (through the one YAML loader, `_loading.parse_data`), `$ref`s,
+schemas, enums, operations and the facts that are numbers (the upload threshold); routes and the
+server path are in `_routes`, the enum facts in `_facts`. Every function takes the parsed
+document's root mapping (`SpecRoot`) as `root`; without it, the installed spec
+(`spec_document()`)."""
 
 from __future__ import annotations
 
 import functools
-import re
-import urllib.parse
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ._files import SPEC_FILE, spec_bytes
-from ._loading import DocumentError
+from ._loading import DocumentError, parse_data
 from ._refs import Resolver
 from ._wire import wire_document
 
 __all__ = [
     "SERVER_DEFAULT_KEYWORD",
     "UPLOAD_THRESHOLD_KEYWORD",
-    "Route",
+    "SpecRoot",
     "default",
     "defaults",
     "enum_value",
     "enum_values",
     "find_operation",
     "format_path",
-    "match_route",
     "parse_document",
     "request_example",
     "resolve_ref",
-    "routes",
     "schema",
-    "server_path",
     "spec_document",
     "upload_threshold_bytes",
 ]
@@ -42,30 +38,30 @@ SERVER_DEFAULT_KEYWORD = "x-server-default"
 #: The keyword of the `x-rules` entry that states the upload threshold as a number.
 UPLOAD_THRESHOLD_KEYWORD = "x-upload-threshold-bytes"
 
-Document = dict[str, Any]
+#: A parsed document's root mapping, as every reading function takes it (`root`).
+SpecRoot = dict[str, Any]
 
 
-def parse_document(data: bytes | str, source: str = SPEC_FILE) -> Document:
-    """A YAML (or JSON) OpenAPI document parsed with a safe loader; ValueError names `source`
-    when it is not a mapping."""
-    import yaml  # only the readers of the document need PyYAML, not the wrapper
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loaded = yaml.load(data, Loader=loader)  # a safe loader either way
+def parse_document(data: bytes | str, source: str = SPEC_FILE) -> SpecRoot:
+    """A YAML (or JSON) OpenAPI document parsed by the one loader (`parse_data`: a safe loader,
+    dates kept as strings); ValueError names `source` when it is not a mapping, DocumentError
+    where it is not YAML."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    loaded = parse_data(text, source)
     if not isinstance(loaded, dict):
         raise ValueError(f"{source} is not a YAML mapping")
     return loaded
 
 
 @functools.cache
-def spec_document() -> Document:
+def spec_document() -> SpecRoot:
     """The installed spec, parsed once, as the wire reads it (`wire_document`: an
     `x-decimal-string` integer is the `oneOf` of its two forms). Shared: callers must not
     mutate it."""
     return wire_document(parse_document(spec_bytes()))
 
 
-def _root(root: Document | None) -> Document:
+def root_or_installed(root: SpecRoot | None) -> SpecRoot:
     return spec_document() if root is None else root
 
 
@@ -74,7 +70,7 @@ def _installed_resolver() -> Resolver:
     return Resolver(spec_document(), SPEC_FILE)
 
 
-def resolve_ref(node: dict[str, Any], root: Document | None = None) -> dict[str, Any]:
+def resolve_ref(node: dict[str, Any], root: SpecRoot | None = None) -> dict[str, Any]:
     """Follow a chain of `$ref`s (through the one resolver, `Resolver`) to the node it names;
     KeyError naming the `$ref` when it names nothing (a `root` without files beside it: a
     reference to another file names nothing) or loops."""
@@ -92,17 +88,17 @@ def resolve_ref(node: dict[str, Any], root: Document | None = None) -> dict[str,
     return node
 
 
-def schema(name: str, root: Document | None = None) -> dict[str, Any]:
+def schema(name: str, root: SpecRoot | None = None) -> dict[str, Any]:
     """`#/components/schemas/<name>`, `$ref`s followed; KeyError if there is none."""
-    return resolve_ref(_root(root)["components"]["schemas"][name], root)
+    return resolve_ref(root_or_installed(root)["components"]["schemas"][name], root)
 
 
-def enum_values(name: str, root: Document | None = None) -> tuple[str, ...]:
+def enum_values(name: str, root: SpecRoot | None = None) -> tuple[str, ...]:
     """The values of the enum schema `name`, in the document's order."""
     return tuple(schema(name, root)["enum"])
 
 
-def enum_value(name: str, suffix: str, root: Document | None = None) -> str:
+def enum_value(name: str, suffix: str, root: SpecRoot | None = None) -> str:
     """The one value of enum `name` ending in `_<suffix>` (`OperationStatus`, `PENDING` ->
     `TRAINING_OPERATION_STATUS_PENDING`); KeyError when there is not exactly one."""
     found = [value for value in enum_values(name, root) if value.endswith(f"_{suffix}")]
@@ -111,16 +107,16 @@ def enum_value(name: str, suffix: str, root: Document | None = None) -> str:
     return found[0]
 
 
-def find_operation(operation_id: str, root: Document | None = None) -> tuple[str, str, Any]:
+def find_operation(operation_id: str, root: SpecRoot | None = None) -> tuple[str, str, Any]:
     """`(path, method, operation)` of the operation with this `operationId`; KeyError if none."""
-    for path, item in _root(root)["paths"].items():
+    for path, item in root_or_installed(root)["paths"].items():
         for method, operation in item.items():
             if isinstance(operation, dict) and operation.get("operationId") == operation_id:
                 return path, method, operation
     raise KeyError(f"no operation {operation_id!r} in the spec")
 
 
-def default(node: dict[str, Any], root: Document | None = None) -> tuple[bool, Any]:
+def default(node: dict[str, Any], root: SpecRoot | None = None) -> tuple[bool, Any]:
     """`(found, value)`: a node's `default`, else its `x-server-default` (a default the server
     applies that no client sends for the user: see the spec's info), else its `$ref` target's."""
     for keyword in ("default", SERVER_DEFAULT_KEYWORD):
@@ -131,7 +127,7 @@ def default(node: dict[str, Any], root: Document | None = None) -> tuple[bool, A
     return False, None
 
 
-def defaults(schema_or_name: str | dict[str, Any], root: Document | None = None) -> dict[str, Any]:
+def defaults(schema_or_name: str | dict[str, Any], root: SpecRoot | None = None) -> dict[str, Any]:
     """The default (`default` or `x-server-default`, on the property or the schema it refers
     to) of each property of an object schema (a component's name or a node) that declares one."""
     node = schema(schema_or_name, root) if isinstance(schema_or_name, str) else schema_or_name
@@ -142,7 +138,7 @@ def defaults(schema_or_name: str | dict[str, Any], root: Document | None = None)
     return {name: value for name, (has, value) in found.items() if has}
 
 
-def request_example(operation_id: str, name: str, root: Document | None = None) -> Any:
+def request_example(operation_id: str, name: str, root: SpecRoot | None = None) -> Any:
     """The value of the JSON request-body example `name` of `operation_id`; KeyError naming
     the examples there are when it has none of that name."""
     _, _, operation = find_operation(operation_id, root)
@@ -153,18 +149,12 @@ def request_example(operation_id: str, name: str, root: Document | None = None) 
     return resolve_ref(examples[name], root)["value"]
 
 
-def server_path(root: Document | None = None) -> str:
-    """The path of the first server URL (`https://api.together.ai/v1` -> `/v1`; `` if none)."""
-    servers = _root(root).get("servers") or [{}]
-    return urllib.parse.urlsplit(str(servers[0].get("url", ""))).path.rstrip("/")
-
-
-def upload_threshold_bytes(root: Document | None = None) -> int:
+def upload_threshold_bytes(root: SpecRoot | None = None) -> int:
     """Operation bodies whose compact JSON is longer than this many bytes are uploaded: the
     number of the one `x-rules` entry with `x-upload-threshold-bytes`."""
     found = [
         rule[UPLOAD_THRESHOLD_KEYWORD]
-        for item in _root(root)["paths"].values()
+        for item in root_or_installed(root)["paths"].values()
         for operation in item.values()
         if isinstance(operation, dict)
         for rule in operation.get("x-rules") or ()
@@ -185,59 +175,3 @@ def format_path(parts: Sequence[str | int]) -> str | None:
         else:
             out += f".{part}" if out else str(part)
     return out or None
-
-
-_PARAM = re.compile(r"\{([^}/]+)\}")
-_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
-
-
-@dataclass(frozen=True)
-class Route:
-    """One operation as it is on the wire: `pattern` matches its path (the server path
-    included) and captures the path parameters."""
-
-    operation_id: str
-    method: str  # upper case
-    template: str  # the document's path, without the server path
-    pattern: re.Pattern[str]
-
-
-def _routes_of(root: Document) -> tuple[Route, ...]:
-    prefix = re.escape(server_path(root))
-    found = []
-    for template, item in root.get("paths", {}).items():
-        for method in _METHODS:
-            operation = item.get(method) if isinstance(item, dict) else None
-            if not isinstance(operation, dict) or "operationId" not in operation:
-                continue
-            parts = [re.escape(part) for part in _PARAM.split(template)]
-            parts[1::2] = [f"(?P<{name}>[^/]+)" for name in _PARAM.findall(template)]
-            wire = re.compile(f"^{prefix}{''.join(parts)}$")
-            found.append(Route(operation["operationId"], method.upper(), template, wire))
-    # at the first segment where two templates differ, a literal one comes first
-    # (`/payloads/upload-url` before `/payloads/{payload_id}`)
-    found.sort(key=lambda route: [part.startswith("{") for part in route.template.split("/")])
-    return tuple(found)
-
-
-@functools.cache
-def _installed_routes() -> tuple[Route, ...]:
-    return _routes_of(spec_document())
-
-
-def routes(root: Document | None = None) -> tuple[Route, ...]:
-    """Every operation's route, literal segments before parameters (see `match_route`)."""
-    return _installed_routes() if root is None else _routes_of(root)
-
-
-def match_route(
-    method: str, path: str, root: Document | None = None
-) -> tuple[Route, dict[str, str]] | None:
-    """The route a request (`method`, wire `path`) hits and its path parameters; a literal
-    segment wins over a parameter, whatever the order of the paths. None outside the spec."""
-    for route in routes(root):
-        if route.method == method.upper():
-            found = route.pattern.match(path)
-            if found:
-                return route, found.groupdict()
-    return None
