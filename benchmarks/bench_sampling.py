@@ -27,14 +27,8 @@ import numpy as np
 import numpy.typing as npt
 from together_rl_emulator._gpu_model import operation_seconds
 from together_rl_emulator._policy_model import PolicyParams, _padded, init_policy
-from together_rl_emulator._sampling import (
-    Sampler,
-    _Context,
-    _draw_one,
-    _pick,
-    sample_prompts,
-    sample_sequences,
-)
+from together_rl_emulator._sampler import Sampler, _Context, _pick
+from together_rl_emulator._sampling import _draw_one, sample_prompts, sample_sequences
 
 __all__ = ["main", "requests_table"]
 

@@ -18,10 +18,11 @@ from typing import Any
 import httpx
 
 from . import _spec
+from ._answer_checks import expect_problem
 from ._driver import Declaration, DriverError, DriverProcess
 from ._referee import Referee
 from ._report import KIT_ERROR, KitReport, ScenarioResult
-from ._rules import check_rule, expect_problem
+from ._rules import check_rule
 from ._types import Call, CallRecord, Scenario
 
 __all__ = ["KitOptions", "run_kit"]

@@ -24,9 +24,11 @@ from ._arrays import F64
 from ._catalog import CATALOG
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward, routed_selections
+from ._prompt_logprobs import prompt_logprobs, topk_prompt_logprobs
 from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
 from ._routed_experts import RoutedExperts, RoutedExpertsRecord, replay_routes
-from ._sampling import Sampler, prompt_logprobs, sample_prompts, topk_prompt_logprobs
+from ._sampler import Sampler
+from ._sampling import sample_prompts
 from ._simple_requests import (
     SEED_MODULUS,
     OptimStepRequest,

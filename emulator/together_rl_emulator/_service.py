@@ -25,7 +25,7 @@ from ._model_resources import ModelResources
 from ._optim import global_norm
 from ._paging import PageRequest, empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
-from ._sampling import Sampler
+from ._sampler import Sampler
 from ._simple_requests import default_sampler_settings
 from ._spec import SESSION_RUNNING
 from ._stats import Stats

@@ -19,38 +19,33 @@ Large request bodies and offloaded results (the official SDK's payload protocol)
 
 One lock serialises every access; the connection is shared between the event loop and the worker.
 
-All SQL of the emulator lives in the store: this module (sessions, operations, idempotency
-records, trainer state), `_store_resources.py` (model resources and their expiry, checkpoints,
-payloads) and `_store_database.py` (the connection, every table, transactions). The features
+All SQL of the emulator lives in the store: this module (idempotency records, and an operation's
+insertion and completion), `_store_trainers.py` (trainer states and their array files),
+`_store_operations.py` (a stored operation's reads and state changes), `_store_sessions.py`
+(sessions), `_store_resources.py` (model resources and their expiry, checkpoints, payloads) and
+`_store_database.py` (the connection, every table, transactions). The features
 above it (`_model_resources.py`, `_checkpoints.py`, `_service.py`) hold the rules and call it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import orjson
 
-from ._catalog import num_experts_of
 from ._errors import SESSION_NOT_ACTIVE
-from ._policy_model import PolicyParams, init_policy
 from ._spec import (
     ERR_SESSION_NOT_ACTIVE,
     OP_COMPLETED,
     OP_FAILED,
     OP_PENDING,
-    OP_RUNNING,
     SESSION_RUNNING,
-    SESSION_STOPPED,
 )
 from ._store_arrays import trainer_file, versioned_files
 from ._store_database import ARRAYS_DIR, DB_FILE
-from ._store_resources import ResourceTables
 from ._store_rows import (
     PAYLOAD_RESULT,
     IdempotencyRecord,
@@ -59,12 +54,9 @@ from ._store_rows import (
     OperationRow,
     ResultPayload,
     SessionNotRunning,
-    SessionRow,
-    not_active_error,
-    operation_row,
-    session_row,
     utc_now,
 )
+from ._store_trainers import TrainerStates
 from ._trainer import GRADS_CHANGED, TrainerState, TrainerUpdate
 
 __all__ = [
@@ -84,7 +76,7 @@ def clock() -> float:
     return time.time()
 
 
-class Store(ResourceTables):
+class Store(TrainerStates):
     """All persistent state. Thread-safe; every mutating method commits before returning."""
 
     def __init__(self, state_dir: str | Path | None = None) -> None:
@@ -97,142 +89,6 @@ class Store(ResourceTables):
             db.execute(
                 "DELETE FROM idempotency WHERE created_at < ?", (clock() - IDEMPOTENCY_TTL_S,)
             )
-
-    # ------------------------------------------------------------------ sessions
-    def next_session_ordinal(self) -> int:
-        row = self._one("SELECT COALESCE(MAX(ordinal), 0) + 1 AS n FROM sessions", ())
-        assert row is not None
-        return int(row["n"])
-
-    def owner_session_count(self, owner: str) -> int:
-        """How many sessions `owner` has created (seeds its next session's policy)."""
-        row = self._one("SELECT COUNT(*) AS n FROM sessions WHERE owner = ?", (owner,))
-        assert row is not None
-        return int(row["n"])
-
-    def session_operation_number(self, session_id: str, seq: int) -> int:
-        """The place (1, 2, ...) of the operation `seq` among its session's operations."""
-        row = self._one(
-            "SELECT COUNT(*) AS n FROM operations WHERE session_id = ? AND seq <= ?",
-            (session_id, seq),
-        )
-        assert row is not None
-        return int(row["n"])
-
-    def create_session(
-        self,
-        owner: str,
-        ordinal: int,
-        vocab_size: int,
-        policy_seed: int,
-        body: dict[str, Any],
-        initial: TrainerState | None = None,
-    ) -> SessionRow:
-        """Insert a session; `initial` is the trainer state it starts from (a resumed
-        checkpoint, whose step `body` states), else the seed's initial policy. Its file is
-        written before the row that names it is committed, so a crash in between leaves no
-        session."""
-        trainer_version = 0
-        if initial is not None:
-            trainer_version = 1
-            if self.files is not None:
-                self.files.write(body["id"], f"trainer-{trainer_version}", trainer_file(initial))
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO sessions (id, owner, ordinal, vocab_size, policy_seed, status, body,"
-                " trainer_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    body["id"],
-                    owner,
-                    ordinal,
-                    vocab_size,
-                    policy_seed,
-                    body["status"],
-                    orjson.dumps(body),
-                    trainer_version,
-                ),
-            )
-        if initial is not None:
-            self._trainers[body["id"]] = initial
-        return SessionRow(
-            body["id"], owner, ordinal, vocab_size, policy_seed, body["status"], body, 0, 0,
-            trainer_version,
-        )  # fmt: skip
-
-    def update_session_body(self, session_id: str, body: dict[str, Any]) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "UPDATE sessions SET body = ? WHERE id = ?", (orjson.dumps(body), session_id)
-            )
-
-    def get_session(self, owner: str | None, session_id: str) -> SessionRow | None:
-        """The session, if it exists and (unless `owner` is None) belongs to `owner`."""
-        if owner is None:
-            row = self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        else:
-            row = self._one(
-                "SELECT * FROM sessions WHERE id = ? AND owner = ?", (session_id, owner)
-            )
-        return None if row is None else session_row(row)
-
-    def list_sessions(
-        self,
-        owner: str,
-        before_ordinal: int | None,
-        statuses: list[str] | None,
-        limit: int,
-        model_resources_id: str | None = None,
-    ) -> list[SessionRow]:
-        """Newest first, strictly older than `before_ordinal`, at most `limit` rows."""
-        sql = "SELECT * FROM sessions WHERE owner = ?"
-        args: list[Any] = [owner]
-        if model_resources_id is not None:
-            sql += " AND json_extract(CAST(body AS TEXT), '$.model_resources_id') = ?"
-            args.append(model_resources_id)
-        if before_ordinal is not None:
-            sql += " AND ordinal < ?"
-            args.append(before_ordinal)
-        if statuses:
-            sql += f" AND status IN ({', '.join('?' for _ in statuses)})"
-            args.extend(statuses)
-        sql += " ORDER BY ordinal DESC LIMIT ?"
-        args.append(limit)
-        with self.lock:
-            return [session_row(r) for r in self._db.execute(sql, args).fetchall()]
-
-    def sessions_of(self, owner: str) -> list[SessionRow]:
-        with self.lock:
-            rows = self._db.execute(
-                "SELECT * FROM sessions WHERE owner = ? ORDER BY ordinal", (owner,)
-            ).fetchall()
-            return [session_row(r) for r in rows]
-
-    def stop_session(
-        self, owner: str, session_id: str, status: str = SESSION_STOPPED
-    ) -> SessionRow | None:
-        """Move a running session to `status` (STOPPED, or EXPIRED with its resources) and fail
-        its queued operations (SESSION_NOT_ACTIVE), atomically. Any other session is returned
-        unchanged."""
-        with self._transaction() as db:
-            row = db.execute(
-                "SELECT * FROM sessions WHERE id = ? AND owner = ?", (session_id, owner)
-            ).fetchone()
-            if row is None:
-                return None
-            session = session_row(row)
-            if session.status != SESSION_RUNNING:
-                return session
-            body = dict(session.body, status=status, updated_at=utc_now())
-            db.execute(
-                "UPDATE sessions SET status = ?, body = ? WHERE id = ?",
-                (status, orjson.dumps(body), session_id),
-            )
-            db.execute(
-                "UPDATE operations SET status = ?, error = ?, request = NULL, finished_at = ?"
-                " WHERE session_id = ? AND status = ?",
-                (OP_FAILED, not_active_error(), time.time(), session_id, OP_PENDING),
-            )
-        return dataclasses.replace(session, status=status, body=body)
 
     # ------------------------------------------------------------------ operations
     def find_idempotency(
@@ -286,66 +142,6 @@ class Store(ResourceTables):
         return OperationRow(
             op.id, op.session_id, op.owner, op.kind, seq, OP_PENDING, op.submitted_at, None, None
         )
-
-    def get_operation(
-        self, owner: str | None, session_id: str, operation_id: str, kind: str
-    ) -> OperationRow | None:
-        row = self._one(
-            "SELECT * FROM operations WHERE id = ? AND session_id = ? AND kind = ?",
-            (operation_id, session_id, kind),
-        )
-        if row is None or (owner is not None and row["owner"] != owner):
-            return None
-        return operation_row(row)
-
-    def find_operation(self, owner: str, operation_id: str) -> OperationRow | None:
-        """The owner's operation `operation_id`, whatever its session and kind."""
-        row = self._one("SELECT * FROM operations WHERE id = ?", (operation_id,))
-        if row is None or row["owner"] != owner:
-            return None
-        return operation_row(row)
-
-    def session_operations(self, owner: str, session_id: str) -> list[OperationRow]:
-        """The owner's operations of `session_id`, in submission order."""
-        with self.lock:
-            rows = self._db.execute(
-                "SELECT * FROM operations WHERE session_id = ? AND owner = ? ORDER BY seq",
-                (session_id, owner),
-            ).fetchall()
-            return [operation_row(r) for r in rows]
-
-    def operation_request(self, operation_id: str) -> bytes | None:
-        row = self._one("SELECT request FROM operations WHERE id = ?", (operation_id,))
-        return None if row is None else row["request"]
-
-    def unfinished_operations(self) -> list[OperationRow]:
-        """PENDING and RUNNING operations in submission order (re-queued after a restart)."""
-        with self.lock:
-            rows = self._db.execute(
-                "SELECT * FROM operations WHERE status IN (?, ?) ORDER BY seq",
-                (OP_PENDING, OP_RUNNING),
-            ).fetchall()
-            return [operation_row(r) for r in rows]
-
-    def mark_running(self, operation_id: str, started_at: float, predicted_seconds: float) -> bool:
-        """PENDING -> RUNNING at `started_at`, held `predicted_seconds`; False if the operation
-        is no longer PENDING (e.g. failed by stop)."""
-        with self._transaction() as db:
-            cur = db.execute(
-                "UPDATE operations SET status = ?, started_at = ?, predicted_seconds = ?"
-                " WHERE id = ? AND status IN (?, ?)",
-                (OP_RUNNING, started_at, predicted_seconds, operation_id, OP_PENDING, OP_RUNNING),
-            )
-            return cur.rowcount == 1
-
-    def fail_operation(self, operation_id: str, code: str, message: str) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "UPDATE operations SET status = ?, error = ?, request = NULL, finished_at = ?"
-                " WHERE id = ? AND status IN (?, ?)",
-                (OP_FAILED, orjson.dumps({"code": code, "message": message}), time.time(),
-                 operation_id, OP_PENDING, OP_RUNNING),
-            )  # fmt: skip
 
     def commit_operation(
         self,
@@ -415,53 +211,3 @@ class Store(ResourceTables):
                 if self.files is not None:
                     self.files.remove_stale(session_id, versioned_files(passes, gv, tv))
             return OP_COMPLETED
-
-    # ------------------------------------------------------------------ arrays
-    def trainer(self, session: SessionRow) -> TrainerState:
-        """The session's trainer state: cached, else loaded from its files, else initialised by
-        seed. Never modified: operations change a `fork()` of it and commit that."""
-        with self.lock:
-            cached = self._trainers.get(session.id)
-            if cached is not None:
-                return cached
-            current = self.get_session(None, session.id) or session
-            state = TrainerState.from_policy(self._initial_policy(current))
-            if self.files is not None and current.trainer_version > 0:
-                arrays = self.files.read(current.id, f"trainer-{current.trainer_version}")
-                if arrays is None:
-                    raise RuntimeError(f"trainer-{current.trainer_version} of {current.id} missing")
-                arrays.update({f"grads/{k}": g for k, g in state.grads.items()})
-                arrays["accumulated_passes"] = np.array(0.0)
-                state = TrainerState.from_arrays(arrays)
-            if self.files is not None and current.accumulated_passes > 0:
-                stored = self.files.read(current.id, f"grads-{current.grads_version}")
-                if stored is None:
-                    raise RuntimeError(f"grads-{current.grads_version} of {current.id} missing")
-                state.grads = stored
-            state.accumulated_passes = current.accumulated_passes
-            self._trainers[session.id] = state
-            return state
-
-    def _initial_policy(self, session: SessionRow) -> PolicyParams:
-        arrays = self.files.read(session.id, "policy") if self.files is not None else None
-        if arrays is not None:
-            return PolicyParams.from_arrays(arrays)
-        experts = num_experts_of(str(session.body.get("base_model", "")))
-        params = init_policy(session.vocab_size, session.policy_seed, experts)
-        if self.files is not None:
-            self.files.write(session.id, "policy", params.to_arrays())
-        return params
-
-    def clean_stale_files(self) -> None:
-        """After a restart: drop array files no committed row points to."""
-        if self.files is None:
-            return
-        with self.lock:
-            rows = self._db.execute(
-                "SELECT id, accumulated_passes, grads_version, trainer_version FROM sessions"
-            ).fetchall()
-        for row in rows:
-            keep = versioned_files(
-                row["accumulated_passes"], row["grads_version"], row["trainer_version"]
-            )
-            self.files.remove_stale(row["id"], keep)

@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[2]
 #: the modules that emit findings
 EMITTERS = (
     "_comparing.py",
+    "_operation_comparison.py",
     "_comparing_schemas.py",
+    "_schema_value_checks.py",
     "_patterns.py",
     "_comparing_extra.py",
     "_example_drift.py",

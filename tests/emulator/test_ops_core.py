@@ -18,16 +18,14 @@ from together_rl_emulator._policy_model import (
     init_policy,
     next_token_logprobs,
 )
+from together_rl_emulator._prompt_logprobs import prompt_logprobs, topk_prompt_logprobs
+from together_rl_emulator._sampler import SHARED_SAMPLERS, Sampler
 from together_rl_emulator._sampling import (
-    SHARED_SAMPLERS,
     STOP_REASON_LENGTH,
     STOP_REASON_STOP,
-    Sampler,
     _draw_one,
-    prompt_logprobs,
     sample_prompts,
     sample_sequences,
-    topk_prompt_logprobs,
 )
 from together_rl_emulator._spec import WEIGHT_SYNC_TYPES
 from together_rl_emulator._trainer import (

@@ -19,17 +19,17 @@ from together_rl_contract_tests.vectors._compare import (
     compare_vectors,
     floats_agree,
 )
-from together_rl_contract_tests.vectors._generate import (
-    VECTORS_DIR,
-    compare_files,
-    generate_all,
-    stale_files,
-    write_all,
-)
+from together_rl_contract_tests.vectors._generate import generate_all
 from together_rl_contract_tests.vectors._summary import (
     SUMMARY_KEY,
     column_projection,
     summarise_json,
+)
+from together_rl_contract_tests.vectors._vector_files import (
+    VECTORS_DIR,
+    compare_files,
+    stale_files,
+    write_all,
 )
 
 __all__ = [

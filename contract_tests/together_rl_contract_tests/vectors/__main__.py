@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from together_rl_contract_tests.vectors import FLOAT_ABSOLUTE_TOLERANCE, FLOAT_RELATIVE_TOLERANCE
-from together_rl_contract_tests.vectors._generate import (
+from together_rl_contract_tests.vectors._generate import generate_all
+from together_rl_contract_tests.vectors._vector_files import (
     VECTORS_DIR,
     compare_files,
-    generate_all,
     write_all,
 )
 
