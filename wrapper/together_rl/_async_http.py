@@ -3,7 +3,7 @@ loop (:class:`RetryState` decides whether and when to retry; the typed errors co
 :mod:`._http`)."""
 
 # unasync: async only
-# scripts/unasync.py derives _sync_http.py from this file (make derive): edit here, not there.
+# make derive writes _sync_http.py from this file: edit here, not there.
 # unasync: end
 
 from __future__ import annotations
