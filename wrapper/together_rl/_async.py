@@ -2,10 +2,6 @@
 endpoints (:meth:`AsyncClient._call`); the resource APIs and handles live in the modules it
 imports, and their public names are exported here too."""
 
-# unasync: async only
-# make derive writes _sync.py from this file: edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 import asyncio
@@ -23,7 +19,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _http, _payloads, _polling, _responses
+from . import _bodies, _http, _payloads, _responses
 from ._async_checkpoints import AsyncCheckpointsAPI
 from ._async_futures import AsyncOperationFuture
 from ._async_http import AsyncHTTP
@@ -31,7 +27,8 @@ from ._async_resources import AsyncModelResources, AsyncModelResourcesAPI, Async
 from ._async_sessions import AsyncSession, AsyncSessionsAPI
 from ._errors import APIStatusError, NotReadyError
 from ._http import RequestSpec
-from ._polling import PollPlanner, PollPolicy
+from ._poll_policy import PollPolicy, readiness_wait
+from ._polling import PollPlanner
 from ._retry import RetryPolicy
 
 __all__ = [
@@ -123,10 +120,6 @@ class AsyncClient:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, await self._json(spec), spec.operation)
 
-    async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
-        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
-        return await self._call(endpoint, None, **query)
-
     async def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
@@ -180,7 +173,7 @@ class AsyncClient:
         while not _responses.readiness(info):
             if deadline is not None and self._now() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            await self._pause(_polling.readiness_wait(attempt))
+            await self._pause(readiness_wait(attempt))
             attempt += 1
             info = await self._call(get, None, info.id)
         return info

@@ -1,9 +1,5 @@
 """``client.checkpoints``: list, get and download checkpoints."""
 
-# unasync: async only
-# make derive writes _sync_checkpoints.py from this file: edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,8 +34,9 @@ class AsyncCheckpointsAPI:
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
         checkpoint_type = None if type is None else enum_member("type", models.CheckpointType, type)
-        return await self._client._page(
+        return await self._client._call(
             rl.list_checkpoints.ENDPOINT,
+            None,
             after=after,
             limit=limit,
             session_id=session_id,

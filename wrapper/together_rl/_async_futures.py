@@ -1,10 +1,6 @@
 """The future of one submitted operation: polls on the session's learned schedule, downloads an
 offloaded output, and returns the kind's result."""
 
-# unasync: async only
-# make derive writes _sync_futures.py from this file: edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 import asyncio
@@ -13,13 +9,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from together_rl_client.api import rl
 
-from . import _http, _payloads, _polling, _responses
+from . import _http, _payloads, _responses
 from ._errors import OperationTimeoutError
-from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll
+from ._poll_policy import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._polling import OperationPoll
 from ._responses import OperationState
-from ._results import (
-    OperationKind,
-)
+from ._results import OperationKind
 
 if TYPE_CHECKING:
     from ._async_sessions import AsyncSession
@@ -72,7 +67,7 @@ class AsyncOperationFuture(Generic[R]):
                 if self._state.offloaded is not None:
                     await self._download()
                     continue
-                wait = _polling.poll_wait(self._poll.next_poll_at(), client._now(), deadline)
+                wait = poll_wait(self._poll.next_poll_at(), client._now(), deadline)
                 if wait is None:
                     remaining = 0.0 if deadline is None else max(0.0, deadline - client._now())
                     if remaining > 0:

@@ -1,10 +1,6 @@
 """``client.model_resources`` and ``client.rollouts``, and the handle on model resources that
 stops them on exit."""
 
-# unasync: async only
-# make derive writes _sync_resources.py from this file: edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -75,8 +71,9 @@ class AsyncModelResourcesAPI:
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
         statuses = [enum_member("status", models.ModelResourcesStatus, v) for v in status or ()]
-        return await self._client._page(
+        return await self._client._call(
             rl.list_model_resources.ENDPOINT,
+            None,
             after=after,
             limit=limit,
             status=statuses or None,

@@ -1,10 +1,6 @@
 """``client.sessions`` and the session handle: every operation kind goes through one submit
 path (:meth:`AsyncSession._submit`) that returns an :class:`AsyncOperationFuture`."""
 
-# unasync: async only
-# make derive writes _sync_sessions.py from this file: edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -14,10 +10,10 @@ from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
-from . import _bodies, _fields, _http, _polling, _responses, _results
+from . import _bodies, _fields, _http, _responses, _results
 from ._async_futures import AsyncOperationFuture
 from ._bodies import AdamParams, SamplingParams
-from ._polling import DEFAULT_RESULT_TIMEOUT
+from ._poll_policy import DEFAULT_RESULT_TIMEOUT, duration_class
 from ._responses import OperationState
 from ._results import (
     CheckpointResult,
@@ -79,7 +75,9 @@ class AsyncSessionsAPI:
             enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
         ]
         endpoint = rl.list_training_sessions.ENDPOINT
-        return await self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
+        return await self._client._call(
+            endpoint, None, after=after, limit=limit, status=statuses or None
+        )
 
     async def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
@@ -279,7 +277,7 @@ class AsyncSession:
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
         state = _responses.interpret_operation(await self._client._json(spec), kind)
         forward_only = bool(body and body.get("forward_only"))
-        learned_as = _polling.duration_class(kind.name, forward_only)
+        learned_as = duration_class(kind.name, forward_only)
         work = _bodies.operation_work(body)
         now, done = self._client._now(), state.server_done
         poll = self._planner.submitted(learned_as, now, work, done)

@@ -19,10 +19,11 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _http, _payloads, _polling, _responses
+from . import _bodies, _http, _payloads, _responses
 from ._errors import APIStatusError, NotReadyError
 from ._http import RequestSpec
-from ._polling import PollPlanner, PollPolicy
+from ._poll_policy import PollPolicy, readiness_wait
+from ._polling import PollPlanner
 from ._retry import RetryPolicy
 from ._sync_checkpoints import CheckpointsAPI
 from ._sync_futures import OperationFuture
@@ -119,10 +120,6 @@ class Client:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, self._json(spec), spec.operation)
 
-    def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
-        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
-        return self._call(endpoint, None, **query)
-
     def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(self._http.send(spec), spec.operation)
 
@@ -174,7 +171,7 @@ class Client:
         while not _responses.readiness(info):
             if deadline is not None and self._now() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            self._pause(_polling.readiness_wait(attempt))
+            self._pause(readiness_wait(attempt))
             attempt += 1
             info = self._call(get, None, info.id)
         return info

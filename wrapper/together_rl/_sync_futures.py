@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from together_rl_client.api import rl
 
-from . import _http, _payloads, _polling, _responses
+from . import _http, _payloads, _responses
 from ._errors import OperationTimeoutError
-from ._polling import DEFAULT_RESULT_TIMEOUT, OperationPoll
+from ._poll_policy import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._polling import OperationPoll
 from ._responses import OperationState
-from ._results import (
-    OperationKind,
-)
+from ._results import OperationKind
 
 if TYPE_CHECKING:
     from ._sync_sessions import Session
@@ -68,7 +67,7 @@ class OperationFuture(Generic[R]):
                 if self._state.offloaded is not None:
                     self._download()
                     continue
-                wait = _polling.poll_wait(self._poll.next_poll_at(), client._now(), deadline)
+                wait = poll_wait(self._poll.next_poll_at(), client._now(), deadline)
                 if wait is None:
                     remaining = 0.0 if deadline is None else max(0.0, deadline - client._now())
                     if remaining > 0:
