@@ -60,21 +60,21 @@ class AsyncOperationFuture(Generic[R]):
         when the time is up (it keeps running: call ``result`` again, or re-attach with
         ``session.get_operation(kind, id)``)."""
         async with self._lock:
-            client = self.session._client
-            start = client._now()
+            http = self.session._client._http
+            start = http.clock()
             deadline = None if timeout is None else start + timeout
             while not self._state.terminal:
                 if self._state.offloaded is not None:
                     await self._download()
                     continue
-                wait = poll_wait(self._poll.next_poll_at(), client._now(), deadline)
+                wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
                 if wait is None:
-                    remaining = 0.0 if deadline is None else max(0.0, deadline - client._now())
+                    remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
                     if remaining > 0:
-                        await client._pause(remaining)
-                    raise OperationTimeoutError(self.operation_id, client._now() - start)
+                        await http.sleep(remaining)
+                    raise OperationTimeoutError(self.operation_id, http.clock() - start)
                 if wait > 0:
-                    await client._pause(wait)
+                    await http.sleep(wait)
                 await self._fetch()
             if self._state.failure is not None:
                 raise self._state.failure
@@ -84,7 +84,7 @@ class AsyncOperationFuture(Generic[R]):
     async def _fetch(self) -> None:
         """GET the operation once."""
         client = self.session._client
-        sent_at = client._now()
+        sent_at = client._http.clock()
         spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
         self._state = _responses.interpret_operation(await client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)

@@ -260,7 +260,7 @@ class AsyncSession:
 
     # internals: one implementation for every operation kind
     async def _attach(self, kind: OperationKind[R], operation_id: str) -> AsyncOperationFuture[R]:
-        poll = self._planner.attached(kind.name, self._client._now())
+        poll = self._planner.attached(kind.name, self._client._http.clock())
         future = AsyncOperationFuture(self, OperationState(operation_id, ""), poll, None, kind)
         await future._fetch()
         return future
@@ -279,7 +279,7 @@ class AsyncSession:
         forward_only = bool(body and body.get("forward_only"))
         learned_as = duration_class(kind.name, forward_only)
         work = _bodies.operation_work(body)
-        now, done = self._client._now(), state.server_done
+        now, done = self._client._http.clock(), state.server_done
         poll = self._planner.submitted(learned_as, now, work, done)
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:

@@ -9,7 +9,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import httpx
@@ -132,14 +131,6 @@ class Client:
                 self._planners[session_id] = planner
             return planner
 
-    def _now(self) -> float:
-        """The client's clock (``clock`` of the constructor)."""
-        return self._http.clock()
-
-    def _pause(self, seconds: float) -> None:
-        """Wait ``seconds`` on the client's ``sleep``."""
-        self._http.sleep(seconds)
-
     def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
         """An operation's encoded body, or, above the upload threshold, the shrunk stand-in of
         the body uploaded for ``session_id`` (inline when the server has no upload protocol:
@@ -159,19 +150,15 @@ class Client:
         self._http.send(_payloads.upload_request(upload.upload_url, content))
         return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
 
-    def _download_file(self, url: str, path: Path, bar: Any) -> None:
-        """Stream the file at ``url`` (no Authorization) to ``path``."""
-        self._http.download(_payloads.download_request(url), path, bar)
-
     def _wait_ready(self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None) -> InfoT:
         """Poll ``info``'s session or model resources (``get``) until ready (:func:`readiness`)."""
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         attempt = 0
-        deadline = None if timeout is None else self._now() + timeout
+        deadline = None if timeout is None else self._http.clock() + timeout
         while not _responses.readiness(info):
-            if deadline is not None and self._now() >= deadline:
+            if deadline is not None and self._http.clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
-            self._pause(readiness_wait(attempt))
+            self._http.sleep(readiness_wait(attempt))
             attempt += 1
             info = self._call(get, None, info.id)
         return info

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from together_rl_client import models
 from together_rl_client.api import rl
 
-from . import _downloads
+from . import _downloads, _payloads
 from ._schema import enum_member
 
 if TYPE_CHECKING:
@@ -74,6 +74,6 @@ class CheckpointsAPI:
         for item in listing.data:
             path = _downloads.checkpoint_file_path(folder, item.filename)
             bar = None if progress is False else _downloads.terminal_progress(item.filename)
-            self._client._download_file(item.url, path, bar)
+            self._client._http.download(_payloads.download_request(item.url), path, bar)
             paths.append(path)
         return tuple(paths)

@@ -255,7 +255,7 @@ class Session:
 
     # internals: one implementation for every operation kind
     def _attach(self, kind: OperationKind[R], operation_id: str) -> OperationFuture[R]:
-        poll = self._planner.attached(kind.name, self._client._now())
+        poll = self._planner.attached(kind.name, self._client._http.clock())
         future = OperationFuture(self, OperationState(operation_id, ""), poll, None, kind)
         future._fetch()
         return future
@@ -274,7 +274,7 @@ class Session:
         forward_only = bool(body and body.get("forward_only"))
         learned_as = duration_class(kind.name, forward_only)
         work = _bodies.operation_work(body)
-        now, done = self._client._now(), state.server_done
+        now, done = self._client._http.clock(), state.server_done
         poll = self._planner.submitted(learned_as, now, work, done)
         future = OperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
