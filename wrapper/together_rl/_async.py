@@ -119,6 +119,10 @@ class AsyncClient:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, await self._json(spec), spec.operation)
 
+    async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
+        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
+        return await self._call(endpoint, None, **query)
+
     async def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 

@@ -34,9 +34,8 @@ class AsyncCheckpointsAPI:
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
         checkpoint_type = None if type is None else enum_member("type", models.CheckpointType, type)
-        return await self._client._call(
+        return await self._client._page(
             rl.list_checkpoints.ENDPOINT,
-            None,
             after=after,
             limit=limit,
             session_id=session_id,

@@ -71,9 +71,8 @@ class AsyncModelResourcesAPI:
     ) -> models.ModelResourcesListResponse:
         """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
         statuses = [enum_member("status", models.ModelResourcesStatus, v) for v in status or ()]
-        return await self._client._call(
+        return await self._client._page(
             rl.list_model_resources.ENDPOINT,
-            None,
             after=after,
             limit=limit,
             status=statuses or None,

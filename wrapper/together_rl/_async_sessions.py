@@ -75,9 +75,7 @@ class AsyncSessionsAPI:
             enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
         ]
         endpoint = rl.list_training_sessions.ENDPOINT
-        return await self._client._call(
-            endpoint, None, after=after, limit=limit, status=statuses or None
-        )
+        return await self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
     async def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""

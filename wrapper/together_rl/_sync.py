@@ -119,6 +119,10 @@ class Client:
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, self._json(spec), spec.operation)
 
+    def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
+        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
+        return self._call(endpoint, None, **query)
+
     def _json(self, spec: RequestSpec) -> Any:
         return _http.parse_json(self._http.send(spec), spec.operation)
 

@@ -35,9 +35,8 @@ class CheckpointsAPI:
     ) -> models.CheckpointsListResponse:
         """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
         checkpoint_type = None if type is None else enum_member("type", models.CheckpointType, type)
-        return self._client._call(
+        return self._client._page(
             rl.list_checkpoints.ENDPOINT,
-            None,
             after=after,
             limit=limit,
             session_id=session_id,

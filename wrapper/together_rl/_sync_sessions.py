@@ -76,7 +76,7 @@ class SessionsAPI:
             enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
         ]
         endpoint = rl.list_training_sessions.ENDPOINT
-        return self._client._call(endpoint, None, after=after, limit=limit, status=statuses or None)
+        return self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
     def stop(self, session_id: str) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
