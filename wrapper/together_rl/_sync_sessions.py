@@ -93,7 +93,9 @@ class SessionsAPI:
 class Session:
     """A training session: submit operations (forward-backward, optimizer steps, sampling,
     weight syncs, custom gradients, checkpoints) and collect their results through futures.
-    ``info`` is its last known state; ``with`` stops it on exit."""
+    Each submit sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry,
+    so a retried POST never creates a second operation. ``info`` is its last known state;
+    ``with`` stops it on exit."""
 
     def __init__(self, client: Client, session_id: str, info: SessionInfo | None = None) -> None:
         self._client = client
@@ -121,8 +123,7 @@ class Session:
     ) -> OperationFuture[CheckpointResult]:
         """Save a checkpoint after every operation submitted before it: ``"training"`` (the
         weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
-        weights for serving or ``client.checkpoints.download``). One Idempotency-Key for every
-        retry, so a retried save makes one checkpoint."""
+        weights for serving or ``client.checkpoints.download``)."""
         if kind not in ("training", "inference"):
             raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
         return self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
@@ -145,11 +146,7 @@ class Session:
         return_loss_fn_outputs: bool = False,
         idempotency_key: str | None = None,
     ) -> OperationFuture[ForwardBackwardResult]:
-        """Submit a forward-backward pass; returns as soon as the POST is acknowledged.
-
-        One Idempotency-Key (``idempotency_key`` or a new uuid4) is used for every retry of
-        this call, so a retried POST never creates a second operation.
-        """
+        """Submit a forward-backward pass; returns as soon as the POST is acknowledged."""
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
         )
@@ -184,9 +181,8 @@ class Session:
     ) -> OperationFuture[OptimStepResult]:
         """Submit an AdamW step on the gradients accumulated since the last step. Pass an
         :class:`AdamParams` or its fields (``learning_rate``, ``beta1``, ...) as keywords, not
-        both; unset fields take the server
-        defaults. The result's ``.step`` is the new trainer step. Sampling sees the new weights
-        only after :meth:`sync_weights`."""
+        both; unset fields take the server defaults. The result's ``.step`` is the new trainer
+        step. Sampling sees the new weights only after :meth:`sync_weights`."""
         params = _bodies.params_from(AdamParams, adam_params, fields)
         return self._submit(
             _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
