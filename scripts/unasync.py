@@ -21,14 +21,14 @@ PACKAGE = ROOT / "wrapper" / "together_rl"
 
 #: source (async) -> derived (sync)
 PAIRS = {
-    PACKAGE / "_async.py": PACKAGE / "_sync.py",
-    PACKAGE / "_async_http.py": PACKAGE / "_sync_http.py",
+    PACKAGE / f"_async{part}.py": PACKAGE / f"_sync{part}.py"
+    for part in ("", "_checkpoints", "_futures", "_http", "_resources", "_sessions")
 }
 
 #: applied in order; identifiers first (whole words), then the syntax
 SUBSTITUTIONS: list[tuple[str, str]] = [
     (r"\bAsyncHTTP\b", "SyncHTTP"),
-    (r"\b_async_http\b", "_sync_http"),
+    (r"\b_async(_\w+)?\b", r"_sync\1"),
     (r"\bhttpx\.AsyncClient\b", "httpx.Client"),
     (r"\bAsync([A-Z]\w*)", r"\1"),
     (r"\basyncio\.Lock\b", "threading.Lock"),

@@ -70,7 +70,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner "
         "in `_engine.py`. Wrapper: its result type, output parser and `_kind(name, parser)` "
         "line in `_results.py`, its body builder (`_bodies.py`), and the session method that "
-        "submits it in `_async.py` (then `make derive` writes the sync twin). Contract suite: a "
+        "submits it in `_async_sessions.py` (then `make derive` writes the sync twin). "
+        "Contract suite: a "
         "probe body in `_provision.py` (`KIND_PROBE_BODIES`) and its scenario tests; "
         "`_http.GUARDED_KINDS` if it changes state on a real server. Docs: `docs/emulator.md`, "
         "`docs/wrapper.md`",

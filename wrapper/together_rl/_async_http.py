@@ -2,10 +2,6 @@
 loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
 :mod:`._http`)."""
 
-# unasync: async only
-# scripts/unasync.py derives _sync_http.py from this file (make derive): edit here, not there.
-# unasync: end
-
 from __future__ import annotations
 
 import asyncio

@@ -46,9 +46,7 @@ class AdamParams(_fields.AdamParamsFields):
     def __post_init__(self) -> None:
         _schema.check_fields(self, "adam_params", models.AdamParams)
 
-    def to_wire(self) -> dict[str, Any]:
-        """The ``AdamParams`` wire dict: the set fields only."""
-        return _schema.set_fields(self)
+    to_wire = _schema.set_fields
 
 
 @dataclass(frozen=True)
@@ -70,9 +68,7 @@ class SamplingParams(_fields.SamplingParamsFields):
             stop = tuple(item if isinstance(item, str) else str(int(item)) for item in self.stop)
             object.__setattr__(self, "stop", stop)
 
-    def to_wire(self) -> dict[str, Any]:
-        """The ``SamplingParams`` wire dict: the set fields only."""
-        return _schema.set_fields(self)
+    to_wire = _schema.set_fields
 
 
 def params_from(

@@ -9,23 +9,9 @@ import threading
 
 from ._poll_estimate import DurationEstimate
 from ._poll_plan import next_get, window
-from ._poll_policy import (
-    DEFAULT_RESULT_TIMEOUT,
-    PollPolicy,
-    duration_class,
-    poll_wait,
-    readiness_wait,
-)
+from ._poll_policy import PollPolicy
 
-__all__ = [
-    "DEFAULT_RESULT_TIMEOUT",
-    "OperationPoll",
-    "PollPlanner",
-    "PollPolicy",
-    "duration_class",
-    "poll_wait",
-    "readiness_wait",
-]
+__all__ = ["OperationPoll", "PollPlanner", "PollPolicy"]
 
 
 class OperationPoll:

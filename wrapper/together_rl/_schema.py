@@ -11,12 +11,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from enum import Enum
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from together_rl_client import models
 from together_rl_client.models import LossFnInputs
 
 from ._errors import InvalidRequestError
+
+E = TypeVar("E", bound=Enum)
 
 __all__ = [
     "EXCLUSIVE_INPUTS",
@@ -25,6 +27,7 @@ __all__ = [
     "check_enum",
     "check_fields",
     "check_value",
+    "enum_member",
     "invalid",
     "known_keys",
     "number",
@@ -94,6 +97,11 @@ def check_enum(
         if text in candidates:
             return text
     raise invalid(label, f"must be one of {sorted(candidates)}, got {value!r}")
+
+
+def enum_member(label: str, enum: type[E], value: str) -> E:
+    """The member of the generated ``enum`` that ``value`` names (short names expanded)."""
+    return enum(check_enum(label, value, enum))
 
 
 def check_fields(obj: Any, prefix: str, model: type, skip: str = "") -> None:

@@ -1,0 +1,178 @@
+"""``client.model_resources`` and ``client.rollouts``, and the handle on model resources that
+stops them on exit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+from together_rl_client import models
+from together_rl_client.api import rl
+from together_rl_client.models import ModelResources as ModelResourcesInfo
+
+from . import _fields
+from ._async_sessions import AsyncSession
+from ._keep_alive import AsyncKeepAlive
+from ._schema import enum_member
+
+if TYPE_CHECKING:
+    from ._async import AsyncClient
+
+__all__ = ["AsyncModelResources", "AsyncModelResourcesAPI", "AsyncRolloutsAPI"]
+
+
+class AsyncModelResourcesAPI:
+    """``client.model_resources``: create, open, get, list, stop, extend and price model
+    resources (the GPUs that bill until stopped)."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def create(
+        self,
+        base_model: str,
+        *,
+        wait: bool = True,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
+    ) -> ModelResourcesInfo:
+        """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
+        with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
+        body = {"base_model": base_model, **options}
+        info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
+        if not wait:
+            return info
+        return await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+
+    async def get(self, model_resources_id: str) -> ModelResourcesInfo:
+        """The model resources as they are now."""
+        return await self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
+
+    async def open(
+        self,
+        base_model: str,
+        *,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
+    ) -> AsyncModelResources:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``async with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = await self.create(base_model, timeout=timeout, **options)
+        return AsyncModelResources(self._client, info.id, info)
+
+    async def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> models.ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        statuses = [enum_member("status", models.ModelResourcesStatus, v) for v in status or ()]
+        return await self._client._page(
+            rl.list_model_resources.ENDPOINT,
+            after=after,
+            limit=limit,
+            status=statuses or None,
+            created_by=created_by,
+        )
+
+    async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        endpoint = rl.stop_model_resources.ENDPOINT
+        return await self._client._call(endpoint, None, model_resources_id, force=force)
+
+    async def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResourcesInfo:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        endpoint = rl.extend_model_resources_expiry.ENDPOINT
+        return await self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
+
+    async def estimate_cost(
+        self, base_model: str, **options: Unpack[_fields.ModelResourcesCreateKeywords]
+    ) -> models.ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        body = {"base_model": base_model, **options}
+        return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
+
+
+class AsyncRolloutsAPI:
+    """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def estimate(
+        self,
+        base_model: str,
+        *,
+        episodes: int,
+        concurrency: int,
+        prompt_tokens: int,
+        turns: int,
+        generated_tokens_per_turn: int,
+        added_tokens_per_turn: int,
+        **options: Unpack[_fields.RolloutEstimateRequestKeywords],
+    ) -> models.RolloutEstimate:
+        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
+        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
+        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
+        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        body = {
+            "base_model": base_model,
+            "episodes": episodes,
+            "concurrency": concurrency,
+            "prompt_tokens": prompt_tokens,
+            "turns": turns,
+            "generated_tokens_per_turn": generated_tokens_per_turn,
+            "added_tokens_per_turn": added_tokens_per_turn,
+            **options,
+        }
+        return await self._client._call(rl.estimate_rollouts.ENDPOINT, body)
+
+
+class AsyncModelResources:
+    """A handle on model resources that bill until stopped: ``async with`` stops them (with
+    their sessions) on exit, exceptions included. ``info`` is their last known state."""
+
+    def __init__(
+        self, client: AsyncClient, model_resources_id: str, info: ModelResourcesInfo
+    ) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    async def refresh(self) -> ModelResourcesInfo:
+        """Fetch their state again (``info``)."""
+        self.info = await self._client.model_resources.get(self.id)
+        return self.info
+
+    async def stop(self, *, force: bool = True) -> ModelResourcesInfo:
+        """Stop them; with ``force`` (the default here) their sessions too."""
+        self.info = await self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    async def extend_expiry(self, seconds: int) -> ModelResourcesInfo:
+        """Keep them up at least ``seconds`` from now without any operation."""
+        self.info = await self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> AsyncKeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return AsyncKeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    async def create_session(self, **options: Any) -> AsyncSession:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return await self._client.sessions.create(self.id, **options)
+
+    async def __aenter__(self) -> AsyncModelResources:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"

@@ -1,0 +1,281 @@
+"""``client.sessions`` and the session handle: every operation kind goes through one submit
+path (:meth:`AsyncSession._submit`) that returns an :class:`AsyncOperationFuture`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+
+from together_rl_client import models
+from together_rl_client.api import rl
+from together_rl_client.models import Session as SessionInfo
+
+from . import _bodies, _fields, _http, _responses, _results
+from ._async_futures import AsyncOperationFuture
+from ._bodies import AdamParams, SamplingParams
+from ._poll_policy import DEFAULT_RESULT_TIMEOUT, duration_class
+from ._responses import OperationState
+from ._results import (
+    CheckpointResult,
+    CustomForwardBackwardResult,
+    ForwardBackwardResult,
+    OperationKind,
+    OptimStepResult,
+    SampleResult,
+    WeightsSyncResult,
+)
+from ._schema import enum_member, invalid
+from .losses import Loss
+
+if TYPE_CHECKING:
+    from ._async import AsyncClient
+
+__all__ = ["AsyncSession", "AsyncSessionsAPI"]
+
+R = TypeVar("R")
+
+
+class AsyncSessionsAPI:
+    """``client.sessions``: create, get, list, update and stop training sessions."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def create(
+        self,
+        model_resources_id: str,
+        *,
+        wait: bool = True,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.SessionCreateKeywords],
+    ) -> AsyncSession:
+        """Start a session (``options``: the other ``SessionCreate`` fields: ``display_name``,
+        ``lora_config``, ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is
+        RUNNING."""
+        body = {"model_resources_id": model_resources_id, **options}
+        info = await self._client._call(rl.start_training_session.ENDPOINT, body)
+        if wait:
+            info = await self._client._wait_ready(info, rl.get_training_session.ENDPOINT, timeout)
+        return AsyncSession(self._client, info.id, info)
+
+    async def get(self, session_id: str) -> AsyncSession:
+        """A handle on the session, with its state as it is now."""
+        info = await self._client._call(rl.get_training_session.ENDPOINT, None, session_id)
+        return AsyncSession(self._client, session_id, info)
+
+    async def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> models.SessionsListResponse:
+        """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
+        statuses = [
+            enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
+        ]
+        endpoint = rl.list_training_sessions.ENDPOINT
+        return await self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
+
+    async def stop(self, session_id: str) -> SessionInfo:
+        """Stop the session (its model resources keep running, and billing)."""
+        return await self._client._call(rl.stop_training_session.ENDPOINT, None, session_id)
+
+    async def update(
+        self, session_id: str, **fields: Unpack[_fields.SessionUpdateKeywords]
+    ) -> SessionInfo:
+        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
+        unchanged, ``""`` clears it."""
+        return await self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
+
+
+class AsyncSession:
+    """A training session: submit operations (forward-backward, optimizer steps, sampling,
+    weight syncs, custom gradients, checkpoints) and collect their results through futures.
+    Each submit sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry,
+    so a retried POST never creates a second operation. ``info`` is its last known state;
+    ``async with`` stops it on exit."""
+
+    def __init__(
+        self, client: AsyncClient, session_id: str, info: SessionInfo | None = None
+    ) -> None:
+        self._client = client
+        self.id = session_id
+        self.info = info
+        self._planner = client._planner(session_id)
+
+    async def refresh(self) -> SessionInfo:
+        """Fetch its state again (``info``)."""
+        self.info = await self._client._call(rl.get_training_session.ENDPOINT, None, self.id)
+        return self.info
+
+    async def stop(self) -> SessionInfo:
+        """Stop the session (its model resources keep running, and billing)."""
+        self.info = await self._client.sessions.stop(self.id)
+        return self.info
+
+    async def update(self, **fields: Unpack[_fields.SessionUpdateKeywords]) -> SessionInfo:
+        """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
+        self.info = await self._client.sessions.update(self.id, **fields)
+        return self.info
+
+    async def save_checkpoint(
+        self, kind: str = "training", *, idempotency_key: str | None = None
+    ) -> AsyncOperationFuture[CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
+        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
+        weights for serving or ``client.checkpoints.download``)."""
+        if kind not in ("training", "inference"):
+            raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
+        return await self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
+
+    async def __aenter__(self) -> AsyncSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped on exit of with)"
+
+    async def forward_backward(
+        self,
+        samples: Sequence[Any],
+        loss: Loss | Mapping[str, Any],
+        *,
+        forward_only: bool = False,
+        return_loss_fn_outputs: bool = False,
+        idempotency_key: str | None = None,
+    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+        """Submit a forward-backward pass; returns as soon as the POST is acknowledged."""
+        body = _bodies.build_forward_backward(
+            samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
+        )
+        return await self._submit(_results.FORWARD_BACKWARD, body, idempotency_key)
+
+    async def forward(
+        self,
+        samples: Sequence[Any],
+        loss: Loss | Mapping[str, Any],
+        *,
+        return_loss_fn_outputs: bool = True,
+        timeout: float | None = DEFAULT_RESULT_TIMEOUT,
+        idempotency_key: str | None = None,
+    ) -> ForwardBackwardResult:
+        """Score a batch (``forward_only``) and wait for the result, logprobs included."""
+        future = await self.forward_backward(
+            samples,
+            loss,
+            forward_only=True,
+            return_loss_fn_outputs=return_loss_fn_outputs,
+            idempotency_key=idempotency_key,
+        )
+        return await future.result(timeout=timeout)
+
+    async def optim_step(
+        self,
+        adam_params: AdamParams | Mapping[str, Any] | None = None,
+        *,
+        muon_params: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        **fields: Unpack[_fields.AdamParamsKeywords],
+    ) -> AsyncOperationFuture[OptimStepResult]:
+        """Submit an AdamW step on the gradients accumulated since the last step. Pass an
+        :class:`AdamParams` or its fields (``learning_rate``, ``beta1``, ...) as keywords, not
+        both; unset fields take the server defaults. The result's ``.step`` is the new trainer
+        step. Sampling sees the new weights only after :meth:`sync_weights`."""
+        params = _bodies.params_from(AdamParams, adam_params, fields)
+        return await self._submit(
+            _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
+        )
+
+    async def sample(
+        self,
+        model_inputs: Sequence[Any] | Any,
+        *,
+        num_samples: int = 1,
+        sampling_params: SamplingParams | Mapping[str, Any] | None = None,
+        prompt_logprobs: bool = False,
+        topk_prompt_logprobs: int = 0,
+        return_routed_experts: bool = False,
+        idempotency_key: str | None = None,
+        **fields: Unpack[_fields.SamplingParamsKeywords],
+    ) -> AsyncOperationFuture[SampleResult]:
+        """Submit a sampling request: ``num_samples`` completions of each prompt (a token list
+        or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
+        weights-sync. The :class:`SamplingParams` fields (``max_tokens``, ``temperature``, ...) go
+        as keywords or as ``sampling_params``, not both. ``result()[i].sequences[j]`` has
+        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``; with ``return_routed_experts`` on a
+        mixture-of-experts model also ``routed_experts_key``, which
+        ``Sample.from_sequence(prompt, sequence)`` carries into the training sample."""
+        params = _bodies.params_from(SamplingParams, sampling_params, fields)
+        body = _bodies.build_sample(
+            model_inputs,
+            num_samples=num_samples,
+            sampling_params=params,
+            prompt_logprobs=prompt_logprobs,
+            topk_prompt_logprobs=topk_prompt_logprobs,
+            return_routed_experts=return_routed_experts,
+        )
+        return await self._submit(_results.SAMPLE, body, idempotency_key)
+
+    async def sync_weights(
+        self,
+        weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
+        *,
+        idempotency_key: str | None = None,
+    ) -> AsyncOperationFuture[WeightsSyncResult]:
+        """Publish the trainer's weights to the sampler; the result's ``.weights_version``
+        is the version samples submitted afterwards use."""
+        body = _bodies.build_weights_sync(weight_sync_type)
+        return await self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
+
+    async def custom_forward_backward(
+        self,
+        samples: Sequence[Any],
+        gradients: Sequence[Any],
+        *,
+        idempotency_key: str | None = None,
+    ) -> AsyncOperationFuture[CustomForwardBackwardResult]:
+        """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
+        sample, as long as the sample) and accumulate them like a built-in loss."""
+        body = _bodies.build_custom_forward_backward(samples, gradients)
+        return await self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
+
+    async def get_forward_backward(
+        self, operation_id: str
+    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+        """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
+        return await self._attach(_results.FORWARD_BACKWARD, operation_id)
+
+    async def get_operation(self, kind: str, operation_id: str) -> AsyncOperationFuture[Any]:
+        """Re-attach to an operation of ``kind`` (``"optim-step"``, ``"sample"``, ...) by id."""
+        return await self._attach(_results.operation_kind(kind), operation_id)
+
+    # internals: one implementation for every operation kind
+    async def _attach(self, kind: OperationKind[R], operation_id: str) -> AsyncOperationFuture[R]:
+        poll = self._planner.attached(kind.name, self._client._http.clock())
+        future = AsyncOperationFuture(self, OperationState(operation_id, ""), poll, None, kind)
+        await future._fetch()
+        return future
+
+    async def _submit(
+        self,
+        kind: OperationKind[R],
+        body: dict[str, Any] | None,
+        idempotency_key: str | None,
+    ) -> AsyncOperationFuture[R]:
+        """POST an operation (``body`` None: a kind without a request body)."""
+        key = idempotency_key or _http.new_idempotency_key()
+        content = None if body is None else await self._client._operation_content(self.id, body)
+        spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
+        state = _responses.interpret_operation(await self._client._json(spec), kind)
+        forward_only = bool(body and body.get("forward_only"))
+        learned_as = duration_class(kind.name, forward_only)
+        work = _bodies.operation_work(body)
+        now, done = self._client._http.clock(), state.server_done
+        poll = self._planner.submitted(learned_as, now, work, done)
+        future = AsyncOperationFuture(self, state, poll, key, kind)
+        if state.offloaded is not None:
+            await future._download()
+        return future

@@ -1,0 +1,177 @@
+# Derived from _async_resources.py by scripts/unasync.py (make derive): edit the source, not this.
+"""``client.model_resources`` and ``client.rollouts``, and the handle on model resources that
+stops them on exit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+from together_rl_client import models
+from together_rl_client.api import rl
+from together_rl_client.models import ModelResources as ModelResourcesInfo
+
+from . import _fields
+from ._keep_alive import KeepAlive
+from ._schema import enum_member
+from ._sync_sessions import Session
+
+if TYPE_CHECKING:
+    from ._sync import Client
+
+__all__ = ["ModelResources", "ModelResourcesAPI", "RolloutsAPI"]
+
+
+class ModelResourcesAPI:
+    """``client.model_resources``: create, open, get, list, stop, extend and price model
+    resources (the GPUs that bill until stopped)."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def create(
+        self,
+        base_model: str,
+        *,
+        wait: bool = True,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
+    ) -> ModelResourcesInfo:
+        """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
+        with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
+        body = {"base_model": base_model, **options}
+        info = self._client._call(rl.create_model_resources.ENDPOINT, body)
+        if not wait:
+            return info
+        return self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+
+    def get(self, model_resources_id: str) -> ModelResourcesInfo:
+        """The model resources as they are now."""
+        return self._client._call(rl.get_model_resources.ENDPOINT, None, model_resources_id)
+
+    def open(
+        self,
+        base_model: str,
+        *,
+        timeout: float | None = 3600.0,
+        **options: Unpack[_fields.ModelResourcesCreateKeywords],
+    ) -> ModelResources:
+        """Create model resources, wait until READY, and return a handle that stops them
+        (``force``: their sessions too) when its ``with`` block exits, exceptions
+        included: billing stops with the block."""
+        info = self.create(base_model, timeout=timeout, **options)
+        return ModelResources(self._client, info.id, info)
+
+    def list(
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> models.ModelResourcesListResponse:
+        """One page of model resources (newest first); ``after=page.meta.next_cursor`` for more."""
+        statuses = [enum_member("status", models.ModelResourcesStatus, v) for v in status or ()]
+        return self._client._page(
+            rl.list_model_resources.ENDPOINT,
+            after=after,
+            limit=limit,
+            status=statuses or None,
+            created_by=created_by,
+        )
+
+    def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
+        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
+        naming them) while sessions run; with it, those sessions stop too."""
+        endpoint = rl.stop_model_resources.ENDPOINT
+        return self._client._call(endpoint, None, model_resources_id, force=force)
+
+    def extend_expiry(self, model_resources_id: str, seconds: int) -> ModelResourcesInfo:
+        """Keep READY resources up at least ``seconds`` from now without any operation."""
+        endpoint = rl.extend_model_resources_expiry.ENDPOINT
+        return self._client._call(endpoint, {"seconds": seconds}, model_resources_id)
+
+    def estimate_cost(
+        self, base_model: str, **options: Unpack[_fields.ModelResourcesCreateKeywords]
+    ) -> models.ModelResourcesCostEstimate:
+        """The hourly price of resources created with the same arguments (nothing is created)."""
+        body = {"base_model": base_model, **options}
+        return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
+
+
+class RolloutsAPI:
+    """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def estimate(
+        self,
+        base_model: str,
+        *,
+        episodes: int,
+        concurrency: int,
+        prompt_tokens: int,
+        turns: int,
+        generated_tokens_per_turn: int,
+        added_tokens_per_turn: int,
+        **options: Unpack[_fields.RolloutEstimateRequestKeywords],
+    ) -> models.RolloutEstimate:
+        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
+        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
+        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
+        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        body = {
+            "base_model": base_model,
+            "episodes": episodes,
+            "concurrency": concurrency,
+            "prompt_tokens": prompt_tokens,
+            "turns": turns,
+            "generated_tokens_per_turn": generated_tokens_per_turn,
+            "added_tokens_per_turn": added_tokens_per_turn,
+            **options,
+        }
+        return self._client._call(rl.estimate_rollouts.ENDPOINT, body)
+
+
+class ModelResources:
+    """A handle on model resources that bill until stopped: ``with`` stops them (with
+    their sessions) on exit, exceptions included. ``info`` is their last known state."""
+
+    def __init__(self, client: Client, model_resources_id: str, info: ModelResourcesInfo) -> None:
+        self._client = client
+        self.id = model_resources_id
+        self.info = info
+
+    def refresh(self) -> ModelResourcesInfo:
+        """Fetch their state again (``info``)."""
+        self.info = self._client.model_resources.get(self.id)
+        return self.info
+
+    def stop(self, *, force: bool = True) -> ModelResourcesInfo:
+        """Stop them; with ``force`` (the default here) their sessions too."""
+        self.info = self._client.model_resources.stop(self.id, force=force)
+        return self.info
+
+    def extend_expiry(self, seconds: int) -> ModelResourcesInfo:
+        """Keep them up at least ``seconds`` from now without any operation."""
+        self.info = self._client.model_resources.extend_expiry(self.id, seconds)
+        return self.info
+
+    def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
+        """A block during which the resources stay up without operations: their expiry is
+        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        return KeepAlive(lambda: self.extend_expiry(seconds), every)
+
+    def create_session(self, **options: Any) -> Session:
+        """A session on these resources (``options``: those of ``client.sessions.create``)."""
+        return self._client.sessions.create(self.id, **options)
+
+    def __enter__(self) -> ModelResources:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(force=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
