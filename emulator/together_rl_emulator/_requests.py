@@ -21,6 +21,7 @@ from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
 from ._errors import ApiError, invalid
 from ._loss_request import validated_loss
 from ._sample_batch import checked_in_bulk
+from ._schema_blocks import valid_in_blocks
 from ._spec import (
     LOSS_INPUTS,
     LOSS_PARAM_DEFAULTS,
@@ -115,7 +116,8 @@ def validate_forward_backward(
         if valid_apart_from_bulk_items("ForwardBackwardBody", view):
             bulk = _bulk_arrays(bulk_lists, scan)
     if bulk is None:
-        validate_schema("ForwardBackwardBody", body)
+        if not valid_in_blocks("ForwardBackwardBody", body, "samples"):
+            validate_schema("ForwardBackwardBody", body)
         bulk = {}
     assert isinstance(body, dict)  # guaranteed by the schema
     loss: dict[str, Any] = body["loss"]

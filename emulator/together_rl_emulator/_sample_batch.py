@@ -22,6 +22,8 @@ SampleArrays = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]
 
 _SPARSE = ("sparse_crow_indices", "sparse_col_indices")
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+# Samples per numpy call: each call holds the GIL, and `/healthz` waits meanwhile.
+_BLOCK = 1_000
 # Conservative for int64 tensors: values near +-2**63 (rounded by float64) go to the exact checks.
 _INT64_SAFE = 2.0**62
 _INT, _TARGETS, _WEIGHTS = 1, 2, 4  # a tensor's dtype is int64, it is target_tokens, weights
@@ -40,8 +42,27 @@ def checked_in_bulk(
     when the batch holds values these arrays cannot carry (token ids that are not JSON ints,
     numbers beyond a double): then every sample is checked alone.
     """
-    keys_cache: dict[tuple[str, ...], bool] = {}
-    dtype_cache: dict[tuple[str, str], bool] = {}
+    caches: tuple[dict[Any, bool], dict[Any, bool]] = ({}, {})
+    checked: list[SampleArrays | None] = []
+    for start in range(0, len(samples), _BLOCK):
+        block = _checked_block(
+            samples[start : start + _BLOCK], vocab_size, keys_ok, dtype_ok, caches
+        )
+        if block is None:
+            return None
+        checked += block
+    return checked
+
+
+def _checked_block(
+    samples: Sequence[dict[str, Any]],
+    vocab_size: int,
+    keys_ok: Callable[[tuple[str, ...]], bool],
+    dtype_ok: Callable[[str, str], bool],
+    caches: tuple[dict[Any, bool], dict[Any, bool]],
+) -> list[SampleArrays | None] | None:
+    """`checked_in_bulk` of a few samples (`caches`: `keys_ok`'s and `dtype_ok`'s answers)."""
+    keys_cache, dtype_cache = caches
     token_lists: list[list[Any]] = []
     token_counts: list[int] = []
     data_lists: list[Any] = []
