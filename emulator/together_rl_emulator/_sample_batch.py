@@ -42,7 +42,7 @@ def checked_in_bulk(
     when the batch holds values these arrays cannot carry (token ids that are not JSON ints,
     numbers beyond a double): then every sample is checked alone.
     """
-    caches: tuple[dict[Any, bool], dict[Any, bool]] = ({}, {})
+    caches: tuple[dict[Any, bool], dict[Any, tuple[bool, int]]] = ({}, {})
     checked: list[SampleArrays | None] = []
     for start in range(0, len(samples), _BLOCK):
         block = _checked_block(
@@ -59,10 +59,11 @@ def _checked_block(
     vocab_size: int,
     keys_ok: Callable[[tuple[str, ...]], bool],
     dtype_ok: Callable[[str, str], bool],
-    caches: tuple[dict[Any, bool], dict[Any, bool]],
+    caches: tuple[dict[Any, bool], dict[Any, tuple[bool, int]]],
 ) -> list[SampleArrays | None] | None:
-    """`checked_in_bulk` of a few samples (`caches`: `keys_ok`'s and `dtype_ok`'s answers)."""
-    keys_cache, dtype_cache = caches
+    """`checked_in_bulk` of a few samples (`caches`: `keys_ok`'s answers; `dtype_ok`'s with
+    `_kind`'s)."""
+    keys_cache, rules = caches
     token_lists: list[list[Any]] = []
     token_counts: list[int] = []
     data_lists: list[Any] = []
@@ -86,25 +87,14 @@ def _checked_block(
         for key, tensor in tensors.items():
             data = tensor["data"]
             dtype = tensor["dtype"]
-            allowed = dtype_cache.get((key, dtype))
-            if allowed is None:
-                allowed = dtype_cache[(key, dtype)] = dtype_ok(key, dtype)
-            shape = tensor.get("shape")
-            if (
-                not allowed
-                or len(data) != n_tokens
-                or (shape is not None and list(shape) != [n_tokens])
-                or _SPARSE[0] in tensor
-                or _SPARSE[1] in tensor
-            ):
+            rule = rules.get((key, dtype))
+            if rule is None:
+                rule = rules[(key, dtype)] = (dtype_ok(key, dtype), _kind(key, dtype))
+            # More keys than data and dtype: a shape, or sparse fields (refused).
+            if not rule[0] or len(data) != n_tokens or (len(tensor) > 2 and _odd(tensor)):
                 good = False
             data_lists.append(data)
-            kind = _INT if dtype == "int64" else 0
-            if key == "target_tokens":
-                kind |= _TARGETS
-            elif key == "weights":
-                kind |= _WEIGHTS
-            data_kinds.append(kind)
+            data_kinds.append(rule[1])
         if not good:
             structure_ok[index] = False
     try:
@@ -148,6 +138,25 @@ def _checked_block(
         assert targets is not None  # `keys_ok` required it
         result.append((token_values[t_bounds[index] : t_bounds[index + 1]], targets, inputs))
     return result
+
+
+def _kind(key: str, dtype: str) -> int:
+    """The value rules of a `loss_fn_inputs` tensor: its dtype's, and its key's own."""
+    kind = _INT if dtype == "int64" else 0
+    if key == "target_tokens":
+        kind |= _TARGETS
+    elif key == "weights":
+        kind |= _WEIGHTS
+    return kind
+
+
+def _odd(tensor: dict[str, Any]) -> bool:
+    """Whether a tensor with keys besides data and dtype breaks a structure rule."""
+    shape = tensor.get("shape")
+    n_values = len(tensor["data"])
+    if shape is not None and list(shape) != [n_values]:
+        return True
+    return _SPARSE[0] in tensor or _SPARSE[1] in tensor
 
 
 def _concatenated(lists: list[Any], dtype: type, exact_ints: bool) -> np.ndarray | None:
