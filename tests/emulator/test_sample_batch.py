@@ -1,6 +1,7 @@
 """The vectorised check of a batch's samples (`_sample_batch.py`) agrees with checking each sample
 alone: on generated bodies, good and bad, both refuse with the same status, field and message
-(the same first bad sample), or both accept with the same arrays."""
+(the same first bad sample), or both accept with the same arrays. The JSON Schema check in
+blocks of samples (`_schema_blocks.py`) says valid exactly when the whole-body check does."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from together_rl_emulator import _requests
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._sample_batch import checked_in_bulk
+from together_rl_emulator._schema_blocks import valid_in_blocks
+from together_rl_emulator._validation import validate_schema
 
 VOCAB = 1_024
 
@@ -106,6 +109,12 @@ def test_vectorised_and_per_sample_checks_agree(
     for mutation in mutations:
         _mutate(body, *mutation)
     assert _outcome(body, vectorised=True) == _outcome(body, vectorised=False)
+    try:
+        validate_schema("ForwardBackwardBody", body)
+        schema_valid = True
+    except ApiError:
+        schema_valid = False
+    assert valid_in_blocks("ForwardBackwardBody", body, "samples", block=2) == schema_valid
 
 
 def test_a_clean_batch_is_checked_without_the_per_sample_checks() -> None:
