@@ -22,10 +22,11 @@ import orjson
 
 from ._arrays import F64
 from ._catalog import CATALOG
+from ._custom_requests import CustomForwardBackwardRequest
 from ._losses import compute_loss
 from ._policy_model import PolicyParams, backward, forward, routed_selections
 from ._prompt_logprobs import prompt_logprobs, topk_prompt_logprobs
-from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
+from ._requests import ForwardBackwardRequest
 from ._routed_experts import RoutedExperts, RoutedExpertsRecord, replay_routes
 from ._sampler import Sampler
 from ._sampling import sample_prompts

@@ -22,6 +22,7 @@ from ._checkpoints import (
     run_inference_checkpoint,
     run_training_checkpoint,
 )
+from ._custom_requests import validate_custom_forward_backward
 from ._engine import (
     OperationOutcome,
     RunContext,
@@ -32,7 +33,7 @@ from ._engine import (
     run_weights_sync,
 )
 from ._fast_decode import Validator
-from ._requests import validate_custom_forward_backward, validate_forward_backward
+from ._requests import validate_forward_backward
 from ._simple_requests import (
     check_optimizer_matches,
     validate_optim_step,

@@ -11,7 +11,6 @@ rule whose `x-source` is `emulator` says so in its message. Nothing here imports
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -20,29 +19,25 @@ import numpy as np
 
 from ._body_scan import FLOATS, INTS, BodyScan, scan_body, skeleton
 from ._errors import ApiError, invalid
+from ._loss_request import validated_loss
+from ._sample_batch import checked_in_bulk
+from ._schema_blocks import valid_in_blocks
 from ._spec import (
     LOSS_INPUTS,
     LOSS_PARAM_DEFAULTS,
-    LOSS_PARAMS_REQUIRED,
     PARAMS_KEYS,
     emulator_rule,
-    enum_value,
     params_schema,
-    resolve_ref,
 )
-from ._tensor_values import fits_double, require_all, tensor_values, token_array
-from ._validation import short_value, valid_apart_from_bulk_items, validate_schema
+from ._tensor_values import require_all, tensor_values, token_array
+from ._validation import valid_apart_from_bulk_items, validate_schema
 
 __all__ = [
-    "CustomForwardBackwardRequest",
     "ForwardBackwardRequest",
     "RequiredInput",
     "ValidatedSample",
-    "validate_custom_forward_backward",
     "validate_forward_backward",
 ]
-
-_CISPO = enum_value("LossType", "CISPO")
 
 # --------------------------------------------------------------------------------------------
 # Forward-backward
@@ -107,9 +102,13 @@ def validate_forward_backward(
     """
     bulk = None
     scan = scan_body(body) if scan is None else scan
-    bulk_lists = list(_bulk_lists(body))
     # A list the scan left alone (a short one) rules the bulk path out: skip its schema pass.
-    if all(id(values) in scan.lists for _, values in bulk_lists):
+    bulk_lists: list[tuple[bool, Any]] = []
+    for found in _bulk_lists(body):
+        if id(found[1]) not in scan.lists:
+            break
+        bulk_lists.append(found)
+    else:
         if scan.arrays_in_body:
             view = skeleton(body, scan, {id(values) for _, values in bulk_lists})
         else:
@@ -117,18 +116,16 @@ def validate_forward_backward(
         if valid_apart_from_bulk_items("ForwardBackwardBody", view):
             bulk = _bulk_arrays(bulk_lists, scan)
     if bulk is None:
-        validate_schema("ForwardBackwardBody", body)
+        if not valid_in_blocks("ForwardBackwardBody", body, "samples"):
+            validate_schema("ForwardBackwardBody", body)
         bulk = {}
     assert isinstance(body, dict)  # guaranteed by the schema
     loss: dict[str, Any] = body["loss"]
     try:
-        loss = _validated_loss(loss)
+        loss = validated_loss(loss)
         loss_type = loss["type"]
         required = _required_inputs(loss)
-        samples = [
-            _validate_sample(index, sample, loss_type, required, vocab_size, bulk)
-            for index, sample in enumerate(body["samples"])
-        ]
+        samples = _validated_samples(body["samples"], loss_type, required, vocab_size, bulk)
     except (OverflowError, ValueError, TypeError, RecursionError) as exc:
         # A value the checks above did not foresee; refuse it rather than answer 5xx.
         raise invalid(None, "the request holds a value that cannot be used as a number") from exc
@@ -137,6 +134,45 @@ def validate_forward_backward(
         loss=dict(loss),
         forward_only=bool(body.get("forward_only", False)),
         return_loss_fn_outputs=bool(body.get("return_loss_fn_outputs", False)),
+    )
+
+
+def _validated_samples(
+    raw: list[dict[str, Any]],
+    loss_type: str,
+    required: list[RequiredInput],
+    vocab_size: int,
+    bulk: dict[int, np.ndarray],
+) -> list[ValidatedSample]:
+    """Every sample checked: in one vectorised pass (`_sample_batch.py`) when the body's lists
+    are plain, then one by one only where that pass flags a sample, so the first bad sample
+    and its message are always `_validate_sample`'s."""
+    arrays = None
+    if not bulk:
+        arrays = checked_in_bulk(
+            raw,
+            vocab_size,
+            lambda keys: _keys_ok(keys, required),
+            lambda key, dtype: dtype in LOSS_INPUTS.dtypes.get(key, (dtype,)),
+        )
+    if arrays is None:
+        return [
+            _validate_sample(index, sample, loss_type, required, vocab_size, bulk)
+            for index, sample in enumerate(raw)
+        ]
+    return [
+        _validate_sample(index, sample, loss_type, required, vocab_size)
+        if checked is None
+        else ValidatedSample(*checked, routed_experts_key=sample.get("routed_experts_key"))
+        for index, (sample, checked) in enumerate(zip(raw, arrays, strict=True))
+    ]
+
+
+def _keys_ok(keys: tuple[str, ...], required: list[RequiredInput]) -> bool:
+    """Whether `loss_fn_inputs` with these keys has every required input, no two exclusive."""
+    present = set(keys)
+    return all(need.key in present for need in required) and all(
+        len(present.intersection(group)) <= 1 for group in LOSS_INPUTS.exclusive
     )
 
 
@@ -197,67 +233,6 @@ def _required_inputs(loss: dict[str, Any]) -> list[RequiredInput]:
             present = {r.key for r in required}
             required += [RequiredInput(key, why, own) for key in keys if key not in present]
     return required
-
-
-def _validated_loss(loss: dict[str, Any]) -> dict[str, Any]:
-    """`loss` as the math reads it: its type and its own params object, if sent. A params
-    object of another loss is accepted (the schema has checked it) and left out."""
-    loss_type: str = loss["type"]
-    if loss_type not in PARAMS_KEYS:
-        raise invalid(
-            "loss.type", f"{loss_type} is not a loss; use one of {', '.join(PARAMS_KEYS)}"
-        )
-    params_key = PARAMS_KEYS[loss_type]
-    if params_key is None:
-        return {"type": loss_type}
-    required = LOSS_PARAMS_REQUIRED[params_key]
-    if required and params_key not in loss:
-        raise invalid(
-            f"loss.{params_key}", f"is required for {loss_type} ({required[0]} has no default)"
-        )
-    params: dict[str, Any] = loss.get(params_key, {})
-    _check_param_bounds(params_key, params)
-    if loss_type == _CISPO:
-        # The spec's `CISPOLossParams` states this rule in its description.
-        defaults = LOSS_PARAM_DEFAULTS[params_key]
-        low = params.get("clip_low_threshold", defaults["clip_low_threshold"])
-        high = params.get("clip_high_threshold", defaults["clip_high_threshold"])
-        if low > high:
-            shown = high if "clip_high_threshold" in params else f"{high}, the default"
-            raise invalid(
-                f"loss.{params_key}.clip_low_threshold",
-                f"{low} exceeds clip_high_threshold ({shown}); need low <= high",
-            )
-    own = {"type": loss_type}
-    if params_key in loss:
-        own[params_key] = loss[params_key]
-    return own
-
-
-def _check_param_bounds(params_key: str, params: dict[str, Any]) -> None:
-    """Re-check finiteness and the spec's minimum/maximum of each numeric param."""
-    _check_numbers(f"loss.{params_key}", params, params_schema(params_key))
-
-
-def _check_numbers(path: str, values: dict[str, Any], object_schema: dict[str, Any]) -> None:
-    """Every number of `values` finite and inside its property's bounds in `object_schema`."""
-    declared = object_schema.get("properties", {})
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            continue
-        param = f"{path}.{name}"
-        if not fits_double(value) or not math.isfinite(value):
-            raise invalid(param, "must be a finite number that fits a double")
-        node = declared.get(name, {})
-        bounds = resolve_ref(node)
-        if "minimum" in bounds and value < bounds["minimum"]:
-            raise invalid(
-                param, f"{short_value(value)} is less than the minimum of {bounds['minimum']}"
-            )
-        if "maximum" in bounds and value > bounds["maximum"]:
-            raise invalid(
-                param, f"{short_value(value)} is greater than the maximum of {bounds['maximum']}"
-            )
 
 
 def _validate_sample(
@@ -364,58 +339,3 @@ def _check_tensor_structure(path: str, key: str, tensor: dict[str, Any], n_token
             f"has {length} values but the sample's model input has {n_tokens} tokens",
             emulator_rule=own_rule,
         )
-
-
-@dataclass(frozen=True)
-class CustomForwardBackwardRequest:
-    samples: list[ValidatedSample]
-    gradients: list[np.ndarray]  # float64, one per sample, as long as its tokens
-
-
-_CUSTOM_FB_LABEL = "custom-forward-backward"  # names the operation in messages
-# The gradient is the caller's: of the loss inputs only the targets are needed.
-_CUSTOM_FB_INPUTS = [RequiredInput("target_tokens")]
-
-
-def validate_custom_forward_backward(
-    body: object, vocab_size: int, scan: BodyScan | None = None
-) -> CustomForwardBackwardRequest:
-    """`CustomForwardBackwardBody`: samples need `target_tokens` (+ `weights` xor `mask`), checked
-    like forward-backward samples; one gradient per sample, as long as its tokens, finite."""
-    validate_schema("CustomForwardBackwardBody", body)
-    assert isinstance(body, dict)
-    raw_samples: list[dict[str, Any]] = body["samples"]
-    raw_gradients: list[dict[str, Any]] = body["gradients"]
-    if len(raw_gradients) != len(raw_samples):
-        raise invalid(
-            "gradients",
-            f"has {len(raw_gradients)} entries but there are {len(raw_samples)} samples"
-            " (one gradient per sample)",
-        )
-    try:
-        samples = [
-            _validate_sample(index, sample, _CUSTOM_FB_LABEL, _CUSTOM_FB_INPUTS, vocab_size)
-            for index, sample in enumerate(raw_samples)
-        ]
-        gradients = [
-            _gradient(index, gradient, sample.tokens.size)
-            for index, (gradient, sample) in enumerate(zip(raw_gradients, samples, strict=True))
-        ]
-    except (OverflowError, ValueError, TypeError, RecursionError) as exc:
-        raise invalid(None, "the request holds a value that cannot be used as a number") from exc
-    return CustomForwardBackwardRequest(samples=samples, gradients=gradients)
-
-
-def _gradient(index: int, gradient: dict[str, Any], n_tokens: int) -> np.ndarray:
-    path = f"gradients[{index}].data"
-    data: list[Any] = gradient["data"]
-    if len(data) != n_tokens:
-        raise invalid(path, f"has {len(data)} values but samples[{index}] has {n_tokens} tokens")
-    try:
-        values = np.fromiter(data, dtype=np.float64, count=len(data))
-    except (OverflowError, ValueError, TypeError):
-        raise invalid(path, "holds a number too large for a double") from None
-    finite = np.isfinite(values)
-    if not bool(finite.all()):
-        raise invalid(path, f"NaN and Infinity are not valid numbers at data[{np.argmin(finite)}]")
-    return values

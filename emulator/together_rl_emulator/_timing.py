@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._custom_requests import CustomForwardBackwardRequest
 from ._gpu_model import operation_seconds
-from ._requests import CustomForwardBackwardRequest, ForwardBackwardRequest
+from ._requests import ForwardBackwardRequest
 from ._simple_requests import SampleRequest
 
 __all__ = ["TIMING_MODES", "OperationWork", "Timing", "operation_work"]
