@@ -8,15 +8,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from together_rl_spec import Document, Resolver, pointer_join, wire_document
+from together_rl_spec import Document, Resolver, pointer_join, servers_path, wire_document
 
 from ._keywords import Keywords
 from ._schemas import SchemaViews
 from ._security import Requirement, requirement
 
-__all__ = ["DocumentSide", "Operation", "server_path"]
+__all__ = ["DocumentSide", "Operation"]
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PATH_PARAMETER = re.compile(r"\{[^}/]*\}")
@@ -42,13 +41,6 @@ def _methods(item: Any) -> Iterator[tuple[str, dict[str, Any]]]:
             operation = item.get(method)
             if isinstance(operation, dict):
                 yield method, operation
-
-
-def server_path(servers: Any) -> str:
-    """The path of the first server URL, without its trailing slash (`""` for none)."""
-    first = servers[0] if isinstance(servers, list) and servers else None
-    url = first.get("url") if isinstance(first, dict) else None
-    return urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
 
 
 class DocumentSide:
@@ -77,7 +69,9 @@ class DocumentSide:
                 operation = item.get(method)
                 if isinstance(operation, dict):
                     servers = operation.get("servers") or item.get("servers")
-                    url_path = server_path(servers or self.document.root.get("servers")) + str(path)
+                    url_path = servers_path(servers or self.document.root.get("servers")) + str(
+                        path
+                    )
                     if prefix and prefix not in url_path:
                         continue
                     key = (method, _PATH_PARAMETER.sub("{}", url_path))

@@ -18,9 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from together_rl_spec import Document, DocumentError, Resolver
-
-from ._document_operations import server_path  # the comparison's own join of server URL and path
+from together_rl_spec import Document, DocumentError, Resolver, servers_path
 
 __all__ = [
     "SchemaPair", "follow_ref", "operation_index", "pair_schemas", "rename_schemas", "resolver",
@@ -57,7 +55,7 @@ def operation_index(document: Document) -> dict[tuple[str, str], tuple[str, dict
             if not isinstance(operation, dict):
                 continue
             servers = operation.get("servers") or item.get("servers") or root.get("servers")
-            url_path = server_path(servers) + str(path)
+            url_path = servers_path(servers) + str(path)
             found[(method, _PATH_PARAMETER.sub("{}", url_path))] = (str(path), operation)
     return found
 

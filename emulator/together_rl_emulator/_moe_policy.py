@@ -37,7 +37,7 @@ __all__ = [
     "expert_term",
     "moe_backward",
     "moe_forward",
-    "route",
+    "pick_experts",
 ]
 
 MAX_EXPERTS = 8
@@ -57,7 +57,7 @@ class MoeWeights:
     U: F64
 
 
-def route(w: MoeWeights, buckets: I64) -> I64:
+def pick_experts(w: MoeWeights, buckets: I64) -> I64:
     """(n_tokens, ROUTED_PER_TOKEN) expert ids, ascending, chosen by the router for `buckets`."""
     scores = w.W[buckets] @ w.R.T
     top = np.argsort(-scores, axis=1, kind="stable")[:, : min(ROUTED_PER_TOKEN, w.R.shape[0])]
@@ -105,11 +105,11 @@ def moe_forward(
     log_mass: tuple[F64, F64],
 ) -> MoeForward:
     """log p(y_t | x_t) with the router's selections, or the given `routes` where a sample has
-    them (its first len(route) tokens; the router's for the rest). `log_mass`: the dense
+    them (its first len(routes[i]) tokens; the router's for the rest). `log_mass`: the dense
     model's (log S_k, exp(b - max b) grid)."""
     H, K = w.W.shape[0], w.E.shape[0]
     j = x % H
-    selections = route(w, j)
+    selections = pick_experts(w, j)
     if routes is not None:
         start = 0
         for n, given in zip(lengths, routes, strict=True):

@@ -37,7 +37,7 @@ from ._moe_policy import (
     expert_term,
     moe_backward,
     moe_forward,
-    route,
+    pick_experts,
 )
 
 __all__ = [
@@ -296,7 +296,7 @@ def context_term(params: PolicyParams, bucket: int) -> F64:
     moe = params.moe
     if moe is not None:
         buckets = np.array([bucket], dtype=np.int64)
-        a = a + expert_term(moe, buckets, route(moe, buckets))[0]
+        a = a + expert_term(moe, buckets, pick_experts(moe, buckets))[0]
     return a
 
 
@@ -305,7 +305,7 @@ def routed_selections(params: PolicyParams, tokens: I64) -> I64:
     moe = params.moe
     if moe is None:
         raise ValueError("a dense policy routes nothing")
-    return route(moe, np.asarray(tokens, dtype=np.int64) % params.W.shape[0])
+    return pick_experts(moe, np.asarray(tokens, dtype=np.int64) % params.W.shape[0])
 
 
 def _logsumexp(x: F64) -> float:

@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._arrays import F64, I64
-from ._moe_policy import expert_term, route
+from ._moe_policy import expert_term, pick_experts
 from ._policy_model import (
     PolicyParams,
     _cluster_log_mass,
@@ -179,7 +179,7 @@ class Sampler:
         moe = self.params.moe
         if moe is not None:  # each bucket's experts, as `context_term` adds them
             buckets = np.arange(self.H, dtype=np.int64)
-            a_all += expert_term(moe, buckets, route(moe, buckets))
+            a_all += expert_term(moe, buckets, pick_experts(moe, buckets))
         shifted = a_all + self.log_s
         mx = shifted.max(axis=1, keepdims=True)
         log_z = mx[:, 0] + np.log(np.exp(shifted - mx).sum(axis=1))

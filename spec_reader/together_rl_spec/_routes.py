@@ -8,10 +8,11 @@ import functools
 import re
 import urllib.parse
 from collections.abc import Mapping
+from typing import Any
 
 from ._reading import SpecRoot, root_or_installed, spec_document
 
-__all__ = ["Route", "match_route", "route", "routes", "server_path"]
+__all__ = ["Route", "match_route", "route", "routes", "server_path", "servers_path"]
 
 _PARAM = re.compile(r"\{([^}/]+)\}")
 _METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -20,8 +21,15 @@ _METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 def server_path(root: SpecRoot | None = None) -> str:
     """The path of the first server URL (`https://api.together.ai/v1` -> `/v1`; `` if none),
     the prefix of every route on the wire."""
-    servers = root_or_installed(root).get("servers") or [{}]
-    return urllib.parse.urlsplit(str(servers[0].get("url", ""))).path.rstrip("/")
+    return servers_path(root_or_installed(root).get("servers"))
+
+
+def servers_path(servers: Any) -> str:
+    """The path of the first URL of a `servers` list, without its trailing slash (`` for none
+    or a malformed list): a document's, a path item's or an operation's."""
+    first = servers[0] if isinstance(servers, list) and servers else None
+    url = first.get("url") if isinstance(first, dict) else None
+    return urllib.parse.urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
 
 
 @dataclasses.dataclass(frozen=True)
