@@ -25,9 +25,9 @@ from ._http import (
 )
 from ._kinds import KINDS, kind_named
 from ._paging import PageRequest
+from ._parameters import validate_parameter
 from ._rollouts import estimate_rollouts
 from ._state import state_of
-from ._validation import validate_parameter
 
 __all__ = ["HANDLERS", "Handler", "handler_for"]
 

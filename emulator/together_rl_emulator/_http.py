@@ -14,7 +14,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ._errors import ApiError, invalid
-from ._validation import validate_parameter
+from ._parameters import validate_parameter
 
 __all__ = [
     "API_PREFIX",

@@ -17,7 +17,7 @@ from ._spec import (
     resolve_ref,
 )
 from ._tensor_values import fits_double
-from ._validation import short_value
+from ._value_text import short_value
 
 __all__ = ["validated_loss"]
 

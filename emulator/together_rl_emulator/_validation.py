@@ -1,4 +1,4 @@
-"""Validation against the spec: JSON Schemas of bodies, and query/header/path parameters.
+"""Validation against the spec: JSON Schemas of bodies (parameters: `_parameters.py`).
 
 Every refusal is an `ApiError` 400 (`invalid(param, reason)`) whose `param` is the wire path of the
 offending field, e.g. `samples[2].loss_fn_inputs.advantages.dtype`, and whose reason says what to
@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import functools
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,20 +28,20 @@ from ._errors import invalid
 from ._spec import (
     EMULATOR_RULE_NOTE,
     emulator_rule,
-    find_operation,
     load_spec,
     node_at,
     resolve_ref,
 )
 from ._strict_numbers import STRICT_KEYWORDS, keywords, strict_components
+from ._value_text import json_type, short_value
 
 __all__ = [
     "BULK_ARRAYS",
+    "Violation",
+    "compile_schema",
+    "first_violation",
     "format_path",
-    "json_type",
-    "short_value",
     "valid_apart_from_bulk_items",
-    "validate_parameter",
     "validate_schema",
 ]
 
@@ -52,7 +51,7 @@ _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 # JSON Schema validation against the spec
 
 
-def _compile(schema: dict[str, Any]) -> jsonschema_rs.Validator:
+def compile_schema(schema: dict[str, Any]) -> jsonschema_rs.Validator:
     """A validator for `schema` in which `#/components/...` refers to the spec's components."""
     root = {"$schema": _DRAFT_2020_12, **schema, "components": _strict_components()}
     # The mask keeps jsonschema_rs from rendering (possibly megabytes of) values into messages;
@@ -69,7 +68,7 @@ def _strict_components() -> dict[str, Any]:
 def _schema_validator(schema_name: str) -> jsonschema_rs.Validator:
     if schema_name not in load_spec()["components"]["schemas"]:
         raise KeyError(f"no schema {schema_name!r} in #/components/schemas")
-    return _compile({"$ref": f"#/components/schemas/{schema_name}"})
+    return compile_schema({"$ref": f"#/components/schemas/{schema_name}"})
 
 
 def validate_schema(schema_name: str, body: object) -> None:
@@ -84,12 +83,12 @@ def validate_schema(schema_name: str, body: object) -> None:
     if schema.get("type") == "object" and not isinstance(body, dict):
         # Said at once: jsonschema_rs would first copy a (possibly huge) non-object body.
         raise invalid(None, f"the request body must be a JSON object, got {json_type(body)}")
-    violation = _first_violation(validator, body) or _at_least_violation(schema, body)
+    violation = first_violation(validator, body) or _at_least_violation(schema, body)
     if violation is not None:
         raise invalid(violation.param, violation.reason, emulator_rule=violation.emulator_rule)
 
 
-def _at_least_violation(schema: dict[str, Any], body: object) -> _Violation | None:
+def _at_least_violation(schema: dict[str, Any], body: object) -> Violation | None:
     """The first property of `body` below the one `schema`'s `x-at-least` names (both
     present; their types already checked against the schema)."""
     if not isinstance(body, dict):
@@ -97,7 +96,7 @@ def _at_least_violation(schema: dict[str, Any], body: object) -> _Violation | No
     for name, other in schema.get("x-at-least", {}).items():
         if name in body and other in body and body[name] < body[other]:
             reason = f"{body[name]} is less than {other} ({body[other]}); it must be at least that"
-            return _Violation(name, reason, emulator_rule(schema, "x-at-least"))
+            return Violation(name, reason, emulator_rule(schema, "x-at-least"))
     return None
 
 
@@ -206,15 +205,15 @@ def valid_apart_from_bulk_items(schema_name: str, body: object) -> bool:
 
 
 @dataclass(frozen=True)
-class _Violation:
+class Violation:
     param: str | None
     reason: str
     emulator_rule: bool  # the broken keyword has `x-source: emulator`
 
 
-def _first_violation(
+def first_violation(
     validator: jsonschema_rs.Validator, instance: object, local: dict[str, Any] | None = None
-) -> _Violation | None:
+) -> Violation | None:
     """The first schema violation, or None when `instance` is valid (`local`: the schema the
     validator was compiled from, when it is not a component)."""
     try:
@@ -226,15 +225,15 @@ def _first_violation(
     except jsonschema_rs.ValidationError as error:
         meant = _meant_branch(error)
         param, reason = _describe_error(meant, instance)
-        return _Violation(param, reason, _breaks_emulator_rule(meant, local))
+        return Violation(param, reason, _breaks_emulator_rule(meant, local))
     except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         # jsonschema_rs raises ValueError("Recursion limit reached") for absurd nesting.
         reason = (
             "is nested too deeply" if "ecursion" in str(exc) else "holds a value that is not JSON"
         )
-        return _Violation(None, f"the request {reason}", False)
+        return Violation(None, f"the request {reason}", False)
     # is_valid and validate disagree
-    return _Violation(None, "the request does not match the API schema", False)
+    return Violation(None, "the request does not match the API schema", False)
 
 
 def _first_problem(
@@ -242,7 +241,7 @@ def _first_problem(
 ) -> tuple[str | None, str] | None:
     """`(param, reason)` of the first schema violation (the reason ends with
     `EMULATOR_RULE_NOTE` for an emulator rule), or None when `instance` is valid."""
-    violation = _first_violation(validator, instance)
+    violation = first_violation(validator, instance)
     if violation is None:
         return None
     note = EMULATOR_RULE_NOTE if violation.emulator_rule else ""
@@ -381,129 +380,3 @@ def _allowed_properties(schema_path: Sequence[str | int]) -> list[str] | None:
     except (KeyError, IndexError, TypeError):
         return None
     return list(properties)
-
-
-def json_type(value: object) -> str:
-    """The JSON type name of a decoded value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def short_value(value: object) -> str:
-    """A value for a message: scalars shown (strings quoted, cut at 60 chars), containers named."""
-    if isinstance(value, str):
-        return repr(value if len(value) <= 60 else value[:60] + "...")
-    if value is None or isinstance(value, bool):
-        return json_type(value) if value is None else str(value).lower()
-    if isinstance(value, int | float):
-        text = repr(value)
-        return text if len(text) <= 40 else text[:40] + "..."
-    return f"an {json_type(value)}" if json_type(value) in ("array", "object") else json_type(value)
-
-
-# --------------------------------------------------------------------------------------------
-# Query, header and path parameters
-
-_INTEGER_TEXT = re.compile(r"-?[0-9]{1,30}")
-_NUMBER_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-
-
-@dataclass(frozen=True)
-class _Parameter:
-    name: str
-    required: bool
-    schema: dict[str, Any]
-    validator: jsonschema_rs.Validator
-    #: The parameter object (its `x-source` may source the rules of its own schema).
-    declared: dict[str, Any]
-
-
-@functools.cache
-def _parameter(operation_id: str, name: str) -> _Parameter:
-    path, _, operation = find_operation(operation_id)
-    declared = [*load_spec()["paths"][path].get("parameters", []), *operation.get("parameters", [])]
-    for node in declared:
-        parameter = resolve_ref(node)
-        same_name = (
-            parameter["name"].lower() == name.lower()
-            if parameter["in"] == "header"
-            else parameter["name"] == name
-        )
-        if same_name:
-            schema = parameter.get("schema", {})
-            return _Parameter(
-                name=parameter["name"],
-                required=bool(parameter.get("required", False)),
-                schema=schema,
-                validator=_compile(schema),
-                declared=parameter,
-            )
-    raise KeyError(f"operation {operation_id!r} declares no parameter {name!r}")
-
-
-def validate_parameter(operation_id: str, name: str, raw: str | list[str] | None) -> object:
-    """Coerce and validate one query/header/path parameter as the spec declares it.
-
-    `raw` is the value as received: None when absent, a string, or the list of a repeated query
-    parameter. Integers are parsed from decimal text; arrays accept comma-separated values,
-    repeated parameters, or both. Returns the coerced value (the schema's `default`, or None,
-    when an optional parameter is absent); refuses with `invalid(name, reason)`.
-    """
-    parameter = _parameter(operation_id, name)
-    values = [raw] if isinstance(raw, str) else list(raw or [])
-    if not values:
-        if parameter.required:
-            raise invalid(
-                name, "is required", emulator_rule=emulator_rule(parameter.declared, "required")
-            )
-        default: object = resolve_ref(parameter.schema).get("default")
-        return default
-    schema = resolve_ref(parameter.schema)
-    value: object
-    if schema.get("type") == "array":
-        item_schema = resolve_ref(schema.get("items", {}))
-        if all(text == "" for text in values):
-            value = []  # `status=`: the form serialisation of an empty array
-        else:
-            # Items exactly as sent: an empty item (`a,,b`) or one with spaces fails the item
-            # schema, naming the value.
-            value = [_coerce(name, p, item_schema) for text in values for p in text.split(",")]
-    else:
-        if len(values) > 1:
-            raise invalid(name, "must be given only once")
-        value = _coerce(name, values[0], schema)
-    violation = _first_violation(parameter.validator, value, parameter.schema)
-    if violation is not None:
-        shown = f"an empty value ({name}=) " if value == [] else ""
-        raise invalid(name, shown + violation.reason, emulator_rule=violation.emulator_rule)
-    return None if value == [] else value  # an empty array the spec allows: as if absent
-
-
-def _coerce(name: str, text: str, schema: dict[str, Any]) -> object:
-    kind = schema.get("type")
-    if kind == "integer":
-        if not _INTEGER_TEXT.fullmatch(text):
-            raise invalid(name, f"expected an integer, got {short_value(text)}")
-        return int(text)
-    if kind == "number":
-        if not _NUMBER_TEXT.fullmatch(text) or not math.isfinite(float(text)):
-            raise invalid(name, f"expected a number, got {short_value(text)}")
-        return float(text)
-    if kind == "boolean":
-        if text not in ("true", "false"):
-            raise invalid(name, f"expected true or false, got {short_value(text)}")
-        return text == "true"
-    return text
