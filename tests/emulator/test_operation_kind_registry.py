@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from _emulator_bodies import new_session
 from emulator_harness import emulator_test_client
-from together_rl_emulator import EmulatorApp, _app, _kinds, _spec, _validation
+from together_rl_emulator import EmulatorApp, _app, _kinds, _parameters, _spec, _validation
 from together_rl_emulator._engine import OperationOutcome
 from together_rl_emulator._trainer import TrainerState
 
@@ -41,7 +41,7 @@ def test_a_kind_without_a_body_is_served_from_its_registry_entry(
     monkeypatch: pytest.MonkeyPatch, emulator_app_factory: Callable[..., EmulatorApp]
 ) -> None:
     spec = _spec_with_bodyless_kind("note-progress")
-    for module in (_spec, _app, _validation):  # the modules that import load_spec
+    for module in (_spec, _app, _validation, _parameters):  # the modules that import load_spec
         monkeypatch.setattr(module, "load_spec", lambda: spec)
     kind = _kinds.OperationKind("note-progress", None, _note_progress)
     assert (kind.submit_operation_id, kind.get_operation_id) == (
