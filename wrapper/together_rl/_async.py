@@ -18,7 +18,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _http, _payloads, _responses
+from . import _bodies, _fields, _http, _payloads, _responses
 from ._async_checkpoints import AsyncCheckpointsAPI
 from ._async_futures import AsyncOperationFuture
 from ._async_http import AsyncHTTP
@@ -67,7 +67,7 @@ class AsyncClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
-        upload_threshold: int | None = _payloads.UPLOAD_THRESHOLD,
+        upload_threshold: int | None = _fields.UPLOAD_THRESHOLD_BYTES,
     ) -> None:
         key, root = _http.resolve_config(api_key, base_url)
         self.base_url = root
@@ -113,9 +113,8 @@ class AsyncClient:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> M:
-        """The one way to call an endpoint: build its request (``body``: the fields of its
-        request model, or the encoded body), send it with retries, read the 2xx body with its
-        generated model."""
+        """The one way to call an endpoint (``body``: the fields of its request model, or the
+        encoded body)."""
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
         return _responses.read_body(endpoint, await self._json(spec), spec.operation)
 
@@ -127,13 +126,8 @@ class AsyncClient:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
     def _planner(self, session_id: str) -> PollPlanner:
-        """The session's planner: one per session id while a handle on the session lives."""
         with self._planners_lock:
-            planner = self._planners.get(session_id)
-            if planner is None:
-                planner = PollPlanner(self.poll_policy)
-                self._planners[session_id] = planner
-            return planner
+            return self._planners.setdefault(session_id, PollPlanner(self.poll_policy))
 
     async def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
         """An operation's encoded body, or, above the upload threshold, the shrunk stand-in of
@@ -147,12 +141,12 @@ class AsyncClient:
         try:
             upload = await self._call(rl.create_payload_upload_url.ENDPOINT, b"", session_id)
         except APIStatusError as exc:
-            if not _payloads.upload_unsupported(exc):
+            if exc.status_code not in (404, 405):  # 404, 405: the server has no upload protocol
                 raise
             self._uploads_supported = False
             return content
         await self._http.send(_payloads.upload_request(upload.upload_url, content))
-        return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
+        return _bodies.encode_body(_payloads.shrink_body(body, upload.payload_id))
 
     async def _wait_ready(
         self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None

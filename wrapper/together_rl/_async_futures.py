@@ -82,7 +82,6 @@ class AsyncOperationFuture(Generic[R]):
             return result
 
     async def _fetch(self) -> None:
-        """GET the operation once."""
         client = self.session._client
         sent_at = client._http.clock()
         spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
@@ -110,8 +109,5 @@ class AsyncOperationFuture(Generic[R]):
     # unasync: end
 
     def __repr__(self) -> str:
-        name = type(self).__name__
-        return (
-            f"{name}(kind={self.kind.name!r}, operation_id={self.operation_id!r}, "
-            f"status={self.status!r})"
-        )
+        where = f"operation_id={self.operation_id!r}, status={self.status!r}"
+        return f"{type(self).__name__}(kind={self.kind.name!r}, {where})"

@@ -66,8 +66,20 @@ class AsyncHTTP:
         a non-2xx or a transport error is retried as :class:`RetryState` decides."""
         state = RetryState(self.policy, clock=self.clock)
         while True:
+            # each attempt's read timeout is bounded by the call's deadline
+            timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
+            request = self.client.build_request(
+                spec.method,
+                spec.url,
+                params=spec.params,
+                headers=spec.headers,
+                content=spec.content,
+                timeout=timeout,
+            )
+            if not spec.authenticated:
+                del request.headers["Authorization"]
             try:
-                response = await self.client.send(self._request(spec, state), stream=True)
+                response = await self.client.send(request, stream=True)
                 try:
                     if response.is_success and sink is not None:
                         await sink(response)
@@ -85,21 +97,6 @@ class AsyncHTTP:
                 if delay is None:
                     raise _http.transport_error(exc, spec.operation, state.retries + 1) from exc
             await self.sleep(delay)
-
-    def _request(self, spec: RequestSpec, state: RetryState) -> httpx.Request:
-        """The attempt's request: its read timeout bounded by the call's deadline."""
-        timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
-        request = self.client.build_request(
-            spec.method,
-            spec.url,
-            params=spec.params,
-            headers=spec.headers,
-            content=spec.content,
-            timeout=timeout,
-        )
-        if not spec.authenticated:
-            del request.headers["Authorization"]
-        return request
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -40,9 +40,9 @@ class AsyncModelResourcesAPI:
         with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
         body = {"base_model": base_model, **options}
         info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
-        if not wait:
-            return info
-        return await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        if wait:
+            info = await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        return info
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""

@@ -3,6 +3,7 @@ path (:meth:`AsyncSession._submit`) that returns an :class:`AsyncOperationFuture
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
@@ -13,7 +14,7 @@ from together_rl_client.models import Session as SessionInfo
 from . import _bodies, _fields, _http, _responses, _results
 from ._async_futures import AsyncOperationFuture
 from ._bodies import AdamParams, SamplingParams
-from ._poll_policy import DEFAULT_RESULT_TIMEOUT, duration_class
+from ._poll_policy import DEFAULT_RESULT_TIMEOUT
 from ._responses import OperationState
 from ._results import (
     CheckpointResult,
@@ -266,15 +267,15 @@ class AsyncSession:
         idempotency_key: str | None,
     ) -> AsyncOperationFuture[R]:
         """POST an operation (``body`` None: a kind without a request body)."""
-        key = idempotency_key or _http.new_idempotency_key()
+        key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else await self._client._operation_content(self.id, body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
         state = _responses.interpret_operation(await self._client._json(spec), kind)
-        forward_only = bool(body and body.get("forward_only"))
-        learned_as = duration_class(kind.name, forward_only)
+        # a forward-only pass, much shorter than one with a backward, is learned apart
+        learned_as = kind.name + (":forward" if body and body.get("forward_only") else "")
+        now = self._client._http.clock()
         work = _bodies.operation_work(body)
-        now, done = self._client._http.clock(), state.server_done
-        poll = self._planner.submitted(learned_as, now, work, done)
+        poll = self._planner.submitted(learned_as, now, work, state.server_done)
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             await future._download()

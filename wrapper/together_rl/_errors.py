@@ -118,7 +118,8 @@ class InternalServerError(APIStatusError):
     """5xx (including non-standard codes such as 520)."""
 
 
-_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+#: the exception class of an HTTP status (other 5xx: InternalServerError; others: APIStatusError)
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     400: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
@@ -128,12 +129,6 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     422: UnprocessableEntityError,
     429: RateLimitError,
 }
-
-
-def status_error_class(status_code: int) -> type[APIStatusError]:
-    """The exception class for an HTTP status."""
-    default = InternalServerError if status_code >= 500 else APIStatusError
-    return _STATUS_ERRORS.get(status_code, default)
 
 
 class OperationFailedError(TogetherRLError):

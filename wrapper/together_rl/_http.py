@@ -1,13 +1,10 @@
-"""HTTP without I/O: every request built one way, from an endpoint's generated ``ENDPOINT`` (its
-``request_parts`` seam, its path and its request body model); configuration; the typed errors of
-a failed call (from an error body whatever its shape, or from a transport error), and the JSON of
-a 2xx body."""
+"""HTTP without I/O: every request built from an endpoint's generated ``ENDPOINT``; configuration;
+the typed errors of a failed call, whatever its body; the JSON of a 2xx body."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ParamSpec
@@ -26,7 +23,6 @@ __all__ = [
     "VERSION",
     "RequestSpec",
     "endpoint_request",
-    "new_idempotency_key",
     "parse_json",
     "resolve_config",
     "set_values",
@@ -54,14 +50,8 @@ class RequestSpec:
     authenticated: bool = True
 
 
-def new_idempotency_key() -> str:
-    """A fresh Idempotency-Key (a uuid4): one per logical call, reused on its retries."""
-    return str(uuid.uuid4())
-
-
 def set_values(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The values that are set (``None`` leaves a field or parameter to the spec's default),
-    generated models turned into their wire dicts."""
+    """The values that are not ``None``, generated models as their wire dicts."""
     return {
         key: value.to_dict() if hasattr(value, "to_dict") else value
         for key, value in values.items()
@@ -135,7 +125,8 @@ def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusE
     elif isinstance(body, str) and body.strip():
         error = {"message": " ".join(body.split())[:200]}
     message = str(error.get("message") or "")
-    return _errors.status_error_class(status)(
+    default = _errors.InternalServerError if status >= 500 else _errors.APIStatusError
+    return _errors.STATUS_ERRORS.get(status, default)(
         status,
         operation=operation,
         message=message or httpx.codes.get_reason_phrase(status) or "unknown status",

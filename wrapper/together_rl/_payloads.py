@@ -9,25 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
-from ._fields import UPLOAD_THRESHOLD_BYTES
+from ._errors import InvalidRequestError, MalformedResponseError
 from ._http import RequestSpec
 from ._schema import all_of_type
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
-    "UPLOAD_THRESHOLD",
     "download_request",
     "merge_offloaded",
     "needs_upload",
     "shrink_body",
     "upload_request",
-    "upload_unsupported",
 ]
 
-#: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit, the
-#: spec's `x-upload-threshold-bytes`)
-UPLOAD_THRESHOLD = UPLOAD_THRESHOLD_BYTES
 #: the official SDK refuses bodies above 4.995 GiB
 MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
 STAND_IN_LENGTH = 8
@@ -41,12 +35,6 @@ def needs_upload(size: int, threshold: int | None) -> bool:
             f"the request body is {size} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
         )
     return threshold is not None and size > threshold
-
-
-def upload_unsupported(error: APIStatusError) -> bool:
-    """Whether an ``upload-url`` refusal means the server has no upload protocol (then the
-    body goes inline, and the client stops asking)."""
-    return error.status_code in (404, 405)
 
 
 def _shrink(value: Any) -> Any:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 __all__ = [
     "DEFAULT_RESULT_TIMEOUT",
     "PollPolicy",
-    "duration_class",
     "poll_wait",
     "readiness_wait",
 ]
@@ -70,9 +69,3 @@ def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float 
     if deadline is not None and next_poll_at > deadline:
         return None
     return max(0.0, next_poll_at - now)
-
-
-def duration_class(kind: str, forward_only: bool = False) -> str:
-    """The name an operation's duration is learned under: its kind, and a forward-only
-    forward-backward apart (it is much shorter than a pass with a backward)."""
-    return kind + (":forward" if forward_only else "")

@@ -1,6 +1,5 @@
-"""How the answers of the API are read, one way for every 2xx body (:func:`read_body`), whether a
-session or model resources are ready, and what an operation body says (still going, failed,
-completed with a result, or completed with an offloaded output to download). No I/O here."""
+"""How the answers of the API are read (no I/O): every 2xx body (:func:`read_body`), readiness,
+and what an operation body says (going, failed, completed, or completed and offloaded)."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ def _malformed(what: str, data: Any, operation: str | None = None) -> MalformedR
 
 
 def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = None) -> M:
-    """The generated model of ``endpoint``'s 2xx body; a body it cannot read is a malformed
-    answer (never a ``KeyError``)."""
+    """The generated model of ``endpoint``'s 2xx body, or a :class:`MalformedResponseError`."""
     parse = endpoint.parse_response
     assert parse is not None, f"{endpoint.path} has no JSON answer"
     try:
@@ -43,8 +41,7 @@ def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = Non
 
 
 def readiness(info: Session | ModelResources) -> bool:
-    """True when a session is RUNNING or model resources are READY, False while they start;
-    raises when they can no longer become usable."""
+    """RUNNING or READY: True; starting: False; raises when they can no longer become usable."""
     status = info.status
     state = status.name.rsplit("_", 1)[-1]  # an unknown status is named UNKNOWN
     if state in _DEAD:
@@ -55,9 +52,8 @@ def readiness(info: Session | ModelResources) -> bool:
 
 @dataclass(frozen=True)
 class OperationState:
-    """A polled operation: terminal with a result (or failure), still going, or completed
-    with an offloaded output (``offloaded``: the inline output, carrying ``payload_id``) that
-    the client must download and pass to :func:`complete_operation`."""
+    """A polled operation: terminal with a result (or failure), still going, or completed with
+    an offloaded output (``offloaded``: the inline output, with ``payload_id``) to download."""
 
     operation_id: str
     status: str
@@ -66,14 +62,11 @@ class OperationState:
     offloaded: Mapping[str, Any] | None = None
 
     @property
-    def terminal(self) -> bool:
-        """A result or a failure is known: nothing is left to fetch."""
+    def terminal(self) -> bool:  # a result or a failure is known: nothing is left to fetch
         return self.result is not None or self.failure is not None
 
     @property
-    def server_done(self) -> bool:
-        """The server has finished the operation (terminal, or completed with an offloaded
-        output still to download): polling stops here."""
+    def server_done(self) -> bool:  # the server has finished it: polling stops here
         return self.terminal or self.offloaded is not None
 
 
@@ -89,8 +82,7 @@ def complete_operation(
 
 
 def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) -> OperationState:
-    """Classify an operation body of ``kind``. Only COMPLETED and FAILED are terminal; any
-    other status, known or not, means keep polling."""
+    """Classify an operation body of ``kind``: only COMPLETED and FAILED are terminal."""
     if not isinstance(data, Mapping) or "id" not in data or "status" not in data:
         raise _malformed("an operation body needs 'id' and 'status'", data)
     operation_id, status = str(data["id"]), str(data["status"])

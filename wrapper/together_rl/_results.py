@@ -1,6 +1,5 @@
-"""The result types of the operation kinds, how a completed operation's ``output`` becomes one
-(numpy arrays for tensors, tokens and logprobs), and the operation kinds, one line each: the
-kind's name, which finds its generated POST and GET endpoints, and the parser of its result."""
+"""The result types, how a completed operation's ``output`` becomes one (numpy arrays for tensors,
+tokens and logprobs), and the operation kinds, one line each."""
 
 from __future__ import annotations
 
@@ -142,9 +141,6 @@ class SampleResult(_OperationResult):
         return len(self.results)
 
 
-# ----------------------------------------------------------------------------- output parsers
-
-
 def _int64(field: str, value: Any) -> int:
     """An ``Int64Value``: a JSON integer or a decimal string."""
     try:
@@ -154,14 +150,7 @@ def _int64(field: str, value: Any) -> int:
 
 
 def _int64_result(cls: Callable[[str, int], R], key: str) -> Callable[[str, Mapping[str, Any]], R]:
-    """The parser of a result whose one field is the output's int64 ``key``."""
     return lambda operation_id, output: cls(operation_id, _int64(key, output[key]))
-
-
-def parse_custom_forward_backward(
-    operation_id: str, output: Mapping[str, Any]
-) -> CustomForwardBackwardResult:
-    return CustomForwardBackwardResult(operation_id, dict(output))
 
 
 def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> CheckpointResult:
@@ -222,7 +211,6 @@ def _output_array(tensor: Mapping[str, Any]) -> Any:
 
 
 def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> ForwardBackwardResult:
-    """Turn a completed operation's ``output`` into a :class:`ForwardBackwardResult`."""
     outputs = [
         {name: _output_array(tensor) for name, tensor in item.get("tensors", {}).items()}
         for item in output.get("loss_fn_outputs") or ()
@@ -235,14 +223,10 @@ def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> Forw
     )
 
 
-# ----------------------------------------------------------------------------- operation kinds
-
-
 @dataclass(frozen=True)
 class OperationKind(Generic[R]):
-    """One operation kind: its path segment (``"optim-step"``), its POST and GET endpoints and
-    how its ``output`` becomes a result. ``output_optional``: the result has no fields, so a
-    COMPLETED body may carry no output."""
+    """One operation kind: its path segment (``"optim-step"``), its POST and GET endpoints, its
+    output's parser; ``output_optional``: a COMPLETED body may carry no output."""
 
     name: str
     submit: Endpoint[..., Any]
@@ -264,7 +248,6 @@ KINDS: dict[str, OperationKind[Any]] = {}
 def _kind(
     name: str, parse: Callable[[str, Mapping[str, Any]], R], output_optional: bool = False
 ) -> OperationKind[R]:
-    """The kind ``name`` over its generated POST and GET endpoints, entered in :data:`KINDS`."""
     submit, poll = _OPERATION_ENDPOINTS["POST", name], _OPERATION_ENDPOINTS["GET", name]
     kind = KINDS[name] = OperationKind(name, submit, poll, parse, output_optional)
     return kind
@@ -274,13 +257,16 @@ FORWARD_BACKWARD = _kind("forward-backward", parse_forward_backward)
 OPTIM_STEP = _kind("optim-step", _int64_result(OptimStepResult, "step"))
 SAMPLE = _kind("sample", parse_sample)
 WEIGHTS_SYNC = _kind("weights-sync", _int64_result(WeightsSyncResult, "weights_version"))
-CUSTOM_FORWARD_BACKWARD = _kind("custom-forward-backward", parse_custom_forward_backward, True)
+CUSTOM_FORWARD_BACKWARD = _kind(
+    "custom-forward-backward",
+    lambda id_, output: CustomForwardBackwardResult(id_, dict(output)),
+    True,
+)
 TRAINING_CHECKPOINT = _kind("training-checkpoint", parse_checkpoint)
 INFERENCE_CHECKPOINT = _kind("inference-checkpoint", parse_checkpoint)
 
 
 def operation_kind(name: str) -> OperationKind[Any]:
-    """The kind called ``name`` (``"optim-step"``), refused when there is none."""
     if name not in KINDS:
         raise invalid("kind", f"must be one of {sorted(KINDS)}, got {name!r}")
     return KINDS[name]

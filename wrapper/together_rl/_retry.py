@@ -13,15 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
-    "RETRYABLE_STATUSES",
     "RetryPolicy",
     "RetryState",
     "backoff_delay",
     "parse_retry_after",
     "should_retry_status",
 ]
-
-RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
 @dataclass(frozen=True)
@@ -51,11 +48,9 @@ class RetryPolicy:
 def should_retry_status(status_code: int, headers: Mapping[str, str]) -> bool:
     """Whether a response with this status (and these headers) is worth another attempt."""
     override = headers.get("x-should-retry", "").strip().lower()
-    if override == "true":
-        return True
-    if override == "false":
-        return False
-    return status_code in RETRYABLE_STATUSES or status_code >= 500
+    if override in ("true", "false"):
+        return override == "true"
+    return status_code in (408, 409, 429) or status_code >= 500
 
 
 def parse_retry_after(
@@ -118,9 +113,7 @@ class RetryState:
 
     def after_transport_error(self) -> float | None:
         """Seconds to wait before retrying a connection error or timeout, or None to give up."""
-        if self.retries == 0:
-            return self._next_delay(self.policy.reconnect_delay)
-        return self._next_delay(None)
+        return self._next_delay(self.policy.reconnect_delay if self.retries == 0 else None)
 
     def _next_delay(self, retry_after: float | None) -> float | None:
         if self.retries >= self.policy.max_retries:
