@@ -37,7 +37,7 @@ from ._bodies import AdamParams, SamplingParams
 from ._errors import *  # noqa: F403
 from ._http import VERSION as __version__
 from ._keep_alive import *  # noqa: F403
-from ._poll_policy import PollPolicy
+from ._poll_plan import PollPolicy
 from ._results import *  # noqa: F403
 from ._retry import RetryPolicy
 from ._samples import Sample

@@ -1,6 +1,5 @@
-"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry
-loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
-:mod:`._http`)."""
+"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry loop
+(:class:`RetryState` decides whether and when to retry)."""
 
 from __future__ import annotations
 

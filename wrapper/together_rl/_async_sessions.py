@@ -14,7 +14,7 @@ from together_rl_client.models import Session as SessionInfo
 from . import _bodies, _fields, _http, _responses, _results
 from ._async_futures import AsyncOperationFuture
 from ._bodies import AdamParams, SamplingParams
-from ._poll_policy import DEFAULT_RESULT_TIMEOUT
+from ._poll_plan import DEFAULT_RESULT_TIMEOUT
 from ._responses import OperationState
 from ._results import (
     CheckpointResult,
@@ -50,9 +50,8 @@ class AsyncSessionsAPI:
         timeout: float | None = 3600.0,
         **options: Unpack[_fields.SessionCreateKeywords],
     ) -> AsyncSession:
-        """Start a session (``options``: the other ``SessionCreate`` fields: ``display_name``,
-        ``lora_config``, ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is
-        RUNNING."""
+        """Start a session (``options``: the other ``SessionCreate`` fields, ``lora_config``,
+        ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is RUNNING."""
         body = {"model_resources_id": model_resources_id, **options}
         info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
@@ -85,17 +84,14 @@ class AsyncSessionsAPI:
     async def update(
         self, session_id: str, **fields: Unpack[_fields.SessionUpdateKeywords]
     ) -> SessionInfo:
-        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
-        unchanged, ``""`` clears it."""
+        """Change ``display_name`` and ``metadata`` (``None``: unchanged; ``""`` clears one)."""
         return await self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
 
 
 class AsyncSession:
-    """A training session: submit operations (forward-backward, optimizer steps, sampling,
-    weight syncs, custom gradients, checkpoints) and collect their results through futures.
-    Each submit sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry,
-    so a retried POST never creates a second operation. ``info`` is its last known state;
-    ``async with`` stops it on exit."""
+    """A training session: submit operations, collect their results through futures. Each submit
+    sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry, so a retried
+    POST never creates a second operation. ``info``: its last state; ``async with`` stops it."""
 
     def __init__(
         self, client: AsyncClient, session_id: str, info: SessionInfo | None = None
@@ -123,9 +119,8 @@ class AsyncSession:
     async def save_checkpoint(
         self, kind: str = "training", *, idempotency_key: str | None = None
     ) -> AsyncOperationFuture[CheckpointResult]:
-        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
-        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
-        weights for serving or ``client.checkpoints.download``)."""
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (weights,
+        optimizer state and step, to resume from) or ``"inference"`` (weights, to serve)."""
         if kind not in ("training", "inference"):
             raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
         return await self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
@@ -181,10 +176,9 @@ class AsyncSession:
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.AdamParamsKeywords],
     ) -> AsyncOperationFuture[OptimStepResult]:
-        """Submit an AdamW step on the gradients accumulated since the last step. Pass an
-        :class:`AdamParams` or its fields (``learning_rate``, ``beta1``, ...) as keywords, not
-        both; unset fields take the server defaults. The result's ``.step`` is the new trainer
-        step. Sampling sees the new weights only after :meth:`sync_weights`."""
+        """Submit an AdamW step on the gradients accumulated since the last one: an
+        :class:`AdamParams` or its fields as keywords (unset: the server defaults). The result's
+        ``.step`` is the new trainer step; sampling sees the weights after :meth:`sync_weights`."""
         params = _bodies.params_from(AdamParams, adam_params, fields)
         return await self._submit(
             _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
@@ -202,13 +196,11 @@ class AsyncSession:
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
     ) -> AsyncOperationFuture[SampleResult]:
-        """Submit a sampling request: ``num_samples`` completions of each prompt (a token list
-        or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
-        weights-sync. The :class:`SamplingParams` fields (``max_tokens``, ``temperature``, ...) go
-        as keywords or as ``sampling_params``, not both. ``result()[i].sequences[j]`` has
-        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``; with ``return_routed_experts`` on a
-        mixture-of-experts model also ``routed_experts_key``, which
-        ``Sample.from_sequence(prompt, sequence)`` carries into the training sample."""
+        """Submit ``num_samples`` completions of each prompt (a token list or 1-D numpy array; one
+        prompt may be passed bare) from the weights of the last sync. :class:`SamplingParams`
+        fields go as keywords or as ``sampling_params``. ``result()[i].sequences[j]`` has
+        ``tokens``, ``logprobs``, ``stop_reason`` and, with ``return_routed_experts`` on a
+        mixture-of-experts model, the ``routed_experts_key`` that ``Sample.from_sequence`` takes."""
         params = _bodies.params_from(SamplingParams, sampling_params, fields)
         body = _bodies.build_sample(
             model_inputs,
@@ -226,8 +218,7 @@ class AsyncSession:
         *,
         idempotency_key: str | None = None,
     ) -> AsyncOperationFuture[WeightsSyncResult]:
-        """Publish the trainer's weights to the sampler; the result's ``.weights_version``
-        is the version samples submitted afterwards use."""
+        """Publish the trainer's weights to the sampler (``.weights_version``: their version)."""
         body = _bodies.build_weights_sync(weight_sync_type)
         return await self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
 
@@ -238,8 +229,8 @@ class AsyncSession:
         *,
         idempotency_key: str | None = None,
     ) -> AsyncOperationFuture[CustomForwardBackwardResult]:
-        """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
-        sample, as long as the sample) and accumulate them like a built-in loss."""
+        """Backpropagate your per-token gradients dLoss/dlogp (one array per sample, as long as
+        it), accumulated like a built-in loss's."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
         return await self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
@@ -266,7 +257,6 @@ class AsyncSession:
         body: dict[str, Any] | None,
         idempotency_key: str | None,
     ) -> AsyncOperationFuture[R]:
-        """POST an operation (``body`` None: a kind without a request body)."""
         key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else await self._client._operation_content(self.id, body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)

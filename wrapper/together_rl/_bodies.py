@@ -1,6 +1,6 @@
-"""The checked wire bodies of every operation, as plain dicts (numpy arrays stay arrays: the attrs
-models' per-element loops cost on 64 x 2048 batches); ``AdamParams`` and ``SamplingParams``; and
-the bodies' orjson encoding, refusing non-finite numbers (JSON cannot carry one)."""
+"""The checked wire bodies of every operation as plain dicts (numpy arrays stay arrays: the attrs
+models' per-element loops cost on 64 x 2048 batches), ``AdamParams``, ``SamplingParams``, and
+the bodies' orjson encoding."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ class SamplingParams(_fields.SamplingParamsFields):
 def params_from(
     cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, given: Mapping[str, Any]
 ) -> ParamsT | None:
-    """A ``cls`` from ``value`` (one, or a dict of its fields), or from ``given``, the keyword
-    arguments of its fields that are set; refused when both are given."""
+    """A ``cls`` from ``value`` (one, or a dict of its fields) or from ``given`` (its keyword
+    arguments), not both."""
     label = "adam_params" if cls is AdamParams else "sampling_params"
     names = [f.name for f in fields(cls)]
     _schema.known_keys(label, given, names, cls.__name__)
@@ -159,8 +159,8 @@ def build_sample(
         raise invalid("model_inputs", "must be a list of prompts")
     if len(model_inputs) == 0:
         raise invalid("model_inputs", "must not be empty")
-    for flag, value in (("prompt_logprobs", prompt_logprobs),
-                        ("return_routed_experts", return_routed_experts)):  # fmt: skip
+    flags = {"prompt_logprobs": prompt_logprobs, "return_routed_experts": return_routed_experts}
+    for flag, value in flags.items():
         if not isinstance(value, bool):
             raise invalid(flag, "must be a boolean")
     body: dict[str, Any] = {
@@ -169,10 +169,7 @@ def build_sample(
     }
     if sampling_params is not None and (params := sampling_params.to_wire()):
         body["sampling_params"] = params
-    if prompt_logprobs:
-        body["prompt_logprobs"] = True
-    if return_routed_experts:
-        body["return_routed_experts"] = True
+    body.update((flag, True) for flag, on in flags.items() if on)
     name = "topk_prompt_logprobs"
     if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
         body[name] = topk
@@ -193,10 +190,10 @@ def operation_work(body: Mapping[str, Any] | None) -> float:
     if "samples" in body:
         return float(sum(_tokens(s.get("model_input") or {}) for s in body["samples"]))
     if "model_inputs" in body:
-        completions = len(body["model_inputs"]) * int(body.get("num_samples") or 1)
+        per_prompt = int(body.get("num_samples") or 1)
         length = (body.get("sampling_params") or {}).get("max_tokens") or 1
         prompts = sum(_tokens(m) for m in body["model_inputs"])
-        return float(prompts * int(body.get("num_samples") or 1) + completions * length)
+        return float(per_prompt * (prompts + len(body["model_inputs"]) * length))
     return 0.0
 
 
@@ -207,8 +204,8 @@ def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
 
 
 def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, Any]:
-    """One gradient, as long as its (wire) sample; an array's non-finite values are refused by
-    :func:`encode_body`, a list's here, naming the element."""
+    """One gradient, as long as its sample (non-finite values: refused here in a list, by
+    :func:`encode_body` in an array)."""
     field, dtype = f"gradients[{index}].data", models.GradientDType.D_TYPE_FLOAT32.value
     length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
     if isinstance(value, Mapping):
@@ -250,8 +247,8 @@ _NULL = re.compile(rb"null")
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """orjson-encode an operation body, refusing non-finite numbers in its sample tensors and
-    gradients (orjson would silently write them as null; the builders check the other numbers)."""
+    """orjson-encode an operation body, refusing non-finite numbers in its tensors and gradients
+    (orjson would write them as null; the builders check the other numbers)."""
     try:
         payload = orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError as exc:

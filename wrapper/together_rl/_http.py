@@ -37,8 +37,7 @@ API_PREFIX = "/v1"
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """One HTTP request: an endpoint's ``request_parts`` (or a presigned URL) and the body we
-    encoded. ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
+    """One HTTP request; ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
 
     method: str
     url: str
@@ -66,9 +65,8 @@ def endpoint_request(
     *args: P.args,
     **kwargs: P.kwargs,
 ) -> RequestSpec:
-    """The request of ``endpoint``: path parameters positional (each refused when empty),
-    query and header parameters by keyword (``None`` leaves one out), and ``body`` either the
-    fields of its request model (checked by it) or an already encoded body."""
+    """The request of ``endpoint``: path parameters positional (not empty), query and header
+    parameters by keyword (``None`` leaves one out), ``body`` its model's fields or encoded."""
     for name, value in zip(endpoint.path_params, args, strict=False):
         if not value:
             raise invalid(name, "must not be empty")

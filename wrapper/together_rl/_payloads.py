@@ -1,11 +1,13 @@
-"""The large-payload protocol of the official SDK's hand-written layer (docs/wire-facts.md §2.6,
-docs/wrapper.md "Large payloads"), without I/O: when a request body is uploaded, the stand-in
-body POSTed in its place, and how an offloaded result is merged back."""
+"""Transfers through presigned URLs, without I/O: the official SDK's large-payload protocol
+(docs/wire-facts.md §2.6: when a body is uploaded, the stand-in POSTed in its place, how an
+offloaded result is merged back), and where downloaded checkpoint files go, with a progress bar."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -15,10 +17,12 @@ from ._schema import all_of_type
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
+    "checkpoint_file_path",
     "download_request",
     "merge_offloaded",
     "needs_upload",
     "shrink_body",
+    "terminal_progress",
     "upload_request",
 ]
 
@@ -52,8 +56,7 @@ def _shrink(value: Any) -> Any:
 
 
 def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
-    """The chunks of one model input share a single budget of 8 tokens (at least one chunk
-    with one token is kept, so the stand-in stays a valid ``ModelInput``)."""
+    """Its chunks share 8 tokens (one at least, so the stand-in stays a valid ``ModelInput``)."""
     budget = STAND_IN_LENGTH
     chunks = []
     for chunk in model_input["chunks"]:
@@ -71,14 +74,13 @@ def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
-    """The stand-in POSTed with an uploaded body: every numeric array cut to its first 8
-    elements, ``shape``/``sparse_*`` removed, 8 tokens per model input, the rest (loss, flags,
-    sampling parameters) unchanged, plus ``payload_id``."""
+    """The stand-in of an uploaded body: numeric arrays cut to 8 elements, ``shape``/``sparse_*``
+    removed, 8 tokens per model input, the rest unchanged, plus ``payload_id``."""
     return {**{k: _shrink(v) for k, v in body.items()}, "payload_id": payload_id}
 
 
 def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any]:
-    """The full output: the downloaded object over the inline fields, without ``payload_id``."""
+    """The downloaded object over the inline fields, without ``payload_id``."""
     if not isinstance(downloaded, Mapping):
         raise MalformedResponseError(
             "the offloaded result is not a JSON object", body=str(downloaded)[:200]
@@ -99,3 +101,34 @@ def upload_request(upload_url: str, content: bytes) -> RequestSpec:
 def download_request(download_url: str) -> RequestSpec:
     """The GET of a presigned URL, without ``Authorization``."""
     return RequestSpec("GET", download_url, "GET <download_url>", authenticated=False)
+
+
+BAR_WIDTH = 30
+
+
+def terminal_progress(
+    label: str, stream: TextIO | None = None
+) -> Callable[[int, int | None], None] | None:
+    """``progress(done, total)`` drawing ``label [#####.....] 42% 1.2/2.9 MB`` on ``stream``
+    (stderr), or None when it is not a terminal."""
+    out = stream if stream is not None else sys.stderr
+    if not out.isatty():
+        return None
+
+    def progress(done: int, total: int | None) -> None:
+        line = f"{label} {done / 1e6:.1f}"
+        if total:
+            filled = min(BAR_WIDTH, done * BAR_WIDTH // total)
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            line = f"{label} [{bar}] {done * 100 // total:3d}% {done / 1e6:.1f}/{total / 1e6:.1f}"
+        out.write(f"\r{line} MB" + ("\n" if total is not None and done >= total else ""))
+        out.flush()
+
+    return progress
+
+
+def checkpoint_file_path(folder: Path, filename: str) -> Path:
+    """A bare file name inside ``folder`` (one with a directory part could write anywhere)."""
+    if not filename or Path(filename).name != filename or filename in (".", ".."):
+        raise InvalidRequestError(f"unsafe checkpoint file name {filename!r}", field="filename")
+    return folder / filename

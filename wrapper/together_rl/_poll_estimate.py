@@ -22,17 +22,14 @@ class DurationEstimate:
         self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
             maxlen=_REMEMBERED
         )
-        self.version = 0  # moves with every interval observed: a prediction may be kept until
 
     def observe(self, work: float, shortest: float, longest: float) -> None:
         """An operation of ``work`` ran at least ``shortest`` and at most ``longest`` s."""
         if longest >= shortest >= 0 and math.isfinite(longest):
             self._seen.append((work, shortest, longest))
-            self.version += 1
 
     def predict(self, work: float) -> tuple[float, float] | None:
-        """The shortest and the longest duration expected of an operation of ``work``
-        (None: nothing seen of a work like it)."""
+        """The shortest and longest duration expected of ``work`` (None: nothing like it seen)."""
         if not self._seen:
             return None
         weights = [1 / max(high - low, 1e-4) ** 2 for _, low, high in self._seen]

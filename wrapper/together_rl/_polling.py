@@ -8,8 +8,7 @@ from __future__ import annotations
 import threading
 
 from ._poll_estimate import DurationEstimate
-from ._poll_plan import next_get, window
-from ._poll_policy import PollPolicy
+from ._poll_plan import PollPolicy, next_get, window
 
 __all__ = ["OperationPoll", "PollPlanner", "PollPolicy"]
 
@@ -32,7 +31,6 @@ class OperationPoll:
         self.last_pending_at: float | None = None  # the last GET that found it running
         self.finished_at: float | None = None  # the GET that found it done
         self._start: tuple[float, float | None] | None = None  # fixed once seen done
-        self._planned: tuple[object, list[float]] = (None, [])  # the window, and what it is of
 
     def start_bounds(self) -> tuple[float, float | None]:
         """When it started at the earliest and at the latest (None: not known yet, the one
@@ -51,19 +49,14 @@ class OperationPoll:
         return max(submitted, earliest), max(submitted, ahead.finished_at)
 
     def next_poll_at(self) -> float:
-        """When the next GET is due, on the client's clock (a query: nothing changes; a time
-        already past means at once)."""
+        """When the next GET is due, on the client's clock (a time past: at once)."""
         policy = self._planner.policy
         with self._planner.lock:
             early, late = self.start_bounds()
-            key = (self._estimate.version, early, late)
-            if self._planned[0] != key:
-                predicted = None if late is None else self._estimate.predict(self.work)
-                planned = []
-                if predicted is not None and late is not None:
-                    planned = window(policy, (early, late), predicted)
-                self._planned = key, planned
-        planned = self._planned[1]
+            predicted = None if late is None else self._estimate.predict(self.work)
+        planned = []
+        if predicted is not None and late is not None:
+            planned = window(policy, (early, late), predicted)
         last = self.last_pending_at
         if last is None:  # it may have finished as soon as it could have started
             last = early
@@ -89,8 +82,7 @@ class OperationPoll:
 
 
 class PollPlanner:
-    """One session's polling: what it learned of each kind's durations, and the last operation
-    submitted (each holds the one ahead of it until it is seen done)."""
+    """One session's polling: each kind's durations, and the last operation submitted."""
 
     def __init__(self, policy: PollPolicy | None = None) -> None:
         self.policy = policy or PollPolicy()

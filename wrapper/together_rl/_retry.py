@@ -1,6 +1,5 @@
-"""The retry policy, shared by the sync and the async client: which answers are worth another
-attempt and how long to wait before it. No I/O and no sleeping here: the HTTP layer asks, then
-waits itself (``time.sleep`` or ``asyncio.sleep``)."""
+"""The retry policy of both clients, without I/O: which answers are worth another attempt and
+how long to wait before it (the HTTP layer asks, then sleeps itself)."""
 
 from __future__ import annotations
 
@@ -23,16 +22,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """What to retry and how long to wait.
-
-    Retried: connection errors, timeouts, 408, 409, 429 and every status >= 500; never other
-    4xx. A ``x-should-retry: true|false`` response header overrides the status. The delay is
-    ``Retry-After`` (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``
-    when the server sends one, else ``min(initial_backoff * 2**n, max_backoff)`` minus up to
-    ``jitter`` of it at random; the first retry after a connection error or a timeout waits
-    ``reconnect_delay`` instead (the connection broke, which says nothing of the server's load).
-    ``call_timeout`` bounds a whole call, all attempts included.
-    """
+    """What to retry and how long to wait. Retried: connection errors, timeouts, 408, 409, 429
+    and statuses >= 500; ``x-should-retry: true|false`` overrides. The delay: ``Retry-After``
+    (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``, else
+    ``min(initial_backoff * 2**n, max_backoff)`` less up to ``jitter`` of it at random; the
+    first retry after a connection error or timeout waits ``reconnect_delay`` (a broken
+    connection says nothing of the server's load). ``call_timeout`` bounds a whole call."""
 
     max_retries: int = 8
     initial_backoff: float = 0.25
@@ -97,7 +92,7 @@ class RetryState:
         self.deadline = None if policy.call_timeout is None else clock() + policy.call_timeout
 
     def attempt_timeout(self) -> float:
-        """Read timeout for the next attempt: the per-request timeout, bounded by the deadline."""
+        """The next attempt's read timeout, bounded by the deadline."""
         if self.deadline is None:
             return self.policy.request_timeout
         return max(0.001, min(self.policy.request_timeout, self.deadline - self._clock()))

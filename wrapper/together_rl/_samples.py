@@ -1,5 +1,4 @@
-"""Samples: the builder (prompt + completion tokens in, one wire ``Sample`` out) and the check of
-any sample against a loss before it is sent, with the rules read from the spec."""
+"""Samples: the builder, and the check of any sample against a loss (the spec's rules)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ _PER_TOKEN_INPUTS = ("logprobs", "advantages", "reference_logprobs", "weights")
 
 
 def wire_array(array: Any) -> Any:
-    """A numpy array in the form orjson serialises exactly as the official SDK's ``tolist()``
-    would: float64 for floats (a float32 0.1 goes out as 0.10000000149011612), int64 otherwise."""
+    """An array orjson writes as the official SDK's ``tolist()`` does: float64 for floats (a
+    float32 0.1 goes out as 0.10000000149011612), int64 otherwise."""
     kind = array.dtype.kind
     if kind == "f":
         return np.ascontiguousarray(array, dtype=np.float64)
@@ -46,8 +45,7 @@ def as_int_vector(name: str, values: Any) -> Any:
 
 
 def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
-    """Per-completion-token values (``length`` numbers, or one number) in the last ``length``
-    slots, after ``prompt_slots`` masked slots of 0.0."""
+    """``length`` values (or one number) after ``prompt_slots`` masked slots of 0.0."""
     if not (isinstance(values, numbers.Real) and not isinstance(values, bool)):  # not one number
         if isinstance(values, np.ndarray) and values.ndim != 1:
             raise invalid(name, "must be one-dimensional")
@@ -64,11 +62,10 @@ def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
 
 
 class Sample:
-    """One training sample: the model input tokens and its per-slot loss tensors. Build it with
-    :meth:`from_completion` (which does the shift and the masking) or :meth:`from_sequence` (a
-    sampled sequence: its tokens, log-probs and routed-experts key), or from already-aligned
-    ``tokens`` and ``loss_fn_inputs`` (each value a ``TensorData`` dict, a numpy array or a
-    list). A plain wire dict is accepted wherever a Sample is."""
+    """One training sample: model input tokens and per-slot loss tensors. Build it with
+    :meth:`from_completion` (the shift and the masking), :meth:`from_sequence` (a sampled
+    sequence), or from aligned ``tokens`` and ``loss_fn_inputs`` (each a ``TensorData`` dict, a
+    numpy array or a list). A plain wire dict is accepted wherever a Sample is."""
 
     __slots__ = ("loss_fn_inputs", "routed_experts_key", "tokens")
 
@@ -95,11 +92,10 @@ class Sample:
         weights: float | Sequence[float] | Any | None = None,
         routed_experts_key: str | None = None,
     ) -> Sample:
-        """Align a sampled completion with the wire format (the spec's ``Sample``): ``model_input``
-        is ``(prompt + completion)[:-1]``, ``target_tokens`` ``(prompt + completion)[1:]`` (slot
-        ``t`` predicts token ``t + 1``). The per-completion-token values go to the last
-        ``len(completion)`` slots; the prompt slots are masked (``weights`` 0, the others 0.0).
-        ``advantages`` may be one number per sequence; ``weights`` defaults to 1.0."""
+        """Align a completion with the wire ``Sample``: ``model_input`` is ``(prompt +
+        completion)[:-1]``, ``target_tokens`` ``(prompt + completion)[1:]``. Per-completion-token
+        values fill the last ``len(completion)`` slots, prompt slots are masked (``weights`` 0,
+        others 0.0); ``advantages`` may be one number; ``weights`` defaults to 1.0."""
         prompt = as_int_vector("prompt_tokens", prompt_tokens)
         completion = as_int_vector("completion_tokens", completion_tokens)
         for name, tokens in (("prompt_tokens", prompt), ("completion_tokens", completion)):
@@ -123,10 +119,9 @@ class Sample:
         reference_logprobs: Sequence[float] | Any | None = None,
         weights: float | Sequence[float] | Any | None = None,
     ) -> Sample:
-        """:meth:`from_completion` of a sampled ``sequence`` (a :class:`SampledSequence`, or
-        the official SDK's): its tokens, its sampler ``logprobs`` and, when the server returned
-        one (a mixture-of-experts model sampled with ``return_routed_experts=True``), its
-        ``routed_experts_key``, so the training pass replays the sampler's expert routing."""
+        """:meth:`from_completion` of a sampled ``sequence`` (ours or the official SDK's): its
+        tokens, sampler ``logprobs`` and ``routed_experts_key`` (a mixture-of-experts model
+        sampled with ``return_routed_experts=True``: the training pass replays its routing)."""
         tokens = np.asarray(list(sequence.tokens) if not isinstance(sequence.tokens, np.ndarray)
                             else sequence.tokens, dtype=np.int64)  # fmt: skip
         logprobs = getattr(sequence, "logprobs", None)
@@ -162,8 +157,8 @@ class Sample:
 
 
 def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
-    """One ``loss_fn_inputs`` value (a TensorData dict, a numpy array or a list) as a TensorData
-    dict of ``n_tokens`` values; a bare array or list takes the spec's dtype of ``key``."""
+    """One ``loss_fn_inputs`` value as a TensorData dict of ``n_tokens`` values (a bare array or
+    list takes the spec's dtype of ``key``)."""
     known = INPUT_DTYPES.get(key)
     mapping = isinstance(value, Mapping)
     data = value.get("data") if mapping else value
@@ -189,7 +184,7 @@ def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
 
 
 def _token_count(label: str, model_input: Any) -> tuple[dict[str, Any], int]:
-    """``model_input`` (its numpy token arrays in wire form) and its token count."""
+    """``model_input`` (numpy tokens in wire form) and its token count."""
     if not isinstance(model_input, Mapping) or not isinstance(model_input.get("chunks"), list):
         raise InvalidRequestError(f"{label}.model_input.chunks must be a list", field=label)
     total, chunks = 0, []
@@ -237,8 +232,8 @@ def _normalize_sample(
 def normalize_samples(
     samples: Any, required: frozenset[str], needed_by: str
 ) -> list[dict[str, Any]]:
-    """The wire dicts of ``samples`` (a non-empty list or iterable; a single sample is refused),
-    each checked against ``required``, the ``loss_fn_inputs`` keys ``needed_by`` needs."""
+    """The wire dicts of ``samples`` (a non-empty iterable), each with the ``loss_fn_inputs``
+    keys ``needed_by`` requires."""
     if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
         raise invalid("samples", "must be a list of samples")
     listed = list(samples)

@@ -1,7 +1,6 @@
 # Derived from _async.py by scripts/unasync.py (make derive): edit the source, not this.
-"""The synchronous client: every request goes through one generic call over the generated
-endpoints (:meth:`Client._call`); the resource APIs and handles live in the modules it
-imports, and their public names are exported here too."""
+"""The synchronous client: every request goes through one call over the generated endpoints
+(:meth:`Client._call`); the resource APIs' public names are exported here too."""
 
 from __future__ import annotations
 
@@ -21,13 +20,17 @@ from together_rl_client.types import Endpoint
 from . import _bodies, _fields, _http, _payloads, _responses
 from ._errors import APIStatusError, NotReadyError
 from ._http import RequestSpec
-from ._poll_policy import PollPolicy, readiness_wait
+from ._poll_plan import PollPolicy, readiness_wait
 from ._polling import PollPlanner
 from ._retry import RetryPolicy
-from ._sync_checkpoints import CheckpointsAPI
 from ._sync_futures import OperationFuture
 from ._sync_http import SyncHTTP
-from ._sync_resources import ModelResources, ModelResourcesAPI, RolloutsAPI
+from ._sync_resources import (
+    CheckpointsAPI,
+    ModelResources,
+    ModelResourcesAPI,
+    RolloutsAPI,
+)
 from ._sync_sessions import Session, SessionsAPI
 
 __all__ = [
@@ -47,15 +50,11 @@ InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class Client:
-    """Synchronous client of the RL training API.
-
-    ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
-    ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
-    as a context manager (``with``) or close it with :meth:`close`.
-    ``transport`` (an httpx transport), ``sleep`` and ``clock`` are for tests and
-    instrumentation. Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the
-    official SDK) go through the upload protocol; ``None`` always sends them inline.
-    """
+    """Synchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``;
+    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``). One
+    pooled httpx client; ``with`` it or :meth:`close` it. ``transport``, ``sleep`` and
+    ``clock`` are for tests. Operation bodies above ``upload_threshold`` bytes (0.5 MiB, as the
+    official SDK) are uploaded; ``None`` always sends them inline."""
 
     def __init__(
         self,
@@ -130,9 +129,8 @@ class Client:
             return self._planners.setdefault(session_id, PollPlanner(self.poll_policy))
 
     def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
-        """An operation's encoded body, or, above the upload threshold, the shrunk stand-in of
-        the body uploaded for ``session_id`` (inline when the server has no upload protocol:
-        then no later body is offered for upload either)."""
+        """An operation's encoded body or, above the upload threshold, the stand-in of the body
+        uploaded for ``session_id`` (inline from then on when the server has no upload protocol)."""
         content = _bodies.encode_body(body)
         if not self._uploads_supported or not _payloads.needs_upload(
             len(content), self.upload_threshold
@@ -149,7 +147,7 @@ class Client:
         return _bodies.encode_body(_payloads.shrink_body(body, upload.payload_id))
 
     def _wait_ready(self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None) -> InfoT:
-        """Poll ``info``'s session or model resources (``get``) until ready (:func:`readiness`)."""
+        """Poll ``info``'s session or model resources (``get``) until ready."""
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         attempt = 0
         deadline = None if timeout is None else self._http.clock() + timeout

@@ -1,6 +1,5 @@
 # Derived from _async_futures.py by scripts/unasync.py (make derive): edit the source, not this.
-"""The future of one submitted operation: polls on the session's learned schedule, downloads an
-offloaded output, and returns the kind's result."""
+"""The future of one submitted operation."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from together_rl_client.api import rl
 
 from . import _http, _payloads, _responses
 from ._errors import OperationTimeoutError
-from ._poll_policy import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
 from ._polling import OperationPoll
 from ._responses import OperationState
 from ._results import OperationKind
@@ -25,9 +24,8 @@ R = TypeVar("R")
 
 
 class OperationFuture(Generic[R]):
-    """The pending result of one submitted operation: ``result(timeout=)`` polls on the
-    session's learned schedule and returns the kind's result (an output the server offloaded is
-    downloaded and merged first). Async futures are awaitable."""
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the session's
+    schedule and returns the kind's result (an offloaded output downloaded first); awaitable."""
 
     def __init__(
         self,
@@ -55,10 +53,9 @@ class OperationFuture(Generic[R]):
         return self._state.status
 
     def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
-        """Wait for the operation (at most ``timeout`` seconds; ``None``: no limit) and return
-        its result; raises ``OperationFailedError`` when it failed and ``OperationTimeoutError``
-        when the time is up (it keeps running: call ``result`` again, or re-attach with
-        ``session.get_operation(kind, id)``)."""
+        """Wait at most ``timeout`` s (``None``: no limit) and return the result; raises
+        ``OperationFailedError`` when it failed, ``OperationTimeoutError`` when the time is up
+        (it keeps running: call ``result`` again, or ``session.get_operation(kind, id)``)."""
         with self._lock:
             http = self.session._client._http
             start = http.clock()
@@ -89,7 +86,7 @@ class OperationFuture(Generic[R]):
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
 
     def _download(self) -> None:
-        """Download the output the server offloaded, and merge it into the inline one."""
+        """Download the offloaded output and merge it into the inline one."""
         state, client = self._state, self.session._client
         assert state.offloaded is not None
         endpoint = rl.create_payload_download_url.ENDPOINT

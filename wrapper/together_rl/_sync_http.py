@@ -1,7 +1,6 @@
 # Derived from _async_http.py by scripts/unasync.py (make derive): edit the source, not this.
-"""The sync HTTP client: one pooled ``httpx.Client`` per wrapper client, and the retry
-loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
-:mod:`._http`)."""
+"""The sync HTTP client: one pooled ``httpx.Client`` per wrapper client, and the retry loop
+(:class:`RetryState` decides whether and when to retry)."""
 
 from __future__ import annotations
 

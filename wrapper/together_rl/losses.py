@@ -1,6 +1,5 @@
-"""Typed loss builders: each checks its bounds on construction, naming the bad field, and turns
-into the wire ``LossConfig`` (:meth:`Loss.to_wire`); wire dicts get the same checks
-(:func:`normalize_loss`). The rules are the spec's; CISPO's low <= high is its description's."""
+"""Typed loss builders, checked on construction (the spec's rules; CISPO's low <= high is its
+description's), and the same checks of wire ``LossConfig`` dicts (:func:`normalize_loss`)."""
 
 from __future__ import annotations
 
@@ -32,9 +31,8 @@ _PARAMS_KEY_OF = {p["class"]: key for key, p in _CONFIG["properties"].items() if
 
 @dataclass(frozen=True)
 class Loss:
-    """Base class of the loss builders: ``wire_type`` is the ``LossType``; a builder's fields and
-    ``spec_model`` (the generated params class: its key in ``LossConfig`` and its bounds come from
-    the spec) are its ``_fields`` base's, derived from the spec."""
+    """Base class of the loss builders: ``wire_type`` is the ``LossType``; the fields and
+    ``spec_model`` (the params class) are its ``_fields`` base's, derived from the spec."""
 
     wire_type: ClassVar[str]
     spec_model: ClassVar[type | None] = None
@@ -53,8 +51,7 @@ class Loss:
         if self.spec_model is not None:
             check_fields(self, f"loss.{self.params_key}", self.spec_model)
 
-    def params(self) -> dict[str, Any]:
-        """The params object's fields that are set."""
+    def params(self) -> dict[str, Any]:  # the params object's fields that are set
         return set_fields(self)
 
     def to_wire(self) -> dict[str, Any]:
@@ -65,8 +62,8 @@ class Loss:
         return {"type": self.wire_type}
 
     def required_sample_inputs(self) -> frozenset[str]:
-        """The ``loss_fn_inputs`` keys every sample needs with this loss: its type's, and those
-        the spec requires when a parameter is positive (GRPO's ``beta``)."""
+        """The ``loss_fn_inputs`` keys a sample needs: its type's, and those a positive parameter
+        requires (GRPO's ``beta``)."""
         required = self.required_inputs
         for name, value in self.params().items():
             if self.spec_model is not None and isinstance(value, int | float) and value > 0:
@@ -128,9 +125,8 @@ _PARAMS_KEYS = frozenset(cls.params_key for cls in _BUILDERS.values() if cls.par
 
 
 def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss]:
-    """Check a loss (builder or wire dict) and return its wire dict and its builder. A wire dict
-    keeps its shape after a builder's checks: a known ``type`` (short names such as ``"grpo"``
-    expanded, as the official SDK does), no params object of another loss, the params' bounds."""
+    """A loss (builder or wire dict) checked: its wire dict and its builder. A wire dict needs a
+    known ``type`` (short names such as ``"grpo"`` expanded), no other loss's params, bounds."""
     if isinstance(loss, Loss):
         return loss.to_wire(), loss
     if not isinstance(loss, Mapping):
