@@ -10,12 +10,9 @@ session.optim_step(learning_rate=1e-4).result()            # .step
 session.sync_weights().result()                             # .weights_version
 session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
 
-Names: ``Session`` and ``ModelResources`` are handles (``.info``: their last known state, a
-``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources``,
-``client.checkpoints`` and ``client.rollouts`` are a ``SessionsAPI``, ``ModelResourcesAPI``,
-``CheckpointsAPI`` and ``RolloutsAPI``; the ``Async`` names are their asyncio twins. Every type
-a method returns is exported here: the public names of each module below are its ``__all__``
-(the layout of ``asyncio/__init__.py``).
+``Session`` and ``ModelResources`` are handles (``.info``: a ``SessionInfo`` /
+``ModelResourcesInfo``); ``client.sessions`` is a ``SessionsAPI``, and so on; the ``Async`` names
+are their asyncio twins. Every type a method returns is exported here (docs/wrapper.md).
 """
 
 from together_rl_client.models import (

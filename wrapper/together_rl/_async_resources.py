@@ -12,7 +12,7 @@ from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 
 from . import _fields, _payloads
-from ._async_sessions import AsyncSession
+from ._async_sessions import AsyncResourceAPI, AsyncSession
 from ._keep_alive import AsyncKeepAlive
 from ._schema import enum_member
 
@@ -27,11 +27,8 @@ __all__ = [
 ]
 
 
-class AsyncModelResourcesAPI:
+class AsyncModelResourcesAPI(AsyncResourceAPI):
     """``client.model_resources``: the GPUs that bill until stopped."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
 
     async def create(
         self,
@@ -101,11 +98,8 @@ class AsyncModelResourcesAPI:
         return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
-class AsyncRolloutsAPI:
+class AsyncRolloutsAPI(AsyncResourceAPI):
     """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
 
     async def estimate(
         self,
@@ -179,11 +173,8 @@ class AsyncModelResources:
         return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
 
 
-class AsyncCheckpointsAPI:
+class AsyncCheckpointsAPI(AsyncResourceAPI):
     """``client.checkpoints``: list, get and download checkpoints."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
 
     async def list(
         self,

@@ -31,16 +31,20 @@ from .losses import Loss
 if TYPE_CHECKING:
     from ._async import AsyncClient
 
-__all__ = ["AsyncSession", "AsyncSessionsAPI"]
+__all__ = ["AsyncResourceAPI", "AsyncSession", "AsyncSessionsAPI"]
 
 R = TypeVar("R")
 
 
-class AsyncSessionsAPI:
-    """``client.sessions``: create, get, list, update and stop training sessions."""
+class AsyncResourceAPI:
+    """What every resource API of the client (``client.sessions``, ...) holds: the client."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
+
+
+class AsyncSessionsAPI(AsyncResourceAPI):
+    """``client.sessions``: create, get, list, update and stop training sessions."""
 
     async def create(
         self,

@@ -33,17 +33,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _OperationResult:
-    """What every result carries first: the id of the operation that produced it."""
+    """Every result's first field: the id of the operation that produced it."""
 
     operation_id: str
 
 
 @dataclass(frozen=True)
 class ForwardBackwardResult(_OperationResult):
-    """The output of a completed forward-backward (or forward) operation. ``loss_fn_outputs``
-    has one mapping per sample, in request order, from output name (``"logprobs"`` for the
-    built-in losses) to a numpy array (float32 or int64); empty unless ``return_loss_fn_outputs``
-    was set."""
+    """A completed forward-backward (or forward). ``loss_fn_outputs``: per sample, output name
+    (``"logprobs"``) -> numpy array (float32 or int64), if ``return_loss_fn_outputs`` was set."""
 
     loss: float
     metrics: dict[str, float] = field(default_factory=dict)
@@ -78,10 +76,8 @@ class CustomForwardBackwardResult(_OperationResult):
 
 @dataclass(frozen=True)
 class CheckpointResult(_OperationResult):
-    """A saved checkpoint: ``id`` (resume a session from it with
-    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
-    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
-    ``registration`` in the model registry when the server gives one."""
+    """A saved checkpoint: ``id`` (for ``resume_from_checkpoint_id`` or
+    ``client.checkpoints.download``), its trainer ``step``, its model ``registration`` if any."""
 
     id: str
     step: int
@@ -91,10 +87,8 @@ class CheckpointResult(_OperationResult):
 
 @dataclass(frozen=True)
 class SampledSequence:
-    """One sampled completion (the prompt is not repeated): ``tokens`` (numpy int64),
-    ``logprobs`` (numpy float64: each token's log-probability under the sampling policy; ``None``
-    when the server sent none), ``stop_reason`` (``"STOP_REASON_LENGTH"``, ``"STOP_REASON_STOP"``
-    or any other string the server sent)."""
+    """One sampled completion: ``tokens`` (numpy int64), ``logprobs`` (numpy float64, under the
+    sampling policy; ``None`` if not sent), ``stop_reason`` (``"STOP_REASON_LENGTH"``, ...)."""
 
     tokens: Any
     logprobs: Any | None
@@ -126,8 +120,7 @@ class PromptSamples:
 
 @dataclass(frozen=True)
 class SampleResult(_OperationResult):
-    """A completed sample operation: one :class:`PromptSamples` per model input, in request
-    order. Indexable and iterable: ``result[0].sequences[1].tokens``."""
+    """One :class:`PromptSamples` per model input, in order: ``result[0].sequences[1].tokens``."""
 
     results: list[PromptSamples]
 

@@ -10,7 +10,8 @@ import numpy as np
 from together_rl_client.models import DType
 
 from ._errors import InvalidRequestError
-from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type, invalid
+from ._fields import EXCLUSIVE_INPUTS, INPUT_DTYPES
+from ._schema import all_of_type, invalid
 
 __all__ = ["Sample", "as_int_vector", "normalize_samples", "wire_array"]
 

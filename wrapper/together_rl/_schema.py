@@ -14,15 +14,12 @@ from enum import Enum
 from typing import Any, TypeVar, cast
 
 from together_rl_client import models
-from together_rl_client.models import LossFnInputs
 
 from ._errors import InvalidRequestError
 
 E = TypeVar("E", bound=Enum)
 
 __all__ = [
-    "EXCLUSIVE_INPUTS",
-    "INPUT_DTYPES",
     "all_of_type",
     "check_enum",
     "check_fields",
@@ -134,12 +131,3 @@ def all_of_type(values: Iterable[Any], kind: type | tuple[type, ...]) -> bool:
     """Every element a ``kind``, not a bool; checked once per type (``isinstance`` of a numbers
     ABC costs ~0.4 us an element: tens of ms on 64 x 2048 lists)."""
     return all(issubclass(t, kind) and not issubclass(t, bool) for t in set(map(type, values)))
-
-
-_INPUTS = schema_of(LossFnInputs)
-#: ``loss_fn_inputs`` key -> the dtypes it may have, the first sent for a bare array or list
-INPUT_DTYPES = {key: tuple(dtypes) for key, dtypes in _INPUTS["x-input-dtypes"].items()}
-#: groups of ``loss_fn_inputs`` keys of which a sample may hold one at most
-EXCLUSIVE_INPUTS = tuple(tuple(group) for group in _INPUTS["x-exclusive-inputs"])
-# The wrapper checks every tensor against the model input's token count: the one rule it knows.
-assert _INPUTS["x-tensor-length"] == "model_input"

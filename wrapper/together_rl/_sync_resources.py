@@ -15,7 +15,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from . import _fields, _payloads
 from ._keep_alive import KeepAlive
 from ._schema import enum_member
-from ._sync_sessions import Session
+from ._sync_sessions import ResourceAPI, Session
 
 if TYPE_CHECKING:
     from ._sync import Client
@@ -28,11 +28,8 @@ __all__ = [
 ]
 
 
-class ModelResourcesAPI:
+class ModelResourcesAPI(ResourceAPI):
     """``client.model_resources``: the GPUs that bill until stopped."""
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
 
     def create(
         self,
@@ -102,11 +99,8 @@ class ModelResourcesAPI:
         return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
-class RolloutsAPI:
+class RolloutsAPI(ResourceAPI):
     """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
 
     def estimate(
         self,
@@ -178,11 +172,8 @@ class ModelResources:
         return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
 
 
-class CheckpointsAPI:
+class CheckpointsAPI(ResourceAPI):
     """``client.checkpoints``: list, get and download checkpoints."""
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
 
     def list(
         self,

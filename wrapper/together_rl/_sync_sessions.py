@@ -32,16 +32,20 @@ from .losses import Loss
 if TYPE_CHECKING:
     from ._sync import Client
 
-__all__ = ["Session", "SessionsAPI"]
+__all__ = ["ResourceAPI", "Session", "SessionsAPI"]
 
 R = TypeVar("R")
 
 
-class SessionsAPI:
-    """``client.sessions``: create, get, list, update and stop training sessions."""
+class ResourceAPI:
+    """What every resource API of the client (``client.sessions``, ...) holds: the client."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
+
+
+class SessionsAPI(ResourceAPI):
+    """``client.sessions``: create, get, list, update and stop training sessions."""
 
     def create(
         self,

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from together_rl_client import models
 
 from . import _fields
-from ._schema import check_enum, check_fields, invalid, known_keys, schema_of, set_fields
+from ._schema import check_enum, check_fields, invalid, known_keys, set_fields
 
 __all__ = [
     "CISPO",
@@ -24,10 +24,6 @@ __all__ = [
     "normalize_loss",
 ]
 
-_CONFIG = schema_of(models.LossConfig)
-#: params class name -> its ``LossConfig`` key (``"GRPOLossParams"`` -> ``"grpo_params"``)
-_PARAMS_KEY_OF = {p["class"]: key for key, p in _CONFIG["properties"].items() if "class" in p}
-
 
 @dataclass(frozen=True)
 class Loss:
@@ -38,14 +34,13 @@ class Loss:
     spec_model: ClassVar[type | None] = None
     params_key: ClassVar[str | None] = None
     required_inputs: ClassVar[frozenset[str]] = frozenset()
+    inputs_when_positive: ClassVar[dict[str, frozenset[str]]] = {}
 
     def __init_subclass__(cls, loss_type: models.LossType | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if loss_type is not None:  # a subclass of a builder keeps its loss
             cls.wire_type = loss_type.value
-            model = cls.spec_model
-            cls.params_key = None if model is None else _PARAMS_KEY_OF[model.__name__]
-            cls.required_inputs = frozenset(_CONFIG["x-required-inputs"][cls.wire_type])
+            cls.params_key, cls.required_inputs = _fields.LOSS_TYPES[cls.wire_type]
 
     def __post_init__(self) -> None:
         if self.spec_model is not None:
@@ -66,9 +61,8 @@ class Loss:
         requires (GRPO's ``beta``)."""
         required = self.required_inputs
         for name, value in self.params().items():
-            if self.spec_model is not None and isinstance(value, int | float) and value > 0:
-                prop = schema_of(self.spec_model)["properties"][name]
-                required |= frozenset(prop.get("x-requires-inputs-when-positive", ()))
+            if isinstance(value, int | float) and value > 0:
+                required |= self.inputs_when_positive.get(name, frozenset())
         return required
 
 
