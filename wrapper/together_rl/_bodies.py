@@ -150,8 +150,7 @@ def build_sample(
     topk_prompt_logprobs: int = 0,
     return_routed_experts: bool = False,
 ) -> dict[str, Any]:
-    """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
-    array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
+    """The ``SampleBody`` of prompts (token lists, 1-D arrays or ``ModelInput`` dicts; or one)."""
     first = model_inputs[0] if isinstance(model_inputs, Sequence) and len(model_inputs) else None
     if isinstance(model_inputs, np.ndarray) or isinstance(first, numbers.Integral):
         model_inputs = [model_inputs]
@@ -230,8 +229,8 @@ def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, An
 def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
-    """The ``CustomForwardBackwardBody``: per sample (which needs only ``target_tokens``), one
-    gradient dLoss/dlogp per token (a list, a numpy array or a ``Gradient`` dict)."""
+    """The ``CustomForwardBackwardBody``: per sample (``target_tokens`` only needed), one
+    gradient per token (a list, a numpy array or a ``Gradient`` dict)."""
     wire = normalize_samples(samples, frozenset({"target_tokens"}), "custom-forward-backward")
     if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
         raise invalid("gradients", "must be a list (one per sample)")

@@ -1,6 +1,6 @@
-"""Transfers through presigned URLs, without I/O: the official SDK's large-payload protocol
-(docs/wire-facts.md §2.6: when a body is uploaded, the stand-in POSTed in its place, how an
-offloaded result is merged back), and where downloaded checkpoint files go, with a progress bar."""
+"""Presigned-URL transfers without I/O: the official SDK's large-payload protocol (wire-facts.md
+§2.6: what is uploaded, the stand-in POSTed, the merge of an offloaded result), and checkpoint
+files: where they go, a progress bar."""
 
 from __future__ import annotations
 
@@ -109,8 +109,7 @@ BAR_WIDTH = 30
 def terminal_progress(
     label: str, stream: TextIO | None = None
 ) -> Callable[[int, int | None], None] | None:
-    """``progress(done, total)`` drawing ``label [#####.....] 42% 1.2/2.9 MB`` on ``stream``
-    (stderr), or None when it is not a terminal."""
+    """``progress(done, total)`` drawing ``label [####....] 42% 1.2/2.9 MB`` on a terminal."""
     out = stream if stream is not None else sys.stderr
     if not out.isatty():
         return None

@@ -26,9 +26,7 @@ __all__ = [
 DEFAULT_RESULT_TIMEOUT = 300.0  # how long a blocking `result()` waits, as the official SDK
 # A session or model resources starting: the first wait, its growth per GET, the longest wait.
 _READINESS = (0.05, 1.5, 5.0)
-# The safety schedule spaces GETs this fraction of the guarantee apart: a GET goes out and is
-# answered a little after it is planned.
-SAFETY_MARGIN = 0.9
+SAFETY_MARGIN = 0.9  # safety GETs go this fraction of the bound apart: a GET goes out late
 
 
 @dataclass(frozen=True)
@@ -64,13 +62,12 @@ class PollPolicy:
         return max(self.min_gap, min(self.max_interval, SAFETY_MARGIN * bound))
 
     def precision_gap(self, duration: float) -> float:
-        """How far apart GETs go around the predicted end of an operation of ``duration``:
-        half its precision, so that what they teach of its duration is closer than that."""
+        """GETs around a predicted end go half the precision of ``duration`` apart."""
         return max(self.min_gap, self.precision * duration / 2)
 
 
 def readiness_wait(attempt: int) -> float:
-    """Wait before the ``attempt``-th GET of a session or model resources starting."""
+    """Wait before the ``attempt``-th GET of a starting session or model resources."""
     first, growth, longest = _READINESS
     return float(min(longest, first * growth**attempt))
 

@@ -33,9 +33,8 @@ class OperationPoll:
         self._start: tuple[float, float | None] | None = None  # fixed once seen done
 
     def start_bounds(self) -> tuple[float, float | None]:
-        """When it started at the earliest and at the latest (None: not known yet, the one
-        ahead not seen done): after the one ahead was last seen running, by when it was seen
-        done."""
+        """When it started at the earliest and latest: after the one ahead was last seen running,
+        by when it was seen done (None: not yet seen done)."""
         if self._start is not None:
             return self._start
         ahead, submitted = self._ahead, self.submitted_at
@@ -63,8 +62,7 @@ class OperationPoll:
         return next_get(policy, last, late, planned)
 
     def observe(self, *, sent_at: float, done: bool) -> None:
-        """One GET's answer: ``done`` when its status was terminal (``sent_at``: when it went
-        out). An operation seen done teaches its kind the interval of its duration."""
+        """A GET sent at ``sent_at`` saw it ``done`` or not; seen done, it teaches its kind."""
         with self._planner.lock:
             self.gets += 1
             if not done:

@@ -128,6 +128,5 @@ def known_keys(label: str, value: Mapping[str, Any], names: Iterable[str], what:
 
 
 def all_of_type(values: Iterable[Any], kind: type | tuple[type, ...]) -> bool:
-    """Every element a ``kind``, not a bool; checked once per type (``isinstance`` of a numbers
-    ABC costs ~0.4 us an element: tens of ms on 64 x 2048 lists)."""
+    """Every element a ``kind``, not a bool, checked once per type (faster than per element)."""
     return all(issubclass(t, kind) and not issubclass(t, bool) for t in set(map(type, values)))

@@ -66,9 +66,6 @@ class Loss:
         return required
 
 
-# The builders: each field is keyword-only and None (the server default) unless set.
-
-
 @dataclass(frozen=True)
 class CrossEntropy(
     _fields.CrossEntropyLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_CROSS_ENTROPY
@@ -78,8 +75,7 @@ class CrossEntropy(
 
 @dataclass(frozen=True)
 class GRPO(_fields.GRPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_GRPO):
-    """GRPO. Clip thresholds are absolute ratio bounds (low <= 1 <= high); ``beta`` > 0 makes
-    ``reference_logprobs`` required."""
+    """GRPO: absolute clip bounds (low <= 1 <= high); ``beta`` > 0 needs ``reference_logprobs``."""
 
 
 @dataclass(frozen=True)
