@@ -8,6 +8,13 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
+from together_rl._http import (
+    RetryPolicy,
+    RetryState,
+    backoff_delay,
+    parse_retry_after,
+    should_retry_status,
+)
 from together_rl._responses import interpret_operation
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
@@ -15,13 +22,6 @@ from together_rl._results import (
     OPTIM_STEP,
     SAMPLE,
     WEIGHTS_SYNC,
-)
-from together_rl._retry import (
-    RetryPolicy,
-    RetryState,
-    backoff_delay,
-    parse_retry_after,
-    should_retry_status,
 )
 
 

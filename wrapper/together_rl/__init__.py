@@ -33,10 +33,10 @@ from ._async import *  # noqa: F403
 from ._bodies import AdamParams, SamplingParams
 from ._errors import *  # noqa: F403
 from ._http import VERSION as __version__
+from ._http import RetryPolicy
 from ._keep_alive import *  # noqa: F403
 from ._poll_plan import PollPolicy
 from ._results import *  # noqa: F403
-from ._retry import RetryPolicy
 from ._samples import Sample
 from ._sync import *  # noqa: F403
 

@@ -18,7 +18,6 @@ from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
 from . import _bodies, _fields, _http, _payloads, _responses
-from ._async_futures import AsyncOperationFuture
 from ._async_http import AsyncHTTP
 from ._async_resources import (
     AsyncCheckpointsAPI,
@@ -26,12 +25,11 @@ from ._async_resources import (
     AsyncModelResourcesAPI,
     AsyncRolloutsAPI,
 )
-from ._async_sessions import AsyncSession, AsyncSessionsAPI
+from ._async_sessions import AsyncOperationFuture, AsyncSession, AsyncSessionsAPI
 from ._errors import APIStatusError, NotReadyError
-from ._http import RequestSpec
+from ._http import RequestSpec, RetryPolicy
 from ._poll_plan import PollPolicy, readiness_wait
 from ._polling import PollPlanner
-from ._retry import RetryPolicy
 
 __all__ = [
     "AsyncCheckpointsAPI",

@@ -11,8 +11,7 @@ from pathlib import Path
 import httpx
 
 from . import _http
-from ._http import RequestSpec
-from ._retry import RetryPolicy, RetryState
+from ._http import RequestSpec, RetryPolicy, RetryState
 
 __all__ = ["AsyncHTTP"]
 

@@ -1,37 +1,31 @@
-"""``client.sessions`` and the session handle: every operation kind goes through one submit
-path (:meth:`AsyncSession._submit`) that returns an :class:`AsyncOperationFuture`."""
+"""``client.sessions``, the session handle, and the future of an operation: every operation kind
+goes through one submit path (:meth:`AsyncSession._submit`) that returns a future."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
-from . import _bodies, _fields, _http, _responses, _results
-from ._async_futures import AsyncOperationFuture
+from . import _bodies, _fields, _http, _payloads, _responses, _results
 from ._bodies import AdamParams, SamplingParams
-from ._poll_plan import DEFAULT_RESULT_TIMEOUT
+from ._errors import OperationTimeoutError
+from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._polling import OperationPoll
 from ._responses import OperationState
-from ._results import (
-    CheckpointResult,
-    CustomForwardBackwardResult,
-    ForwardBackwardResult,
-    OperationKind,
-    OptimStepResult,
-    SampleResult,
-    WeightsSyncResult,
-)
+from ._results import OperationKind
 from ._schema import enum_member, invalid
 from .losses import Loss
 
 if TYPE_CHECKING:
     from ._async import AsyncClient
 
-__all__ = ["AsyncResourceAPI", "AsyncSession", "AsyncSessionsAPI"]
+__all__ = ["AsyncOperationFuture", "AsyncResourceAPI", "AsyncSession", "AsyncSessionsAPI"]
 
 R = TypeVar("R")
 
@@ -122,7 +116,7 @@ class AsyncSession:
 
     async def save_checkpoint(
         self, kind: str = "training", *, idempotency_key: str | None = None
-    ) -> AsyncOperationFuture[CheckpointResult]:
+    ) -> AsyncOperationFuture[_results.CheckpointResult]:
         """Save a checkpoint after every operation submitted before it: ``"training"`` (weights,
         optimizer state and step, to resume from) or ``"inference"`` (weights, to serve)."""
         if kind not in ("training", "inference"):
@@ -146,7 +140,7 @@ class AsyncSession:
         forward_only: bool = False,
         return_loss_fn_outputs: bool = False,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+    ) -> AsyncOperationFuture[_results.ForwardBackwardResult]:
         """Submit a forward-backward pass; returns as soon as the POST is acknowledged."""
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
@@ -161,7 +155,7 @@ class AsyncSession:
         return_loss_fn_outputs: bool = True,
         timeout: float | None = DEFAULT_RESULT_TIMEOUT,
         idempotency_key: str | None = None,
-    ) -> ForwardBackwardResult:
+    ) -> _results.ForwardBackwardResult:
         """Score a batch (``forward_only``) and wait for the result, logprobs included."""
         future = await self.forward_backward(
             samples,
@@ -179,7 +173,7 @@ class AsyncSession:
         muon_params: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.AdamParamsKeywords],
-    ) -> AsyncOperationFuture[OptimStepResult]:
+    ) -> AsyncOperationFuture[_results.OptimStepResult]:
         """Submit an AdamW step on the gradients accumulated since the last one: an
         :class:`AdamParams` or its fields as keywords (unset: the server defaults). The result's
         ``.step`` is the new trainer step; sampling sees the weights after :meth:`sync_weights`."""
@@ -199,7 +193,7 @@ class AsyncSession:
         return_routed_experts: bool = False,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
-    ) -> AsyncOperationFuture[SampleResult]:
+    ) -> AsyncOperationFuture[_results.SampleResult]:
         """Submit ``num_samples`` completions of each prompt (a token list or 1-D numpy array; one
         prompt may be passed bare) from the weights of the last sync. :class:`SamplingParams`
         fields go as keywords or as ``sampling_params``. ``result()[i].sequences[j]`` has
@@ -221,7 +215,7 @@ class AsyncSession:
         weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[WeightsSyncResult]:
+    ) -> AsyncOperationFuture[_results.WeightsSyncResult]:
         """Publish the trainer's weights to the sampler (``.weights_version``: their version)."""
         body = _bodies.build_weights_sync(weight_sync_type)
         return await self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
@@ -232,7 +226,7 @@ class AsyncSession:
         gradients: Sequence[Any],
         *,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[CustomForwardBackwardResult]:
+    ) -> AsyncOperationFuture[_results.CustomForwardBackwardResult]:
         """Backpropagate your per-token gradients dLoss/dlogp (one array per sample, as long as
         it), accumulated like a built-in loss's."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
@@ -240,7 +234,7 @@ class AsyncSession:
 
     async def get_forward_backward(
         self, operation_id: str
-    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+    ) -> AsyncOperationFuture[_results.ForwardBackwardResult]:
         """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
         return await self._attach(_results.FORWARD_BACKWARD, operation_id)
 
@@ -274,3 +268,90 @@ class AsyncSession:
         if state.offloaded is not None:
             await future._download()
         return future
+
+
+class AsyncOperationFuture(Generic[R]):
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the session's
+    schedule and returns the kind's result (an offloaded output downloaded first); awaitable."""
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        state: OperationState,
+        poll: OperationPoll,
+        idempotency_key: str | None,
+        kind: OperationKind[R],
+    ) -> None:
+        self.session = session
+        self.kind: OperationKind[R] = kind
+        self.operation_id = state.operation_id
+        self.idempotency_key = idempotency_key
+        self._state = state
+        self._poll = poll
+        self._lock = asyncio.Lock()
+
+    def done(self) -> bool:
+        """True once a terminal status has been seen (no request is sent)."""
+        return self._state.terminal
+
+    @property
+    def status(self) -> str:
+        """The last status seen."""
+        return self._state.status
+
+    async def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
+        """Wait at most ``timeout`` s (``None``: no limit) and return the result; raises
+        ``OperationFailedError`` when it failed, ``OperationTimeoutError`` when the time is up
+        (it keeps running: call ``result`` again, or ``session.get_operation(kind, id)``)."""
+        async with self._lock:
+            http = self.session._client._http
+            start = http.clock()
+            deadline = None if timeout is None else start + timeout
+            while not self._state.terminal:
+                if self._state.offloaded is not None:
+                    await self._download()
+                    continue
+                wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
+                if wait is None:
+                    remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
+                    if remaining > 0:
+                        await http.sleep(remaining)
+                    raise OperationTimeoutError(self.operation_id, http.clock() - start)
+                if wait > 0:
+                    await http.sleep(wait)
+                await self._fetch()
+            if self._state.failure is not None:
+                raise self._state.failure
+            result: R = self._state.result
+            return result
+
+    async def _fetch(self) -> None:
+        client = self.session._client
+        sent_at = client._http.clock()
+        spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
+        self._state = _responses.interpret_operation(await client._json(spec), self.kind)
+        self._poll.observe(sent_at=sent_at, done=self._state.server_done)
+
+    async def _download(self) -> None:
+        """Download the offloaded output and merge it into the inline one."""
+        state, client = self._state, self.session._client
+        assert state.offloaded is not None
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        payload_id = str(state.offloaded["payload_id"])
+        url = (await client._call(endpoint, b"", self.session.id, payload_id)).download_url
+        output = _payloads.merge_offloaded(
+            state.offloaded, await client._json(_payloads.download_request(url))
+        )
+        self._state = _responses.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
+
+    # unasync: async only
+    def __await__(self) -> Generator[Any, None, R]:
+        return self.result().__await__()
+
+    # unasync: end
+
+    def __repr__(self) -> str:
+        where = f"operation_id={self.operation_id!r}, status={self.status!r}"
+        return f"{type(self).__name__}(kind={self.kind.name!r}, {where})"

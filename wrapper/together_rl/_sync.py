@@ -19,11 +19,9 @@ from together_rl_client.types import Endpoint
 
 from . import _bodies, _fields, _http, _payloads, _responses
 from ._errors import APIStatusError, NotReadyError
-from ._http import RequestSpec
+from ._http import RequestSpec, RetryPolicy
 from ._poll_plan import PollPolicy, readiness_wait
 from ._polling import PollPlanner
-from ._retry import RetryPolicy
-from ._sync_futures import OperationFuture
 from ._sync_http import SyncHTTP
 from ._sync_resources import (
     CheckpointsAPI,
@@ -31,7 +29,7 @@ from ._sync_resources import (
     ModelResourcesAPI,
     RolloutsAPI,
 )
-from ._sync_sessions import Session, SessionsAPI
+from ._sync_sessions import OperationFuture, Session, SessionsAPI
 
 __all__ = [
     "CheckpointsAPI",

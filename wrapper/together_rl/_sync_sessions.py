@@ -1,38 +1,32 @@
 # Derived from _async_sessions.py by scripts/unasync.py (make derive): edit the source, not this.
-"""``client.sessions`` and the session handle: every operation kind goes through one submit
-path (:meth:`Session._submit`) that returns an :class:`OperationFuture`."""
+"""``client.sessions``, the session handle, and the future of an operation: every operation kind
+goes through one submit path (:meth:`Session._submit`) that returns a future."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
-from . import _bodies, _fields, _http, _responses, _results
+from . import _bodies, _fields, _http, _payloads, _responses, _results
 from ._bodies import AdamParams, SamplingParams
-from ._poll_plan import DEFAULT_RESULT_TIMEOUT
+from ._errors import OperationTimeoutError
+from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._polling import OperationPoll
 from ._responses import OperationState
-from ._results import (
-    CheckpointResult,
-    CustomForwardBackwardResult,
-    ForwardBackwardResult,
-    OperationKind,
-    OptimStepResult,
-    SampleResult,
-    WeightsSyncResult,
-)
+from ._results import OperationKind
 from ._schema import enum_member, invalid
-from ._sync_futures import OperationFuture
 from .losses import Loss
 
 if TYPE_CHECKING:
     from ._sync import Client
 
-__all__ = ["ResourceAPI", "Session", "SessionsAPI"]
+__all__ = ["OperationFuture", "ResourceAPI", "Session", "SessionsAPI"]
 
 R = TypeVar("R")
 
@@ -121,7 +115,7 @@ class Session:
 
     def save_checkpoint(
         self, kind: str = "training", *, idempotency_key: str | None = None
-    ) -> OperationFuture[CheckpointResult]:
+    ) -> OperationFuture[_results.CheckpointResult]:
         """Save a checkpoint after every operation submitted before it: ``"training"`` (weights,
         optimizer state and step, to resume from) or ``"inference"`` (weights, to serve)."""
         if kind not in ("training", "inference"):
@@ -145,7 +139,7 @@ class Session:
         forward_only: bool = False,
         return_loss_fn_outputs: bool = False,
         idempotency_key: str | None = None,
-    ) -> OperationFuture[ForwardBackwardResult]:
+    ) -> OperationFuture[_results.ForwardBackwardResult]:
         """Submit a forward-backward pass; returns as soon as the POST is acknowledged."""
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
@@ -160,7 +154,7 @@ class Session:
         return_loss_fn_outputs: bool = True,
         timeout: float | None = DEFAULT_RESULT_TIMEOUT,
         idempotency_key: str | None = None,
-    ) -> ForwardBackwardResult:
+    ) -> _results.ForwardBackwardResult:
         """Score a batch (``forward_only``) and wait for the result, logprobs included."""
         future = self.forward_backward(
             samples,
@@ -178,7 +172,7 @@ class Session:
         muon_params: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.AdamParamsKeywords],
-    ) -> OperationFuture[OptimStepResult]:
+    ) -> OperationFuture[_results.OptimStepResult]:
         """Submit an AdamW step on the gradients accumulated since the last one: an
         :class:`AdamParams` or its fields as keywords (unset: the server defaults). The result's
         ``.step`` is the new trainer step; sampling sees the weights after :meth:`sync_weights`."""
@@ -198,7 +192,7 @@ class Session:
         return_routed_experts: bool = False,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
-    ) -> OperationFuture[SampleResult]:
+    ) -> OperationFuture[_results.SampleResult]:
         """Submit ``num_samples`` completions of each prompt (a token list or 1-D numpy array; one
         prompt may be passed bare) from the weights of the last sync. :class:`SamplingParams`
         fields go as keywords or as ``sampling_params``. ``result()[i].sequences[j]`` has
@@ -220,7 +214,7 @@ class Session:
         weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
-    ) -> OperationFuture[WeightsSyncResult]:
+    ) -> OperationFuture[_results.WeightsSyncResult]:
         """Publish the trainer's weights to the sampler (``.weights_version``: their version)."""
         body = _bodies.build_weights_sync(weight_sync_type)
         return self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
@@ -231,13 +225,15 @@ class Session:
         gradients: Sequence[Any],
         *,
         idempotency_key: str | None = None,
-    ) -> OperationFuture[CustomForwardBackwardResult]:
+    ) -> OperationFuture[_results.CustomForwardBackwardResult]:
         """Backpropagate your per-token gradients dLoss/dlogp (one array per sample, as long as
         it), accumulated like a built-in loss's."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
         return self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
-    def get_forward_backward(self, operation_id: str) -> OperationFuture[ForwardBackwardResult]:
+    def get_forward_backward(
+        self, operation_id: str
+    ) -> OperationFuture[_results.ForwardBackwardResult]:
         """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
         return self._attach(_results.FORWARD_BACKWARD, operation_id)
 
@@ -271,3 +267,84 @@ class Session:
         if state.offloaded is not None:
             future._download()
         return future
+
+
+class OperationFuture(Generic[R]):
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the session's
+    schedule and returns the kind's result (an offloaded output downloaded first); awaitable."""
+
+    def __init__(
+        self,
+        session: Session,
+        state: OperationState,
+        poll: OperationPoll,
+        idempotency_key: str | None,
+        kind: OperationKind[R],
+    ) -> None:
+        self.session = session
+        self.kind: OperationKind[R] = kind
+        self.operation_id = state.operation_id
+        self.idempotency_key = idempotency_key
+        self._state = state
+        self._poll = poll
+        self._lock = threading.Lock()
+
+    def done(self) -> bool:
+        """True once a terminal status has been seen (no request is sent)."""
+        return self._state.terminal
+
+    @property
+    def status(self) -> str:
+        """The last status seen."""
+        return self._state.status
+
+    def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
+        """Wait at most ``timeout`` s (``None``: no limit) and return the result; raises
+        ``OperationFailedError`` when it failed, ``OperationTimeoutError`` when the time is up
+        (it keeps running: call ``result`` again, or ``session.get_operation(kind, id)``)."""
+        with self._lock:
+            http = self.session._client._http
+            start = http.clock()
+            deadline = None if timeout is None else start + timeout
+            while not self._state.terminal:
+                if self._state.offloaded is not None:
+                    self._download()
+                    continue
+                wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
+                if wait is None:
+                    remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
+                    if remaining > 0:
+                        http.sleep(remaining)
+                    raise OperationTimeoutError(self.operation_id, http.clock() - start)
+                if wait > 0:
+                    http.sleep(wait)
+                self._fetch()
+            if self._state.failure is not None:
+                raise self._state.failure
+            result: R = self._state.result
+            return result
+
+    def _fetch(self) -> None:
+        client = self.session._client
+        sent_at = client._http.clock()
+        spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
+        self._state = _responses.interpret_operation(client._json(spec), self.kind)
+        self._poll.observe(sent_at=sent_at, done=self._state.server_done)
+
+    def _download(self) -> None:
+        """Download the offloaded output and merge it into the inline one."""
+        state, client = self._state, self.session._client
+        assert state.offloaded is not None
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        payload_id = str(state.offloaded["payload_id"])
+        url = (client._call(endpoint, b"", self.session.id, payload_id)).download_url
+        output = _payloads.merge_offloaded(
+            state.offloaded, client._json(_payloads.download_request(url))
+        )
+        self._state = _responses.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
+
+    def __repr__(self) -> str:
+        where = f"operation_id={self.operation_id!r}, status={self.status!r}"
+        return f"{type(self).__name__}(kind={self.kind.name!r}, {where})"
