@@ -74,9 +74,7 @@ class AsyncClient:
         self._uploads_supported = True
         self._http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
         # A session's planner lives as long as a handle on the session (or a future of it).
-        self._planners: weakref.WeakValueDictionary[str, PollPlanner] = (
-            weakref.WeakValueDictionary()
-        )
+        self._planners = weakref.WeakValueDictionary[str, PollPlanner]()
         self._planners_lock = threading.Lock()
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
@@ -101,7 +99,7 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    # internals shared by the resource classes
+    # internals, shared by the resource APIs
     async def _call(
         self,
         endpoint: Endpoint[P, M],

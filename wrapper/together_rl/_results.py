@@ -17,7 +17,6 @@ from ._schema import invalid
 
 R = TypeVar("R")
 
-#: the public result types (the operation kinds below are the clients' own)
 __all__ = [
     "CheckpointResult",
     "CustomForwardBackwardResult",
@@ -188,10 +187,6 @@ def _prompt_samples(raw: Mapping[str, Any]) -> PromptSamples:
     )
 
 
-def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
-    return SampleResult(operation_id, [_prompt_samples(r) for r in output.get("results") or ()])
-
-
 def _output_array(tensor: Mapping[str, Any]) -> Any:
     data = tensor.get("data", [])
     dtype = np.int64 if tensor.get("dtype") == "int64" else np.float32
@@ -201,6 +196,10 @@ def _output_array(tensor: Mapping[str, Any]) -> Any:
         except (TypeError, ValueError):
             pass  # nested or odd data: let np.array report or handle it
     return np.array(data, dtype=dtype)
+
+
+def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
+    return SampleResult(operation_id, [_prompt_samples(r) for r in output.get("results") or ()])
 
 
 def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> ForwardBackwardResult:
@@ -234,7 +233,6 @@ _OPERATION_ENDPOINTS = {
     for module in vars(rl).values()
     if isinstance(module, ModuleType) and module.ENDPOINT.operation_kind is not None
 }
-#: every kind by name (``"optim-step"``)
 KINDS: dict[str, OperationKind[Any]] = {}
 
 
