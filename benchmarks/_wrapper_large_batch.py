@@ -15,7 +15,7 @@ import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, Sample
 from together_rl._bodies import encode_body
-from together_rl._responses import interpret_operation
+from together_rl._results import interpret_operation
 
 from benchmarks._report import (
     Table,

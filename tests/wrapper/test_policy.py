@@ -15,13 +15,13 @@ from together_rl._http import (
     parse_retry_after,
     should_retry_status,
 )
-from together_rl._responses import interpret_operation
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
     OPTIM_STEP,
     SAMPLE,
     WEIGHTS_SYNC,
+    interpret_operation,
 )
 
 

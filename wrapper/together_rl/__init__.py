@@ -3,8 +3,8 @@
 from together_rl import Client, Sample, losses
 client = Client()                      # TOGETHER_API_KEY / TOGETHER_BASE_URL
 session = client.sessions.create(model_resources_id="...")
-future = session.forward_backward([Sample.from_completion(p, c, logprobs=lp, advantages=a)],
-                                  losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2))
+samples = [Sample.from_completion(prompt, completion, logprobs=lp, advantages=a)]
+future = session.forward_backward(samples, losses.GRPO(clip_low_threshold=0.8))
 result = future.result(timeout=300)    # .loss, .metrics, .loss_fn_outputs
 session.optim_step(learning_rate=1e-4).result()            # .step
 session.sync_weights().result()                             # .weights_version

@@ -17,7 +17,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _fields, _http, _payloads, _responses
+from . import _bodies, _fields, _http, _payloads, _results
 from ._async_http import AsyncHTTP
 from ._async_resources import (
     AsyncCheckpointsAPI,
@@ -48,11 +48,10 @@ InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class AsyncClient:
-    """Asynchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``;
-    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``). One
-    pooled httpx client; ``async with`` it or :meth:`close` it. ``transport``, ``sleep`` and
-    ``clock`` are for tests. Operation bodies above ``upload_threshold`` bytes (0.5 MiB, as the
-    official SDK) are uploaded; ``None`` always sends them inline."""
+    """Asynchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``,
+    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``); ``async
+    with`` it or :meth:`close` it. ``transport``, ``sleep``, ``clock``: for tests. Operation
+    bodies above ``upload_threshold`` bytes (0.5 MiB, as the SDK) are uploaded (``None``: never)."""
 
     def __init__(
         self,
@@ -111,7 +110,7 @@ class AsyncClient:
         """The one way to call an endpoint (``body``: the fields of its request model, or the
         encoded body)."""
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
-        return _responses.read_body(endpoint, await self._json(spec), spec.operation)
+        return _results.read_body(endpoint, await self._json(spec), spec.operation)
 
     async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
         """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
@@ -149,7 +148,7 @@ class AsyncClient:
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         attempt = 0
         deadline = None if timeout is None else self._http.clock() + timeout
-        while not _responses.readiness(info):
+        while not _results.readiness(info):
             if deadline is not None and self._http.clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             await self._http.sleep(readiness_wait(attempt))

@@ -12,13 +12,12 @@ from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
-from . import _bodies, _fields, _http, _payloads, _responses, _results
+from . import _bodies, _fields, _http, _payloads, _results
 from ._bodies import AdamParams, SamplingParams
 from ._errors import OperationTimeoutError
 from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
 from ._polling import OperationPoll
-from ._responses import OperationState
-from ._results import OperationKind
+from ._results import OperationKind, OperationState
 from ._schema import enum_member, invalid
 from .losses import Loss
 
@@ -258,7 +257,7 @@ class AsyncSession:
         key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else await self._client._operation_content(self.id, body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
-        state = _responses.interpret_operation(await self._client._json(spec), kind)
+        state = _results.interpret_operation(await self._client._json(spec), kind)
         # a forward-only pass, much shorter than one with a backward, is learned apart
         learned_as = kind.name + (":forward" if body and body.get("forward_only") else "")
         now = self._client._http.clock()
@@ -329,7 +328,7 @@ class AsyncOperationFuture(Generic[R]):
         client = self.session._client
         sent_at = client._http.clock()
         spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
-        self._state = _responses.interpret_operation(await client._json(spec), self.kind)
+        self._state = _results.interpret_operation(await client._json(spec), self.kind)
         self._poll.observe(sent_at=sent_at, done=self._state.server_done)
 
     async def _download(self) -> None:
@@ -342,7 +341,7 @@ class AsyncOperationFuture(Generic[R]):
         output = _payloads.merge_offloaded(
             state.offloaded, await client._json(_payloads.download_request(url))
         )
-        self._state = _responses.complete_operation(
+        self._state = _results.complete_operation(
             self.kind, state.operation_id, state.status, output
         )
 

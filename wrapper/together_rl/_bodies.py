@@ -1,6 +1,5 @@
-"""The checked wire bodies of every operation as plain dicts (numpy arrays stay arrays: the attrs
-models' per-element loops cost on 64 x 2048 batches), ``AdamParams``, ``SamplingParams``, and
-the bodies' orjson encoding."""
+"""Every operation's checked wire body, a plain dict (numpy arrays stay: the attrs models' loops
+cost on 64 x 2048 batches); ``AdamParams``, ``SamplingParams``; the bodies' orjson encoding."""
 
 from __future__ import annotations
 
@@ -181,9 +180,8 @@ def _tokens(model_input: Mapping[str, Any]) -> int:
 
 
 def operation_work(body: Mapping[str, Any] | None) -> float:
-    """The work an operation's body asks for, the unit its duration is learned against: the
-    tokens of a forward-backward's samples; a sample's prompt tokens and completions (each
-    ``max_tokens`` long when it is set, one unit when it is not); 0 for a kind without tokens."""
+    """The work its duration is learned against: a forward-backward's tokens; a sample's prompt
+    tokens and completions (``max_tokens`` long, or 1 unit); 0 for a kind without tokens."""
     if not body:
         return 0.0
     if "samples" in body:

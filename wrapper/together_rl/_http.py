@@ -1,7 +1,6 @@
-"""HTTP without I/O, shared by both clients: every request built from an endpoint's generated
-``ENDPOINT``; configuration; the retry policy (which answers are worth another attempt, how long
-to wait: the clients ask, then sleep themselves); the typed errors of a failed call, whatever its
-body; the JSON of a 2xx body."""
+"""HTTP without I/O, for both clients: every request built from an endpoint's ``ENDPOINT``;
+configuration; the retry policy (what to retry, how long to wait: the clients then sleep); the
+typed errors of a failed call, whatever its body; the JSON of a 2xx body."""
 
 from __future__ import annotations
 
@@ -24,8 +23,6 @@ from . import _errors
 from ._schema import invalid, known_keys, schema_of
 
 __all__ = [
-    "API_PREFIX",
-    "DEFAULT_BASE_URL",
     "USER_AGENT",
     "VERSION",
     "RequestSpec",
@@ -36,7 +33,6 @@ __all__ = [
     "parse_json",
     "parse_retry_after",
     "resolve_config",
-    "set_values",
     "should_retry_status",
     "status_error",
     "transport_error",

@@ -1,6 +1,5 @@
-"""Keep model resources up through a phase without operations (computing rewards, say): extend
-their expiry now and every ``every`` seconds in a thread (sync) or a task (async) until the block
-ends."""
+"""Keep model resources up through a phase without operations (computing rewards, say): their
+expiry extended now and every ``every`` seconds, in a thread (sync) or a task (async)."""
 
 from __future__ import annotations
 

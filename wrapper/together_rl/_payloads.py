@@ -1,6 +1,5 @@
 """Presigned-URL transfers without I/O: the official SDK's large-payload protocol (wire-facts.md
-§2.6: what is uploaded, the stand-in POSTed, the merge of an offloaded result), and checkpoint
-files: where they go, a progress bar."""
+§2.6: upload, stand-in, merge of an offloaded result); checkpoint files' paths, a progress bar."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from ._http import RequestSpec
 from ._schema import all_of_type
 
 __all__ = [
-    "MAX_UPLOAD_BYTES",
     "checkpoint_file_path",
     "download_request",
     "merge_offloaded",

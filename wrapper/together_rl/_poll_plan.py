@@ -1,6 +1,5 @@
 """The polling schedule, pure arithmetic on a clock's times: its knobs (:class:`PollPolicy`), how
-long an operation will run (:class:`DurationEstimate`), when the next GET goes out, how long a
-blocking ``result()`` waits, how a starting resource is polled.
+long an operation will run (:class:`DurationEstimate`), when the next GET goes out; readiness.
 
 Two schedules meet here. The safety schedule keeps the guarantee whatever the durations: after
 a GET sent ``e`` s after the operation's latest possible start, the next goes at most
@@ -88,9 +87,8 @@ _SPAN = 1.3  # the works must span this ratio before a slope is fitted
 
 class DurationEstimate:
     """One kind's durations, as intervals ``(work, shortest, longest)`` of the last operations
-    (from the last GET that found one running to the one that found it done, on the safe side of
-    when it could have started); a line through their middles, each weighed by how narrow it is,
-    predicts the next, give or take what the intervals and the line's misses say."""
+    (the GETs that saw each running and done); a line through their middles, each weighed by how
+    narrow it is, predicts the next, give or take the intervals' widths and the line's misses."""
 
     def __init__(self) -> None:
         self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
@@ -133,9 +131,8 @@ class DurationEstimate:
         return max(0.0, center - spread_d), center + spread_d
 
     def _scaled(self, work: float) -> tuple[float, float] | None:
-        """Before a slope: what durations growing with the work, at most in proportion to it
-        (a fixed overhead and a cost per unit of work), allow of ``work`` given each interval
-        seen; where they disagree (noise), the span between them."""
+        """Before a slope: what durations growing with the work, at most in proportion to it,
+        allow of ``work`` given each interval seen (where they disagree: the span between)."""
         lows, highs = [], []
         for seen, low, high in self._seen:
             if seen == work or (seen > 0 and work > 0):

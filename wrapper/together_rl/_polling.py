@@ -1,6 +1,5 @@
-"""A session's operations in flight, the only part of the polling that knows of more than one
-operation: a session runs them in submission order, so one starts when the one ahead of it
-finishes, which bounds when it could have started. No I/O and no sleeping here: the clients
+"""A session's operations in flight, the only part of the polling that knows of more than one: a
+session runs them in order, so one starts when the one ahead finishes. No I/O here: the clients
 ask :meth:`OperationPoll.next_poll_at`, wait, GET, and tell :meth:`OperationPoll.observe`."""
 
 from __future__ import annotations

@@ -63,10 +63,9 @@ def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
 
 
 class Sample:
-    """One training sample: model input tokens and per-slot loss tensors. Build it with
-    :meth:`from_completion` (the shift and the masking), :meth:`from_sequence` (a sampled
-    sequence), or from aligned ``tokens`` and ``loss_fn_inputs`` (each a ``TensorData`` dict, a
-    numpy array or a list). A plain wire dict is accepted wherever a Sample is."""
+    """One training sample: model input tokens and per-slot loss tensors, from
+    :meth:`from_completion`, :meth:`from_sequence`, or aligned ``tokens`` and ``loss_fn_inputs``
+    (``TensorData`` dicts, numpy arrays or lists). A wire dict is accepted wherever a Sample is."""
 
     __slots__ = ("loss_fn_inputs", "routed_experts_key", "tokens")
 
@@ -172,10 +171,8 @@ def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
     elif isinstance(data, list | tuple):
         floats = known is None and any(isinstance(v, float) for v in data)
     else:
-        kind = type(data).__name__
-        raise invalid(
-            label, f"must be a TensorData dict, a numpy array or a list of numbers, got {kind}"
-        )
+        kind = f"a TensorData dict, a numpy array or a list of numbers, got {type(data).__name__}"
+        raise invalid(label, f"must be {kind}")
     dtype = value["dtype"] if mapping else known[0] if known else _FLOAT32 if floats else _INT64
     if known is not None and dtype not in known:
         raise invalid(f"{label}.dtype", f"must be one of {sorted(known)}, got {dtype!r}")
@@ -216,11 +213,9 @@ def _normalize_sample(
     inputs, prefix = sample.get("loss_fn_inputs"), f"{label}.loss_fn_inputs"
     if not isinstance(inputs, Mapping):
         raise invalid(prefix, "must be an object")
-    missing = sorted(required - inputs.keys())
-    if missing:
-        raise invalid(
-            f"{prefix}.{missing[0]}", f"is required by {needed_by} (missing: {', '.join(missing)})"
-        )
+    if missing := sorted(required - inputs.keys()):
+        reason = f"is required by {needed_by} (missing: {', '.join(missing)})"
+        raise invalid(f"{prefix}.{missing[0]}", reason)
     for group in EXCLUSIVE_INPUTS:
         present = [key for key in group if key in inputs]
         if len(present) > 1:

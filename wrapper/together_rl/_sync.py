@@ -17,7 +17,7 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _fields, _http, _payloads, _responses
+from . import _bodies, _fields, _http, _payloads, _results
 from ._errors import APIStatusError, NotReadyError
 from ._http import RequestSpec, RetryPolicy
 from ._poll_plan import PollPolicy, readiness_wait
@@ -48,11 +48,10 @@ InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class Client:
-    """Synchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``;
-    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``). One
-    pooled httpx client; ``with`` it or :meth:`close` it. ``transport``, ``sleep`` and
-    ``clock`` are for tests. Operation bodies above ``upload_threshold`` bytes (0.5 MiB, as the
-    official SDK) are uploaded; ``None`` always sends them inline."""
+    """Synchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``,
+    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``); ``sync
+    with`` it or :meth:`close` it. ``transport``, ``sleep``, ``clock``: for tests. Operation
+    bodies above ``upload_threshold`` bytes (0.5 MiB, as the SDK) are uploaded (``None``: never)."""
 
     def __init__(
         self,
@@ -74,9 +73,7 @@ class Client:
         self._uploads_supported = True
         self._http = SyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
         # A session's planner lives as long as a handle on the session (or a future of it).
-        self._planners: weakref.WeakValueDictionary[str, PollPlanner] = (
-            weakref.WeakValueDictionary()
-        )
+        self._planners = weakref.WeakValueDictionary[str, PollPlanner]()
         self._planners_lock = threading.Lock()
         self.sessions = SessionsAPI(self)
         self.model_resources = ModelResourcesAPI(self)
@@ -101,7 +98,7 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # internals shared by the resource classes
+    # internals, shared by the resource APIs
     def _call(
         self,
         endpoint: Endpoint[P, M],
@@ -113,7 +110,7 @@ class Client:
         """The one way to call an endpoint (``body``: the fields of its request model, or the
         encoded body)."""
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
-        return _responses.read_body(endpoint, self._json(spec), spec.operation)
+        return _results.read_body(endpoint, self._json(spec), spec.operation)
 
     def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
         """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
@@ -149,7 +146,7 @@ class Client:
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         attempt = 0
         deadline = None if timeout is None else self._http.clock() + timeout
-        while not _responses.readiness(info):
+        while not _results.readiness(info):
             if deadline is not None and self._http.clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             self._http.sleep(readiness_wait(attempt))
