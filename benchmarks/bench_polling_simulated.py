@@ -58,8 +58,8 @@ from benchmarks.bench_polling_traces import (
 __all__ = [
     "SimulatedRun",
     "duration",
-    "main",
     "geometric_gets",
+    "main",
     "minimum_gets",
     "operations",
     "simulate",
