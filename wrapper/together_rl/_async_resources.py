@@ -114,8 +114,7 @@ class AsyncRolloutsAPI(AsyncResourceAPI):
         **options: Unpack[_fields.RolloutEstimateRequestKeywords],
     ) -> models.RolloutEstimate:
         """The rollout time, GPU-hours and price of ``episodes`` episodes of ``turns`` turns,
-        ``concurrency`` at a time (``options``: the other ``RolloutEstimateRequest`` fields).
-        Nothing is created; the server checks the bounds (a 400 names the field)."""
+        ``concurrency`` at a time (``options``: ``RolloutEstimateRequest``'s); creates nothing."""
         body = {
             "base_model": base_model,
             "episodes": episodes,
@@ -130,8 +129,8 @@ class AsyncRolloutsAPI(AsyncResourceAPI):
 
 
 class AsyncModelResources:
-    """Model resources that bill until stopped: ``async with`` stops them (with their sessions) on
-    exit, exceptions included. ``info``: their last known state."""
+    """Model resources that bill until stopped (``info``: their last known state); ``async with``
+    stops them and their sessions."""
 
     def __init__(
         self, client: AsyncClient, model_resources_id: str, info: ModelResourcesInfo

@@ -168,11 +168,10 @@ def parse_json(response: httpx.Response, operation: str) -> Any:
 @dataclass(frozen=True)
 class RetryPolicy:
     """What to retry and how long to wait. Retried: connection errors, timeouts, 408, 409, 429
-    and statuses >= 500; ``x-should-retry: true|false`` overrides. The delay: ``Retry-After``
-    (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``, else
-    ``min(initial_backoff * 2**n, max_backoff)`` less up to ``jitter`` of it at random; the
-    first retry after a connection error or timeout waits ``reconnect_delay`` (a broken
-    connection says nothing of the server's load). ``call_timeout`` bounds a whole call."""
+    and statuses >= 500 (``x-should-retry: true|false`` overrides), after ``Retry-After``
+    (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``, else after
+    ``min(initial_backoff * 2**n, max_backoff)`` less up to ``jitter`` of it; the first retry
+    after a broken connection or a timeout, after ``reconnect_delay``. ``call_timeout``: a call."""
 
     max_retries: int = 8
     initial_backoff: float = 0.25

@@ -115,8 +115,7 @@ class RolloutsAPI(ResourceAPI):
         **options: Unpack[_fields.RolloutEstimateRequestKeywords],
     ) -> models.RolloutEstimate:
         """The rollout time, GPU-hours and price of ``episodes`` episodes of ``turns`` turns,
-        ``concurrency`` at a time (``options``: the other ``RolloutEstimateRequest`` fields).
-        Nothing is created; the server checks the bounds (a 400 names the field)."""
+        ``concurrency`` at a time (``options``: ``RolloutEstimateRequest``'s); creates nothing."""
         body = {
             "base_model": base_model,
             "episodes": episodes,
@@ -131,8 +130,8 @@ class RolloutsAPI(ResourceAPI):
 
 
 class ModelResources:
-    """Model resources that bill until stopped: ``with`` stops them (with their sessions) on
-    exit, exceptions included. ``info``: their last known state."""
+    """Model resources that bill until stopped (``info``: their last known state); ``with``
+    stops them and their sessions."""
 
     def __init__(self, client: Client, model_resources_id: str, info: ModelResourcesInfo) -> None:
         self._client = client

@@ -87,9 +87,8 @@ class SessionsAPI(ResourceAPI):
 
 
 class Session:
-    """A training session: submit operations, collect their results through futures. Each submit
-    sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry, so a retried
-    POST never creates a second operation. ``info``: its last state; ``with`` stops it."""
+    """A training session (``info``: its last known state; ``with`` stops it): a submit's
+    retries share one Idempotency-Key (``idempotency_key`` or a uuid4); results come as futures."""
 
     def __init__(self, client: Client, session_id: str, info: SessionInfo | None = None) -> None:
         self._client = client
