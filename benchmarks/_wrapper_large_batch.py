@@ -338,8 +338,8 @@ def large_batch_table(quick: bool) -> Table:
             f"All rows interleaved in one run ({config(quick)['big_repeat']} rounds, one "
             "repetition of each per round, after one untimed round). The SDK's param transform "
             "walks each `model_input` token unless `together.post_training` has been imported "
-            '(`sdk_elements_walked` in the facts): see "Why the first published SDK figure '
-            "was a tenth of a reader's\" above."
+            '(`sdk_elements_walked` in the facts): see "The official SDK\'s two code paths" '
+            "above."
         ],
     )
 
