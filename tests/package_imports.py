@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,8 +58,13 @@ def modules(
     return found
 
 
-def imports(module: Module) -> Iterator[Import]:
+@functools.cache
+def imports(module: Module) -> tuple[Import, ...]:
     """Every import of ``module`` as absolute dotted paths (`from a import b` gives `a.b`)."""
+    return tuple(_imports(module))
+
+
+def _imports(module: Module) -> Iterator[Import]:
     own_package = module.name if module.is_package else module.name.rpartition(".")[0]
     for node in ast.walk(ast.parse(module.path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
