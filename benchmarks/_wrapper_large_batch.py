@@ -14,8 +14,7 @@ import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, Sample
-from together_rl._bodies import encode_body
-from together_rl._responses import interpret_operation
+from together_rl.wire import encode_body, interpret_operation
 
 from benchmarks._report import (
     Table,
