@@ -36,11 +36,10 @@ from typing import Any
 
 from together_rl._bodies import operation_work
 from together_rl._polling import OperationPoll, PollPlanner, PollPolicy
-from together_rl_emulator._catalog import CATALOG
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._simple_requests import validate_sample
-from together_rl_emulator._timing import Timing
-from together_rl_emulator._timing import operation_work as emulator_work
+from together_rl_emulator.base import CATALOG
+from together_rl_emulator.checking import validate_forward_backward, validate_sample
+from together_rl_emulator.cost import Timing
+from together_rl_emulator.cost import operation_work as emulator_work
 
 from benchmarks.bench_polling_traces import (
     FIRST_COUNTED,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from together_rl_emulator._gpu_model import operation_seconds
+from together_rl_emulator.cost._gpu_model import operation_seconds
 
 from benchmarks.bench_polling_simulated import (
     SimulatedRun,

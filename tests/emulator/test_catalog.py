@@ -7,8 +7,8 @@ from importlib.resources import files
 
 import httpx
 import pytest
-from together_rl_emulator._catalog import CATALOG, TINY_MODEL, load_catalog
-from together_rl_emulator._gpu_model import operation_seconds
+from together_rl_emulator.base._catalog import CATALOG, TINY_MODEL, load_catalog
+from together_rl_emulator.cost._gpu_model import operation_seconds
 
 PUBLISHED_START_MODEL = "Qwen/Qwen3.8-27B"  # docs.together.ai/docs/post-training/supported-models
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from together_rl_emulator._catalog import CATALOG, TINY_MODEL
-from together_rl_emulator._gpu_model import (
+from together_rl_emulator.base._catalog import CATALOG, TINY_MODEL
+from together_rl_emulator.base._spec import GPU_TYPES
+from together_rl_emulator.compute._policy_model import init_policy
+from together_rl_emulator.cost._gpu_model import (
     GPU,
     OPERATION_OVERHEAD_S,
     RolloutWorkload,
@@ -14,10 +16,8 @@ from together_rl_emulator._gpu_model import (
     operation_seconds,
     trainer_gpus,
 )
-from together_rl_emulator._kinds import KINDS
-from together_rl_emulator._model_resources import estimate_price_per_hour
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._spec import GPU_TYPES
+from together_rl_emulator.service._kinds import KINDS
+from together_rl_emulator.service._model_resources import estimate_price_per_hour
 
 REAL_MODEL = "Qwen/Qwen3-8B"
 WORK = {"input_tokens": 1_000, "output_tokens": 1_000, "sequences": 4}

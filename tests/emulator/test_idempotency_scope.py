@@ -7,8 +7,8 @@ gate that reads them.
 
 from __future__ import annotations
 
-from together_rl_emulator._idempotency import IdempotencyGate, Replay, Reservation
-from together_rl_emulator._store import IdempotencyRecord, NewOperation, Store
+from together_rl_emulator.state._idempotency import IdempotencyGate, Replay, Reservation
+from together_rl_emulator.state._store import IdempotencyRecord, NewOperation, Store
 
 RUNNING = "TRAINING_SESSION_STATUS_RUNNING"
 SCOPE = ("owner-a", "sess-1", "forward-backward", "key")

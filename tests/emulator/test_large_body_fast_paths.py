@@ -17,12 +17,15 @@ import pytest
 from _emulator_bodies import LOSS_TYPES, fb_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from together_rl_emulator import _requests
-from together_rl_emulator._body_scan import MIN_LENGTH, scan_body, skeleton
-from together_rl_emulator._engine import run_forward_backward
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._fast_decode import DecodedBody, decode_fast
-from together_rl_emulator._idempotency import (
+from together_rl_emulator.base._errors import ApiError
+from together_rl_emulator.base._spec import load_spec, resolve_ref
+from together_rl_emulator.checking import _requests
+from together_rl_emulator.checking._body_scan import MIN_LENGTH, scan_body, skeleton
+from together_rl_emulator.checking._fast_decode import DecodedBody, decode_fast
+from together_rl_emulator.checking._requests import validate_forward_backward
+from together_rl_emulator.compute._engine import run_forward_backward
+from together_rl_emulator.compute._policy_model import init_policy
+from together_rl_emulator.state._idempotency import (
     DIGEST_SCHEME,
     IdempotencyGate,
     Replay,
@@ -30,10 +33,7 @@ from together_rl_emulator._idempotency import (
     canonical_json,
     digest,
 )
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._spec import load_spec, resolve_ref
-from together_rl_emulator._store import NewOperation, Store
+from together_rl_emulator.state._store import NewOperation, Store
 
 VOCAB = 1_024
 N = MIN_LENGTH * 2  # tokens per sample: long enough for the bulk paths

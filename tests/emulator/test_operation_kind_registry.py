@@ -11,9 +11,13 @@ from typing import Any
 import pytest
 from _emulator_bodies import new_session
 from emulator_harness import emulator_test_client
-from together_rl_emulator import EmulatorApp, _app, _kinds, _parameters, _spec, _validation
-from together_rl_emulator._engine import OperationOutcome
-from together_rl_emulator._trainer import TrainerState
+from together_rl_emulator import EmulatorApp
+from together_rl_emulator.base import _spec
+from together_rl_emulator.checking import _parameters, _validation
+from together_rl_emulator.compute._engine import OperationOutcome
+from together_rl_emulator.compute._trainer import TrainerState
+from together_rl_emulator.service import _kinds
+from together_rl_emulator.web import _app
 
 OPERATIONS = "/rl/training-sessions/{session_id}/operations/"
 

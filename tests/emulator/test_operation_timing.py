@@ -16,9 +16,9 @@ from _emulator_bodies import fb_body, get_json, new_session, submit, wait_operat
 from emulator_harness import COMPLETED, emulator_test_client, wait_until_terminal
 from together_rl_emulator import __main__ as command_line
 from together_rl_emulator.__main__ import parse_args
-from together_rl_emulator._sampler import Sampler
-from together_rl_emulator._simple_requests import default_sampler_settings
-from together_rl_emulator._timing import OperationWork, Timing
+from together_rl_emulator.checking._simple_requests import default_sampler_settings
+from together_rl_emulator.compute._sampler import Sampler
+from together_rl_emulator.cost._timing import OperationWork, Timing
 
 QWEN = "Qwen/Qwen3-8B"
 REALISTIC = Timing("realistic")
