@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import F64
-from ._optim import CLIP_EPS, AdamParams, AdamState, adamw_step, global_norm
+from ._optim import AdamParams, AdamState, adamw_step, clip_scale
 
 __all__ = [
     "NS_COEFFICIENTS",
@@ -93,13 +93,7 @@ def muon_step(
     hp: MuonParams,
 ) -> None:
     """Update `params`, `momentum` (2-D keys) and `adam` (the others) in place by one step."""
-    if set(grads) != set(params):
-        raise ValueError("grads and params must have the same keys")
-    scale = 1.0
-    if hp.grad_clip_norm > 0:
-        norm = global_norm(grads)
-        if norm > hp.grad_clip_norm:
-            scale = hp.grad_clip_norm / (norm + CLIP_EPS)
+    scale = clip_scale(params, grads, hp.grad_clip_norm)
     matrices = sorted(k for k, p in params.items() if p.ndim == 2)
     others = {k: p for k, p in params.items() if k not in matrices}
     for key in matrices:

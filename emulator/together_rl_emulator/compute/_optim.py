@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from ..base import F64, float_arrays_under
 
-__all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "global_norm"]
+__all__ = ["CLIP_EPS", "AdamParams", "AdamState", "adamw_step", "clip_scale", "global_norm"]
 
 CLIP_EPS = 1e-6
 
@@ -61,17 +61,23 @@ def global_norm(grads: Mapping[str, F64]) -> float:
     return float(np.sqrt(sum(float(np.vdot(g, g)) for g in grads.values())))
 
 
+def clip_scale(params: Mapping[str, F64], grads: Mapping[str, F64], max_norm: float) -> float:
+    """The factor that clips `grads` to the global norm `max_norm` (1: within it, or 0: no
+    clipping); a ValueError unless `grads` and `params` have the same keys."""
+    if set(grads) != set(params):
+        raise ValueError("grads and params must have the same keys")
+    if max_norm > 0:
+        norm = global_norm(grads)
+        if norm > max_norm:
+            return max_norm / (norm + CLIP_EPS)
+    return 1.0
+
+
 def adamw_step(
     params: dict[str, F64], grads: Mapping[str, F64], state: AdamState, hp: AdamParams
 ) -> None:
     """Update `params` (and `state`) in place by one AdamW step; see the module docstring."""
-    if set(grads) != set(params):
-        raise ValueError("grads and params must have the same keys")
-    scale = 1.0
-    if hp.grad_clip_norm > 0:
-        norm = global_norm(grads)
-        if norm > hp.grad_clip_norm:
-            scale = hp.grad_clip_norm / (norm + CLIP_EPS)
+    scale = clip_scale(params, grads, hp.grad_clip_norm)
     state.step += 1
     bc1 = 1.0 - hp.beta1**state.step
     bc2 = 1.0 - hp.beta2**state.step
