@@ -4,13 +4,13 @@
 
 Top-k / top-p, before and after the per-cluster threshold search: "before" is the previous
 truncation, kept here verbatim in spirit (per distinct context bucket, a full (V,) argsort of the
-logits, then one draw over the kept tokens); "after" is `_sampling.sample_sequences`. The
+logits, then one draw over the kept tokens); "after" is `sample_sequences`. The
 untruncated row has no "before": nothing is truncated there, and the legacy loop draws token by
 token where `sample_sequences` computes every bucket at once (the second table compares those).
 
 Whole requests (untruncated, temperature 1), a fresh sampler each (its set-up included): every
 sequence token after token (`draw_one`) against all of them a step at a time
-(`sample_prompts`), beside the request's realistic time on Qwen3-8B (`_gpu_model`).
+(`sample_prompts`), beside the request's realistic time on Qwen3-8B (`cost/_gpu_model.py`).
 Prints both tables; writes nothing.
 """
 
@@ -36,7 +36,7 @@ from together_rl_emulator.compute import (
     sample_prompts,
     sample_sequences,
 )
-from together_rl_emulator.cost import operation_seconds
+from together_rl_emulator.cost import OperationWork, operation_seconds, sample_seconds
 
 __all__ = ["main", "requests_table"]
 
@@ -169,8 +169,8 @@ def requests_table(params: PolicyParams, repeats: int) -> None:
     for p, n, m in REQUESTS:
         alone = timed(one_by_one, repeats, params, p, n, m)
         at_once = timed(together, repeats, params, p, n, m)
-        gpu = operation_seconds("Qwen/Qwen3-8B", "sample", input_tokens=len(REQUEST_PROMPT) * n * p,
-                                output_tokens=p * n * m, sequences=p * n)  # fmt: skip
+        work = OperationWork(len(REQUEST_PROMPT) * n * p, p * n * m, p * n)
+        gpu = operation_seconds("Qwen/Qwen3-8B", sample_seconds, work)
         print(f"| {p} x {n} x {m} | {1000 * alone:.0f} | {1000 * at_once:.0f} | {1000 * gpu:.0f} |")
 
 

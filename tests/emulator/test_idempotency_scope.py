@@ -39,9 +39,9 @@ def test_a_record_is_found_only_in_its_own_scope() -> None:
 def test_the_gate_replays_only_for_the_same_api_key() -> None:
     store = _store_with_one_record()
     gate = IdempotencyGate(store)
-    assert gate.begin(SCOPE, "hash", lambda: "hash") == Replay("op-1")
+    assert gate.begin(SCOPE, "hash") == Replay("op-1")
     other_key = ("owner-b", *SCOPE[1:])
-    outcome = gate.begin(other_key, "hash", lambda: "hash")
+    outcome = gate.begin(other_key, "hash")
     assert isinstance(outcome, Reservation)  # a new operation, never owner-a's
     gate.release(outcome)
     store.close()

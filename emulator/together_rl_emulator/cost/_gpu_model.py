@@ -15,21 +15,24 @@ GPU (B200-SXM, the spec's `GpuType`):
 - moving weights: a weight sync crosses NVLink, a checkpoint goes to storage;
 - every operation pays a fixed overhead (scheduling, launch).
 
-Two uses: `operation_seconds` (how long one training operation runs, for the worker's timing)
+Two uses: `operation_seconds` (how long one training operation runs, for the worker's timing;
+each operation kind names its cost function here in its registry entry, `service/_kinds.py`)
 and `estimate_rollout` (`POST /rl/rollouts/estimate`: the rollout-only time, GPU-hours and
 price of a workload). Deterministic: the same arguments give the same figures.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..base import CATALOG, GPU_TYPE, BaseModel
-from ..state import INFERENCE_CHECKPOINT, TRAINING_CHECKPOINT
 
 __all__ = [
     "BANDWIDTH_UTILISATION",
     "COMPUTE_UTILISATION",
+    "FORWARD_BACKWARD_SECONDS",
+    "FORWARD_ONLY_SECONDS",
     "GENERATOR_GPUS_PER_REPLICA",
     "GPU",
     "OPERATION_OVERHEAD_S",
@@ -37,11 +40,19 @@ __all__ = [
     "TRAINER_GPUS_FULL_WEIGHT",
     "TRAINER_GPUS_LORA",
     "Gpu",
+    "OperationWork",
     "RolloutEstimate",
     "RolloutWorkload",
+    "WorkSeconds",
     "estimate_rollout",
+    "inference_checkpoint_seconds",
     "operation_seconds",
+    "optimizer_step_seconds",
+    "sample_seconds",
     "trainer_gpus",
+    "trainer_pass_seconds",
+    "training_checkpoint_seconds",
+    "weights_sync_seconds",
 ]
 
 
@@ -88,11 +99,6 @@ OPTIMIZER_BYTES_PER_PARAMETER = 12 + 12 + 4 + 2
 TRAINING_CHECKPOINT_BYTES_PER_PARAMETER = 12
 SECONDS_PER_HOUR = 3600.0
 
-# Per token of the trainer's input: forward and backward (6N), or forward only (2N: "forward",
-# a forward-backward sent `forward_only`).
-_FLOPS_PER_TOKEN = {"forward-backward": 6, "custom-forward-backward": 6, "forward": 2}
-_OTHER_KINDS = ("sample", "optim-step", "weights-sync", TRAINING_CHECKPOINT, INFERENCE_CHECKPOINT)
-
 
 def trainer_gpus(lora_enabled: bool) -> int:
     return TRAINER_GPUS_LORA if lora_enabled else TRAINER_GPUS_FULL_WEIGHT
@@ -123,41 +129,74 @@ def _decode_s(model: BaseModel, tokens: float, steps: float, gpus: int = 1) -> f
     return max(compute, steps * _hbm_s(BF16_BYTES * model.parameters))
 
 
-def operation_seconds(
-    base_model: str,
-    kind: str,
-    *,
-    input_tokens: int = 0,
-    output_tokens: int = 0,
-    sequences: int = 0,
-) -> float:
-    """How long one operation of `kind` (a name of `_kinds.KINDS`, or `forward` for a
-    forward-backward sent `forward_only`) runs on `base_model`.
+@dataclass(frozen=True)
+class OperationWork:
+    """The work of one operation, read from its validated request (its kind's `work` in the
+    registry, `service/_kinds.py`). `input_tokens`: tokens the trainer or generator reads (model
+    input, prompts); `output_tokens`: tokens generated, over all samples; `sequences`: the
+    samples generated together (0 counts as 1)."""
 
-    `input_tokens`: tokens the trainer or generator reads (model input, prompts); `output_tokens`:
-    tokens generated, over all samples; `sequences`: the samples generated together (0 counts as
-    1). More tokens never take less time; the same tokens over more samples (shorter ones, decoded
-    together) never take more. An unknown model or kind is a ValueError naming it."""
-    model = _model(base_model)
-    parameters, active = model.parameters, model.active_parameters
-    if kind in _FLOPS_PER_TOKEN:
-        work = _compute_s(_FLOPS_PER_TOKEN[kind] * active * input_tokens)
-    elif kind == "sample":
-        prefill = _compute_s(2 * active * input_tokens)
-        steps = -(-output_tokens // max(1, sequences))  # the longest sample's length
-        work = prefill + _decode_s(model, output_tokens, steps)
-    elif kind == "optim-step":
-        work = _hbm_s(OPTIMIZER_BYTES_PER_PARAMETER * parameters)
-    elif kind == "weights-sync":
-        work = BF16_BYTES * parameters / GPU.nvlink_bytes_per_s
-    elif kind == TRAINING_CHECKPOINT:
-        work = TRAINING_CHECKPOINT_BYTES_PER_PARAMETER * parameters / STORAGE_BYTES_PER_S
-    elif kind == INFERENCE_CHECKPOINT:
-        work = BF16_BYTES * parameters / STORAGE_BYTES_PER_S
-    else:
-        known = ", ".join((*_FLOPS_PER_TOKEN, *_OTHER_KINDS))
-        raise ValueError(f"unknown operation kind {kind!r}; the GPU model knows {known}")
-    return OPERATION_OVERHEAD_S + work
+    input_tokens: int = 0
+    output_tokens: int = 0
+    sequences: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "sequences": self.sequences,
+        }
+
+
+# The GPU time of an operation's work on a model, without the fixed overhead: each operation
+# kind names its own in the registry (`OperationKind.seconds`).
+WorkSeconds = Callable[[BaseModel, OperationWork], float]
+
+
+def trainer_pass_seconds(flops_per_token: int) -> WorkSeconds:
+    """A pass of the trainer over its input tokens: 6 FLOPs per token and active parameter
+    forward and backward, 2 forward only."""
+    return lambda model, work: _compute_s(
+        flops_per_token * model.active_parameters * work.input_tokens
+    )
+
+
+FORWARD_BACKWARD_SECONDS = trainer_pass_seconds(6)
+FORWARD_ONLY_SECONDS = trainer_pass_seconds(2)  # a forward-backward sent `forward_only`
+
+
+def sample_seconds(model: BaseModel, work: OperationWork) -> float:
+    """Prefill of the prompts, then decode steps as many as the longest sample's tokens."""
+    prefill = _compute_s(2 * model.active_parameters * work.input_tokens)
+    steps = -(-work.output_tokens // max(1, work.sequences))  # the longest sample's length
+    return prefill + _decode_s(model, work.output_tokens, steps)
+
+
+def optimizer_step_seconds(model: BaseModel, work: OperationWork) -> float:
+    return _hbm_s(OPTIMIZER_BYTES_PER_PARAMETER * model.parameters)
+
+
+def weights_sync_seconds(model: BaseModel, work: OperationWork) -> float:
+    return BF16_BYTES * model.parameters / GPU.nvlink_bytes_per_s
+
+
+def training_checkpoint_seconds(model: BaseModel, work: OperationWork) -> float:
+    return TRAINING_CHECKPOINT_BYTES_PER_PARAMETER * model.parameters / STORAGE_BYTES_PER_S
+
+
+def inference_checkpoint_seconds(model: BaseModel, work: OperationWork) -> float:
+    return BF16_BYTES * model.parameters / STORAGE_BYTES_PER_S
+
+
+def operation_seconds(
+    base_model: str, seconds: WorkSeconds, work: OperationWork = OperationWork()
+) -> float:
+    """How long one operation runs on `base_model`: the fixed overhead and the `seconds` of its
+    `work` (its kind's `OperationKind.seconds`, or `FORWARD_ONLY_SECONDS`).
+
+    More tokens never take less time; the same tokens over more samples (shorter ones, decoded
+    together) never take more. An unknown model is a ValueError naming it."""
+    return OPERATION_OVERHEAD_S + seconds(_model(base_model), work)
 
 
 @dataclass(frozen=True)

@@ -5,47 +5,19 @@
 - `realistic`: it runs, from when it starts (the operations queued before it are done), as long
   as the GPU model (`_gpu_model.operation_seconds`) says its work takes on its base model.
 
-The work of an operation is read from its validated request: the tokens a forward-backward
-reads, a sample's prompt tokens (once per sample) and `max_tokens` per sequence (the longest a
-sequence may be), the number of sequences.
+The work of an operation and what it costs are its kind's (`work` and `seconds` of its entry
+in `service/_kinds.py`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..checking import CustomForwardBackwardRequest, ForwardBackwardRequest, SampleRequest
-from ._gpu_model import operation_seconds
+from ._gpu_model import OperationWork, WorkSeconds, operation_seconds
 
-__all__ = ["TIMING_MODES", "OperationWork", "Timing", "operation_work"]
+__all__ = ["TIMING_MODES", "Timing"]
 
 TIMING_MODES = ("none", "fixed", "realistic")
-
-
-@dataclass(frozen=True)
-class OperationWork:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    sequences: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "sequences": self.sequences,
-        }
-
-
-def operation_work(request: Any) -> OperationWork:
-    """The work of a validated request (none for a kind without tokens)."""
-    if isinstance(request, ForwardBackwardRequest | CustomForwardBackwardRequest):
-        return OperationWork(input_tokens=sum(len(s.tokens) for s in request.samples))
-    if isinstance(request, SampleRequest):
-        sequences = len(request.prompts) * request.num_samples
-        prompts = sum(len(p) for p in request.prompts) * request.num_samples
-        return OperationWork(prompts, sequences * request.max_tokens, sequences)
-    return OperationWork()
 
 
 @dataclass(frozen=True)
@@ -75,16 +47,13 @@ class Timing:
     def __str__(self) -> str:
         return f"fixed {self.fixed_ms}" if self.mode == "fixed" else self.mode
 
-    def predicted_seconds(self, base_model: str, kind: str, work: OperationWork) -> float:
-        """How long the operation is held: after its start (realistic), after its POST (fixed)."""
+    def predicted_seconds(
+        self, base_model: str, seconds: WorkSeconds, work: OperationWork
+    ) -> float:
+        """How long the operation is held: after its start (realistic: `seconds`, its kind's
+        cost of its `work`), after its POST (fixed)."""
         if self.mode == "realistic":
-            return operation_seconds(
-                base_model,
-                kind,
-                input_tokens=work.input_tokens,
-                output_tokens=work.output_tokens,
-                sequences=work.sequences,
-            )
+            return operation_seconds(base_model, seconds, work)
         return self.fixed_ms / 1000.0
 
     def completes_at(self, submitted_at: float, started_at: float, predicted: float) -> float:

@@ -2,12 +2,15 @@
 
 A kind is named by its path segment (`.../operations/<name>`), which is also its idempotency
 scope and its key in `/_emulator/stats`. Its entry gives the validator of its body (None for a
-kind the spec gives no request body), the runner that computes it (`_engine.py`) and the member
-of its output that is offloaded when large. The routes, operation ids and whether the official
-SDK may upload the body (`payload_id` in the body schema) are read from the spec.
+kind the spec gives no request body), the runner that computes it (`compute/_engine.py`), the
+member of its output that is offloaded when large, what it must agree with in the session's
+model resources, its work and what that costs on the GPU model (`cost/_gpu_model.py`, for the
+`realistic` timing). The routes, operation ids and whether the official SDK may upload the body
+(`payload_id` in the body schema) are read from the spec.
 
 Adding a kind is one entry here plus its semantics (a request type and validator in
-`_requests.py`, a runner in `_engine.py`); the app, service and worker follow the registry.
+`checking/`, a runner in `compute/_engine.py`, its cost in `cost/_gpu_model.py`); the app,
+service and worker follow the registry.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from typing import Any
 
 from ..base import kind_operations
 from ..checking import (
+    CustomForwardBackwardRequest,
+    ForwardBackwardRequest,
+    SampleRequest,
     Validator,
     check_optimizer_matches,
     validate_custom_forward_backward,
@@ -36,6 +42,16 @@ from ..compute import (
     run_sample,
     run_weights_sync,
 )
+from ..cost import (
+    FORWARD_BACKWARD_SECONDS,
+    OperationWork,
+    WorkSeconds,
+    inference_checkpoint_seconds,
+    optimizer_step_seconds,
+    sample_seconds,
+    training_checkpoint_seconds,
+    weights_sync_seconds,
+)
 from ..state import (
     INFERENCE_CHECKPOINT,
     TRAINING_CHECKPOINT,
@@ -50,6 +66,8 @@ __all__ = [
     "Runner",
     "Validator",
     "kind_named",
+    "sampled",
+    "trainer_input",
     "validate_operation",
 ]
 
@@ -68,6 +86,12 @@ class OperationKind:
     fast_decode: bool = False
     # What the request must agree with in the session's model resources (400 if not).
     check_resources: Callable[[Any, dict[str, Any]], None] | None = None
+    # It runs on the session's generator: refused (400) on trainer-only model resources.
+    needs_generator: bool = False
+    # Its work, from its validated request (None for a kind without a body) ...
+    work: Callable[[Any], OperationWork] = lambda request: OperationWork()
+    # ... and how long that work runs on a base model (the GPU model; the fixed overhead aside).
+    seconds: WorkSeconds = field(kw_only=True)
     # From the spec (filled in by `__post_init__`):
     submit_operation_id: str = field(init=False)
     get_operation_id: str = field(init=False)
@@ -86,6 +110,19 @@ class OperationKind:
         object.__setattr__(self, "uploadable", operations.uploadable)
 
 
+def trainer_input(request: ForwardBackwardRequest | CustomForwardBackwardRequest) -> OperationWork:
+    """The tokens a (custom) forward-backward feeds the trainer."""
+    return OperationWork(input_tokens=sum(len(s.tokens) for s in request.samples))
+
+
+def sampled(request: SampleRequest) -> OperationWork:
+    """A sample's prompt tokens (once per sample) and `max_tokens` per sequence (the longest a
+    sequence may be), over its sequences."""
+    sequences = len(request.prompts) * request.num_samples
+    prompts = sum(len(p) for p in request.prompts) * request.num_samples
+    return OperationWork(prompts, sequences * request.max_tokens, sequences)
+
+
 KINDS: dict[str, OperationKind] = {
     kind.name: kind
     for kind in (
@@ -95,26 +132,51 @@ KINDS: dict[str, OperationKind] = {
             run_forward_backward_pass,
             result_member="loss_fn_outputs",
             fast_decode=True,
+            work=trainer_input,
+            seconds=FORWARD_BACKWARD_SECONDS,
         ),
         OperationKind(
             "optim-step",
             lambda body, vocab, scan: validate_optim_step(body),
             run_optim_step,
             check_resources=check_optimizer_matches,
+            seconds=optimizer_step_seconds,
         ),
         OperationKind(
-            "sample", validate_sample, run_sample, result_member="results", keep_empty=True
+            "sample",
+            validate_sample,
+            run_sample,
+            result_member="results",
+            keep_empty=True,
+            needs_generator=True,
+            work=sampled,
+            seconds=sample_seconds,
         ),
         OperationKind(
-            "weights-sync", lambda body, vocab, scan: validate_weights_sync(body), run_weights_sync
+            "weights-sync",
+            lambda body, vocab, scan: validate_weights_sync(body),
+            run_weights_sync,
+            seconds=weights_sync_seconds,
         ),
         OperationKind(
             "custom-forward-backward",
             validate_custom_forward_backward,
             run_custom_forward_backward,
+            work=trainer_input,
+            seconds=FORWARD_BACKWARD_SECONDS,
         ),
-        OperationKind(TRAINING_CHECKPOINT, None, run_training_checkpoint),
-        OperationKind(INFERENCE_CHECKPOINT, None, run_inference_checkpoint),
+        OperationKind(
+            TRAINING_CHECKPOINT,
+            None,
+            run_training_checkpoint,
+            seconds=training_checkpoint_seconds,
+        ),
+        OperationKind(
+            INFERENCE_CHECKPOINT,
+            None,
+            run_inference_checkpoint,
+            seconds=inference_checkpoint_seconds,
+        ),
     )
 }
 OPERATION_KINDS = tuple(KINDS)

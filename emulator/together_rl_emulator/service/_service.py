@@ -42,8 +42,6 @@ from ..state import (
     SessionRow,
     Store,
     body_digest,
-    canonical_json,
-    digest,
     effective_body,
     new_token,
     payload_url,
@@ -233,11 +231,7 @@ class EmulatorService:
             body = self._uploaded_body(owner, session, body.plain(), kind.fast_decode)
         value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
         body_hash = body_digest(value, scan)
-        outcome = self.idempotency.begin(
-            (owner, session.id, kind.name, key),
-            body_hash,
-            lambda: digest(canonical_json(None if body is None else body.plain())),
-        )
+        outcome = self.idempotency.begin((owner, session.id, kind.name, key), body_hash)
         if isinstance(outcome, Replay):
             self.stats.count_replay(owner, kind.name)
             return self._operation_json(kind.name, owner, session.id, outcome.operation_id)
@@ -251,7 +245,7 @@ class EmulatorService:
                 kind.check_resources(
                     request, self.store.get_model_resources(None, resources_id) or {}
                 )
-            if kind.name == "sample":
+            if kind.needs_generator:
                 self._check_generator(owner, session)
             op = self._insert_operation(
                 NewOperation(

@@ -38,7 +38,7 @@ from ..compute import (
     derived_seed,
     session_fields,
 )
-from ..cost import Timing, operation_work
+from ..cost import Timing
 from ..state import Store, offload
 from ._kinds import kind_named
 
@@ -148,7 +148,7 @@ class OperationWorker:
         resources_id = session.body["model_resources_id"]
         resources = self._store.get_model_resources(None, resources_id) or {}
         base_model = str(resources.get("base_model", ""))
-        predicted = self.timing.predicted_seconds(base_model, item.kind, operation_work(request))
+        predicted = self.timing.predicted_seconds(base_model, kind.seconds, kind.work(request))
         started_at = time.time()
         if not self._store.mark_running(item.operation_id, started_at, predicted):
             return  # already terminal (failed by a stop)

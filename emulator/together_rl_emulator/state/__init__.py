@@ -17,8 +17,6 @@ from ._idempotency import (
     IdempotencyGate,
     Replay,
     body_digest,
-    canonical_json,
-    digest,
 )
 from ._payloads import (
     PAYLOAD_ROUTE,
@@ -32,7 +30,6 @@ from ._store_database import DB_FILE
 from ._store_rows import (
     PAYLOAD_UPLOAD,
     NewOperation,
-    OperationRecord,
     OperationRow,
     PayloadRow,
     SessionNotRunning,
@@ -51,7 +48,6 @@ __all__ = [
     "Checkpoints",
     "IdempotencyGate",
     "NewOperation",
-    "OperationRecord",
     "OperationRow",
     "PayloadRow",
     "Replay",
@@ -59,8 +55,6 @@ __all__ = [
     "SessionRow",
     "Store",
     "body_digest",
-    "canonical_json",
-    "digest",
     "effective_body",
     "new_token",
     "offload",

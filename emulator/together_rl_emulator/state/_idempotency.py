@@ -7,13 +7,16 @@
 - known key, different body: 422 with `x-should-retry: false`;
 - key reserved by a request still being processed: 409 (the official SDK retries 409s, and the
   retry then finds the stored record).
+
+A state file written before `body_digest` holds records with the older `digest`: the gate
+rewrites them once, when it opens the store (`migrate_digests`), so every submission compares
+one digest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +33,9 @@ __all__ = [
     "Reservation",
     "Scope",
     "body_digest",
-    "body_hash",
     "canonical_json",
     "digest",
+    "migrate_digests",
 ]
 
 Scope = tuple[str, str, str, str]  # (owner, session_id, kind, idempotency key)
@@ -126,9 +129,19 @@ def _not_encodable(exc: orjson.JSONEncodeError) -> ApiError:
     return ApiError(400, f"the JSON body is nested too deeply ({exc})", code="invalid_json")
 
 
-def body_hash(body: Any) -> str:
-    """`body_digest` of a parsed body (scanned here)."""
-    return body_digest(body)
+def migrate_digests(store: Store) -> int:
+    """Rewrite the records stored with the older `digest` as `body_digest`s; the number
+    rewritten. The emulator stored such an operation's request as the very bytes it digested
+    (`canonical_json(body)`), so its body is read back from there; a record whose request is
+    missing or is not that body keeps its digest, which no `body_digest` equals (a reuse of its
+    key is refused with 422, never given a second operation)."""
+
+    def rehash(stored: str, request: bytes | None) -> str | None:
+        if request is None or digest(request) != stored:
+            return None
+        return body_digest(orjson.loads(request))
+
+    return store.rehash_idempotency(DIGEST_SCHEME, rehash)
 
 
 @dataclass(frozen=True)
@@ -147,20 +160,15 @@ class IdempotencyGate:
         self._store = store
         self._lock = threading.Lock()
         self._in_flight: set[Scope] = set()
+        migrate_digests(store)
 
-    def begin(
-        self, scope: Scope, body_digest: str, legacy_digest: Callable[[], str]
-    ) -> Replay | Reservation:
-        """Replay of a stored operation, or a reservation the caller must `release`.
-        `legacy_digest()` is the body's `digest`, for a record stored before `body_digest`."""
+    def begin(self, scope: Scope, body_digest: str) -> Replay | Reservation:
+        """Replay of a stored operation, or a reservation the caller must `release`."""
         owner, session_id, kind, key = scope
         with self._lock:
             record = self._store.find_idempotency(owner, session_id, kind, key)
             if record is not None:
-                current = body_digest
-                if not record.body_hash.startswith(DIGEST_SCHEME):
-                    current = legacy_digest()
-                if record.body_hash != current:
+                if record.body_hash != body_digest:
                     raise ApiError(
                         422,
                         "Idempotency-Key: this key was already used with a different request body;"

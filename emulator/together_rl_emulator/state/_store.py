@@ -30,7 +30,7 @@ above it (`_model_resources.py`, `_checkpoints.py`, `_service.py`) hold the rule
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,29 @@ class Store(TrainerStates):
             db.execute(
                 "DELETE FROM idempotency WHERE created_at < ?", (clock() - IDEMPOTENCY_TTL_S,)
             )
+
+    def rehash_idempotency(
+        self, scheme: str, rehash: Callable[[str, bytes | None], str | None]
+    ) -> int:
+        """Give every idempotency record whose digest lacks the `scheme` prefix the digest
+        `rehash(its digest, its operation's stored request)` returns (None: left as it is), in
+        one transaction; the number of records rewritten."""
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT i.rowid AS record, i.body_hash, o.request FROM idempotency i"
+                " LEFT JOIN operations o ON o.id = i.operation_id"
+                " WHERE substr(i.body_hash, 1, ?) != ?",
+                (len(scheme), scheme),
+            ).fetchall()
+            rewritten = 0
+            for row in rows:
+                new = rehash(row["body_hash"], row["request"])
+                if new is not None:
+                    db.execute(
+                        "UPDATE idempotency SET body_hash = ? WHERE rowid = ?", (new, row["record"])
+                    )
+                    rewritten += 1
+        return rewritten
 
     # ------------------------------------------------------------------ operations
     def find_idempotency(
