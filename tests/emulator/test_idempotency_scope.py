@@ -7,8 +7,8 @@ gate that reads them.
 
 from __future__ import annotations
 
-from together_rl_emulator._idempotency import IdempotencyGate, Replay, Reservation
-from together_rl_emulator._store import IdempotencyRecord, NewOperation, Store
+from together_rl_emulator.state._idempotency import IdempotencyGate, Replay, Reservation
+from together_rl_emulator.state._store import IdempotencyRecord, NewOperation, Store
 
 RUNNING = "TRAINING_SESSION_STATUS_RUNNING"
 SCOPE = ("owner-a", "sess-1", "forward-backward", "key")
@@ -39,9 +39,9 @@ def test_a_record_is_found_only_in_its_own_scope() -> None:
 def test_the_gate_replays_only_for_the_same_api_key() -> None:
     store = _store_with_one_record()
     gate = IdempotencyGate(store)
-    assert gate.begin(SCOPE, "hash", lambda: "hash") == Replay("op-1")
+    assert gate.begin(SCOPE, "hash") == Replay("op-1")
     other_key = ("owner-b", *SCOPE[1:])
-    outcome = gate.begin(other_key, "hash", lambda: "hash")
+    outcome = gate.begin(other_key, "hash")
     assert isinstance(outcome, Reservation)  # a new operation, never owner-a's
     gate.release(outcome)
     store.close()
