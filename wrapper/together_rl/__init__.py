@@ -7,12 +7,9 @@ samples = [Sample.from_completion(prompt, completion, logprobs=lp, advantages=a)
 future = session.forward_backward(samples, losses.GRPO(clip_low_threshold=0.8))
 result = future.result(timeout=300)    # .loss, .metrics, .loss_fn_outputs
 session.optim_step(learning_rate=1e-4).result()            # .step
-session.sync_weights().result()                             # .weights_version
-session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
 
-``Session`` and ``ModelResources`` are handles (``.info``: a ``SessionInfo`` /
-``ModelResourcesInfo``); ``client.sessions`` is a ``SessionsAPI``, and so on; the ``Async`` names
-are their asyncio twins. Every type a method returns is exported here (docs/wrapper.md).
+Every type a method returns is exported here; the ``Async`` names are the asyncio twins
+(docs/wrapper.md).
 """
 
 from together_rl_client.models import (

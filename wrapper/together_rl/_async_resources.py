@@ -207,9 +207,8 @@ class AsyncCheckpointsAPI(AsyncResourceAPI):
         variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
         progress: bool | None = None,
     ) -> tuple[Path, ...]:
-        """Stream an inference checkpoint's files into the directory ``to``; their paths.
-        ``variant``: ``..._MERGED`` (the full model), ``..._ADAPTER`` (LoRA only) or
-        ``..._UNSPECIFIED``. A progress bar on stderr if a terminal (unless ``progress=False``)."""
+        """Stream an inference checkpoint's files into the folder ``to``; their paths. ``variant``:
+        ``..._MERGED``, ``..._ADAPTER`` or ``..._UNSPECIFIED``. A progress bar on a terminal."""
         folder = Path(to)
         folder.mkdir(parents=True, exist_ok=True)
         listing = await self._client._call(

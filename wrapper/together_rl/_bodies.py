@@ -72,8 +72,7 @@ class SamplingParams(_fields.SamplingParamsFields):
 def params_from(
     cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, given: Mapping[str, Any]
 ) -> ParamsT | None:
-    """A ``cls`` from ``value`` (one, or a dict of its fields) or from ``given`` (its keyword
-    arguments), not both."""
+    """A ``cls`` from ``value`` (one, or a dict) or from ``given`` (its keywords), not both."""
     label = "adam_params" if cls is AdamParams else "sampling_params"
     names = [f.name for f in fields(cls)]
     _schema.known_keys(label, given, names, cls.__name__)

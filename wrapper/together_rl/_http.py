@@ -1,6 +1,5 @@
-"""HTTP without I/O, for both clients: every request built from an endpoint's ``ENDPOINT``;
-configuration; the retry policy (what to retry, how long to wait: the clients then sleep); the
-typed errors of a failed call, whatever its body; the JSON of a 2xx body."""
+"""HTTP without I/O, for both clients: every request built from an ``ENDPOINT``; configuration; the
+retry policy (what to retry, how long to wait); the typed errors of a failed call; 2xx JSON."""
 
 from __future__ import annotations
 
@@ -73,8 +72,7 @@ def endpoint_request(
     *args: P.args,
     **kwargs: P.kwargs,
 ) -> RequestSpec:
-    """The request of ``endpoint``: path parameters positional (not empty), query and header
-    parameters by keyword (``None`` leaves one out), ``body`` its model's fields or encoded."""
+    """The request of ``endpoint`` (``body``: its model's fields, or encoded)."""
     for name, value in zip(endpoint.path_params, args, strict=False):
         if not value:
             raise invalid(name, "must not be empty")

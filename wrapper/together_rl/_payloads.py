@@ -72,8 +72,7 @@ def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
-    """The stand-in of an uploaded body: numeric arrays cut to 8 elements, ``shape``/``sparse_*``
-    removed, 8 tokens per model input, the rest unchanged, plus ``payload_id``."""
+    """An uploaded body's stand-in: arrays cut to 8 elements, ``shape`` dropped, ``payload_id``."""
     return {**{k: _shrink(v) for k, v in body.items()}, "payload_id": payload_id}
 
 

@@ -86,9 +86,8 @@ _SPAN = 1.3  # the works must span this ratio before a slope is fitted
 
 
 class DurationEstimate:
-    """One kind's durations, as intervals ``(work, shortest, longest)`` of the last operations
-    (the GETs that saw each running and done); a line through their middles, each weighed by how
-    narrow it is, predicts the next, give or take the intervals' widths and the line's misses."""
+    """One kind's last durations, as intervals ``(work, shortest, longest)`` from its GETs; a line
+    through their middles, weighed by how narrow each is, predicts the next, give or take."""
 
     def __init__(self) -> None:
         self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
@@ -131,8 +130,7 @@ class DurationEstimate:
         return max(0.0, center - spread_d), center + spread_d
 
     def _scaled(self, work: float) -> tuple[float, float] | None:
-        """Before a slope: what durations growing with the work, at most in proportion to it,
-        allow of ``work`` given each interval seen (where they disagree: the span between)."""
+        """Before a slope: the durations of ``work`` if they grow with it, at most in proportion."""
         lows, highs = [], []
         for seen, low, high in self._seen:
             if seen == work or (seen > 0 and work > 0):
@@ -154,10 +152,9 @@ _WINDOW_GETS = 24  # a window wider than this many precision gaps is spread over
 def window(
     policy: PollPolicy, start: tuple[float, float], duration: tuple[float, float]
 ) -> list[float]:
-    """The GETs a prediction asks for: an operation that started between ``start``'s times
-    and runs between ``duration``'s ends between the earliest sum and the latest; GETs
-    :meth:`PollPolicy.precision_gap` apart over that (just its end when it is narrower), then
-    a few more, further and further apart."""
+    """The GETs a prediction asks for: an operation that started within ``start`` and runs within
+    ``duration`` ends between the sums; GETs :meth:`PollPolicy.precision_gap` apart over that (just
+    its end when narrower), then a few more, further and further apart."""
     low, high = start[0] + duration[0], start[1] + duration[1]
     gap = policy.precision_gap(duration[1])
     count = min(_WINDOW_GETS, math.ceil((high - low) / gap - 1e-9))
@@ -167,8 +164,7 @@ def window(
 
 
 def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
-    """The earliest time a GET can go out and still have the next, at ``target``, within
-    :meth:`PollPolicy.safety_gap`: the safety schedule counted back from ``target``."""
+    """The safety schedule counted back one GET from ``target``."""
     geometric = SAFETY_MARGIN * policy.lateness
     floor = SAFETY_MARGIN * policy.lateness_floor
     within = min(target - floor, (target + geometric * anchor) / (1 + geometric))
@@ -176,10 +172,9 @@ def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
 
 
 def next_get(policy: PollPolicy, last: float, anchor: float | None, planned: list[float]) -> float:
-    """When the GET after the one sent at ``last`` goes out (before the first GET, ``last`` is
-    when polling began). ``anchor``: the operation's latest possible start (None: unknown,
-    as behind an operation not seen done: every gap is then the floor's); ``planned``: the
-    prediction's window (:func:`window`), ascending."""
+    """When the GET after the one at ``last`` (or polling's start) goes out. ``anchor``: the
+    operation's latest possible start (None: unknown, behind an operation not seen done: every
+    gap is then the floor's); ``planned``: the prediction's window (:func:`window`), ascending."""
     reach = last + policy.safety_gap(0.0 if anchor is None else last - anchor)
     soonest = last + policy.min_gap
     target = next((max(t, soonest) for t in planned if t > last), None)

@@ -1,6 +1,5 @@
-"""A session's operations in flight, the only part of the polling that knows of more than one: a
-session runs them in order, so one starts when the one ahead finishes. No I/O here: the clients
-ask :meth:`OperationPoll.next_poll_at`, wait, GET, and tell :meth:`OperationPoll.observe`."""
+"""A session's operations in flight, run in order (one starts when the one ahead finishes). No I/O:
+the clients ask :meth:`OperationPoll.next_poll_at`, wait, GET, and report to ``observe``."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ __all__ = ["OperationPoll", "PollPlanner", "PollPolicy"]
 
 
 class OperationPoll:
-    """The GETs of one operation (of ``work``: the tokens its duration grows with), submitted
-    at ``submitted_at`` behind ``ahead`` (None: nothing was queued ahead of it)."""
+    """The GETs of one operation of ``work``, submitted at ``submitted_at`` behind ``ahead``."""
 
     def __init__(
         self,
@@ -31,8 +29,7 @@ class OperationPoll:
         self._start: tuple[float, float | None] | None = None  # fixed once seen done
 
     def start_bounds(self) -> tuple[float, float | None]:
-        """When it started at the earliest and latest: after the one ahead was last seen running,
-        by when it was seen done (None: not yet seen done)."""
+        """Its earliest and latest start (None: the one ahead not yet seen done)."""
         if self._start is not None:
             return self._start
         ahead, submitted = self._ahead, self.submitted_at

@@ -1,6 +1,5 @@
-"""The result types, how an ``output`` becomes one (numpy arrays for tensors, tokens, logprobs), the
-operation kinds (one line each), and how every answer is read without I/O: any 2xx body
-(:func:`read_body`), readiness, an operation body (going, failed, completed, offloaded)."""
+"""The result types and how an ``output`` becomes one (numpy arrays), the operation kinds, and how
+every answer is read, without I/O: any 2xx body (:func:`read_body`), readiness, operations."""
 
 from __future__ import annotations
 
@@ -220,8 +219,7 @@ def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> Forw
 
 @dataclass(frozen=True)
 class OperationKind(Generic[R]):
-    """One operation kind: its path segment (``"optim-step"``), its POST and GET endpoints, its
-    output's parser; ``output_optional``: a COMPLETED body may carry no output."""
+    """An operation kind (``"optim-step"``): its endpoints and output parser (maybe no output)."""
 
     name: str
     submit: Endpoint[..., Any]

@@ -20,8 +20,7 @@ _PER_TOKEN_INPUTS = ("logprobs", "advantages", "reference_logprobs", "weights")
 
 
 def wire_array(array: Any) -> Any:
-    """An array orjson writes as the official SDK's ``tolist()`` does: float64 for floats (a
-    float32 0.1 goes out as 0.10000000149011612), int64 otherwise."""
+    """An array orjson writes as the official SDK's ``tolist()``: float64 or int64."""
     kind = array.dtype.kind
     if kind == "f":
         return np.ascontiguousarray(array, dtype=np.float64)
@@ -92,10 +91,9 @@ class Sample:
         weights: float | Sequence[float] | Any | None = None,
         routed_experts_key: str | None = None,
     ) -> Sample:
-        """Align a completion with the wire ``Sample``: ``model_input`` is ``(prompt +
-        completion)[:-1]``, ``target_tokens`` ``(prompt + completion)[1:]``. Per-completion-token
-        values fill the last ``len(completion)`` slots, prompt slots are masked (``weights`` 0,
-        others 0.0); ``advantages`` may be one number; ``weights`` defaults to 1.0."""
+        """``model_input`` ``(prompt + completion)[:-1]``, ``target_tokens`` ``[1:]``; per-token
+        values fill the completion's slots, prompt slots masked (``weights`` 0, others 0.0);
+        ``advantages`` may be one number; ``weights`` defaults to 1.0."""
         prompt = as_int_vector("prompt_tokens", prompt_tokens)
         completion = as_int_vector("completion_tokens", completion_tokens)
         for name, tokens in (("prompt_tokens", prompt), ("completion_tokens", completion)):
@@ -119,9 +117,8 @@ class Sample:
         reference_logprobs: Sequence[float] | Any | None = None,
         weights: float | Sequence[float] | Any | None = None,
     ) -> Sample:
-        """:meth:`from_completion` of a sampled ``sequence`` (ours or the official SDK's): its
-        tokens, sampler ``logprobs`` and ``routed_experts_key`` (a mixture-of-experts model
-        sampled with ``return_routed_experts=True``: the training pass replays its routing)."""
+        """:meth:`from_completion` of a sampled ``sequence`` (ours or the SDK's): its tokens,
+        ``logprobs`` and ``routed_experts_key`` (the training pass replays its expert routing)."""
         tokens = np.asarray(list(sequence.tokens) if not isinstance(sequence.tokens, np.ndarray)
                             else sequence.tokens, dtype=np.int64)  # fmt: skip
         logprobs = getattr(sequence, "logprobs", None)
@@ -157,8 +154,7 @@ class Sample:
 
 
 def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
-    """One ``loss_fn_inputs`` value as a TensorData dict of ``n_tokens`` values (a bare array or
-    list takes the spec's dtype of ``key``)."""
+    """One ``loss_fn_inputs`` value as a TensorData dict of ``n_tokens`` values."""
     known = INPUT_DTYPES.get(key)
     mapping = isinstance(value, Mapping)
     data = value.get("data") if mapping else value
@@ -228,8 +224,7 @@ def _normalize_sample(
 def normalize_samples(
     samples: Any, required: frozenset[str], needed_by: str
 ) -> list[dict[str, Any]]:
-    """The wire dicts of ``samples`` (a non-empty iterable), each with the ``loss_fn_inputs``
-    keys ``needed_by`` requires."""
+    """The checked wire dicts of ``samples``, with the inputs ``needed_by`` requires."""
     if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
         raise invalid("samples", "must be a list of samples")
     listed = list(samples)

@@ -1,5 +1,4 @@
-"""Value checks with the rules of the ``SCHEMA`` emitted beside every generated model; each
-refusal names the wire field."""
+"""Value checks with the rules of the generated models' ``SCHEMA``, each naming the field."""
 
 from __future__ import annotations
 
@@ -62,8 +61,7 @@ def number(field: str, value: object) -> float:
 
 
 def check_value(label: str, value: object, model: type, integer: bool = False) -> Any:
-    """``value`` as ``model``'s property ``label`` (its last part) takes it: an enum value (short
-    names expanded), else an integer (int64 where unbounded) or a finite number, within bounds."""
+    """``value`` as ``model``'s property ``label`` takes it: an enum value, an int or a float."""
     prop = schema_of(model)["properties"][label.rpartition(".")[2]]
     enum = getattr(models, str(prop.get("class", "")), None)
     if isinstance(enum, type) and issubclass(enum, Enum):
@@ -84,8 +82,7 @@ def check_value(label: str, value: object, model: type, integer: bool = False) -
 def check_enum(
     label: str, value: object, enum: type[Enum], allowed: Iterable[str] | None = None
 ) -> str:
-    """One of ``enum``'s values (or of ``allowed``), or its short name: ``"token_mean"`` for
-    ``GRPOLossAggregationType``'s ``GRPO_LOSS_AGGREGATION_TYPE_TOKEN_MEAN``."""
+    """One of ``enum``'s values (or of ``allowed``), or its short name (``"token_mean"``)."""
     prefix = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", enum.__name__).upper()
     candidates = {str(m.value) for m in enum} if allowed is None else set(allowed)
     for text in (str(value), f"{prefix}_{str(value).upper()}"):
@@ -100,8 +97,7 @@ def enum_member(label: str, enum: type[E], value: str) -> E:
 
 
 def check_fields(obj: Any, prefix: str, model: type, skip: str = "") -> None:
-    """Check the frozen dataclass ``obj`` against ``model``: required fields set, every set field
-    (but ``skip``) as :func:`check_value` takes it (an integer where it is annotated ``int``)."""
+    """Check the dataclass ``obj`` against ``model``: required fields, every set one's value."""
     for name in schema_of(model)["required"]:
         if getattr(obj, name, None) is None:
             raise invalid(f"{prefix}.{name}", "is required (the spec gives no default)")

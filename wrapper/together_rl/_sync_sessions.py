@@ -171,9 +171,8 @@ class Session:
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.AdamParamsKeywords],
     ) -> OperationFuture[_results.OptimStepResult]:
-        """Submit an AdamW step on the gradients accumulated since the last one: an
-        :class:`AdamParams` or its fields as keywords (unset: the server defaults). The result's
-        ``.step`` is the new trainer step; sampling sees the weights after :meth:`sync_weights`."""
+        """Submit an AdamW step (an :class:`AdamParams` or its fields as keywords; unset: server
+        defaults); ``.step`` is the new step; sampling sees it after :meth:`sync_weights`."""
         params = _bodies.params_from(AdamParams, adam_params, fields)
         return self._submit(
             _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
@@ -191,11 +190,10 @@ class Session:
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
     ) -> OperationFuture[_results.SampleResult]:
-        """Submit ``num_samples`` completions of each prompt (a token list or 1-D numpy array; one
-        prompt may be passed bare) from the weights of the last sync. :class:`SamplingParams`
-        fields go as keywords or as ``sampling_params``. ``result()[i].sequences[j]`` has
-        ``tokens``, ``logprobs``, ``stop_reason`` and, with ``return_routed_experts`` on a
-        mixture-of-experts model, the ``routed_experts_key`` that ``Sample.from_sequence`` takes."""
+        """Submit ``num_samples`` completions of each prompt (token lists or 1-D arrays, or one)
+        from the last synced weights; :class:`SamplingParams` fields as keywords or
+        ``sampling_params``. ``result()[i].sequences[j]``: ``tokens``, ``logprobs``,
+        ``stop_reason``, ``routed_experts_key`` (``return_routed_experts``)."""
         params = _bodies.params_from(SamplingParams, sampling_params, fields)
         body = _bodies.build_sample(
             model_inputs,
@@ -297,9 +295,8 @@ class OperationFuture(Generic[R]):
         return self._state.status
 
     def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
-        """Wait at most ``timeout`` s (``None``: no limit) and return the result; raises
-        ``OperationFailedError`` when it failed, ``OperationTimeoutError`` when the time is up
-        (it keeps running: call ``result`` again, or ``session.get_operation(kind, id)``)."""
+        """The result, within ``timeout`` s (``None``: no limit): ``OperationFailedError`` if it
+        failed, ``OperationTimeoutError`` if the time is up (it runs on: call ``result`` again)."""
         with self._lock:
             http = self.session._client._http
             start = http.clock()

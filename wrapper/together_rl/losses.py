@@ -1,5 +1,4 @@
-"""Typed loss builders, checked on construction (the spec's rules; CISPO's low <= high is its
-description's), and the same checks of wire ``LossConfig`` dicts (:func:`normalize_loss`)."""
+"""Loss builders checked on construction with the spec's rules, and wire ``LossConfig`` dicts."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Loss:
-    """Base class of the loss builders: ``wire_type`` is the ``LossType``; the fields and
-    ``spec_model`` (the params class) are its ``_fields`` base's, derived from the spec."""
+    """Base of the loss builders (``wire_type``: the ``LossType``; fields: the spec's)."""
 
     wire_type: ClassVar[str]
     spec_model: ClassVar[type | None] = None
@@ -57,8 +55,7 @@ class Loss:
         return {"type": self.wire_type}
 
     def required_sample_inputs(self) -> frozenset[str]:
-        """The ``loss_fn_inputs`` keys a sample needs: its type's, and those a positive parameter
-        requires (GRPO's ``beta``)."""
+        """The inputs a sample needs: its type's, and a positive parameter's (GRPO's ``beta``)."""
         required = self.required_inputs
         for name, value in self.params().items():
             if isinstance(value, int | float) and value > 0:
@@ -115,8 +112,7 @@ _PARAMS_KEYS = frozenset(cls.params_key for cls in _BUILDERS.values() if cls.par
 
 
 def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss]:
-    """A loss (builder or wire dict) checked: its wire dict and its builder. A wire dict needs a
-    known ``type`` (short names such as ``"grpo"`` expanded), no other loss's params, bounds."""
+    """A loss (builder or wire dict, short ``type`` names expanded): its wire dict and builder."""
     if isinstance(loss, Loss):
         return loss.to_wire(), loss
     if not isinstance(loss, Mapping):
