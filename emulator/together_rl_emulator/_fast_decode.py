@@ -43,6 +43,7 @@ from ._body_scan import (
 )
 from ._chunked_decode import decode_in_chunks
 from ._errors import ApiError
+from ._idempotency import body_digest
 
 __all__ = ["FAST_DECODE_MIN_BYTES", "DecodedBody", "Validator", "decode_body", "decode_fast"]
 
@@ -66,6 +67,7 @@ class DecodedBody:
 
     value: Any
     scan: BodyScan
+    lazy_digest = False  # the service digests it at once (`_raw_body.RawBody`: when needed)
 
     @classmethod
     def of(cls, value: Any) -> DecodedBody:
@@ -78,6 +80,14 @@ class DecodedBody:
 
     def plain(self) -> Any:
         return orjson.loads(self.encoded()) if self.scan.arrays_in_body else self.value
+
+    def has_member(self, name: str) -> bool:
+        """Whether the JSON object has the top-level member `name`."""
+        return name in self.value
+
+    def digest(self) -> str:
+        """The body's idempotency digest (`_idempotency.body_digest`)."""
+        return body_digest(self.value, self.scan)
 
     def validated(self, validate: Validator, vocab_size: int) -> Any:
         """`validate`'s request for this body. A body `decode_fast` made and `validate` refuses

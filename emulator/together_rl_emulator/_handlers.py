@@ -26,8 +26,10 @@ from ._http import (
 from ._kinds import KINDS, kind_named
 from ._paging import PageRequest
 from ._parameters import validate_parameter
+from ._raw_body import RawBody
 from ._rollouts import estimate_rollouts
 from ._state import state_of
+from ._typed_body import TYPED_DECODE_MIN_BYTES
 
 __all__ = ["HANDLERS", "Handler", "handler_for"]
 
@@ -189,9 +191,11 @@ def submit_handler(name: str) -> Handler:
         raw = await read_body(request, st.max_body_bytes)
 
         def submit() -> bytes:
-            body: DecodedBody | None = None
+            body: DecodedBody | RawBody | None = None
             if kind.validate is None:  # the spec defines no body
                 ignore_optional_body(raw)
+            elif kind.typed is not None and len(raw) >= TYPED_DECODE_MIN_BYTES:
+                body = RawBody(raw, json_object, fast=kind.fast_decode, typed=kind.typed)
             else:
                 body = decode_body(raw, json_object, fast=kind.fast_decode)
             return st.service.submit_operation(kind, owner, session, key, body, arrived_at)

@@ -139,7 +139,10 @@ class Replay:
 @dataclass(frozen=True)
 class Reservation:
     scope: Scope
-    body_hash: str
+
+
+class _DigestNeeded(Exception):
+    pass
 
 
 class IdempotencyGate:
@@ -149,15 +152,33 @@ class IdempotencyGate:
         self._in_flight: set[Scope] = set()
 
     def begin(
-        self, scope: Scope, body_digest: str, legacy_digest: Callable[[], str]
+        self,
+        scope: Scope,
+        body_digest: str | Callable[[], str],
+        legacy_digest: Callable[[], str],
     ) -> Replay | Reservation:
         """Replay of a stored operation, or a reservation the caller must `release`.
-        `legacy_digest()` is the body's `digest`, for a record stored before `body_digest`."""
+        `legacy_digest()` is the body's `digest`, for a record stored before `body_digest`.
+        `body_digest` may be a function, called (outside the lock: a large body is decoded
+        for it) only when a stored record or a request in flight needs it: so a malformed
+        body is refused as it would be had it been digested first."""
+        if isinstance(body_digest, str):
+            return self._begin(scope, body_digest, legacy_digest)
+        try:
+            return self._begin(scope, None, legacy_digest)
+        except _DigestNeeded:
+            return self._begin(scope, body_digest(), legacy_digest)
+
+    def _begin(
+        self, scope: Scope, body_digest: str | None, legacy_digest: Callable[[], str]
+    ) -> Replay | Reservation:
         owner, session_id, kind, key = scope
         with self._lock:
             record = self._store.find_idempotency(owner, session_id, kind, key)
+            if body_digest is None and (record is not None or scope in self._in_flight):
+                raise _DigestNeeded
             if record is not None:
-                current = body_digest
+                current = str(body_digest)
                 if not record.body_hash.startswith(DIGEST_SCHEME):
                     current = legacy_digest()
                 if record.body_hash != current:
@@ -181,7 +202,7 @@ class IdempotencyGate:
                     code="idempotency_key_in_use",
                 )
             self._in_flight.add(scope)
-            return Reservation(scope, body_digest)
+            return Reservation(scope)
 
     def release(self, reservation: Reservation) -> None:
         with self._lock:

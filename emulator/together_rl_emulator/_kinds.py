@@ -33,6 +33,7 @@ from ._engine import (
     run_weights_sync,
 )
 from ._fast_decode import Validator
+from ._raw_body import TypedValidator
 from ._requests import validate_forward_backward
 from ._simple_requests import (
     check_optimizer_matches,
@@ -42,6 +43,7 @@ from ._simple_requests import (
 )
 from ._spec import kind_operations
 from ._trainer import TrainerState
+from ._typed_requests import typed_custom_forward_backward, typed_forward_backward
 
 __all__ = [
     "KINDS",
@@ -66,6 +68,8 @@ class OperationKind:
     keep_empty: bool = False  # ... and left inline as [] (a required member)
     # A large body may come from `decode_fast` (its validator takes arrays in place of lists).
     fast_decode: bool = False
+    # A large body may be validated from its bytes by the typed decoder (`_typed_requests.py`).
+    typed: TypedValidator | None = None
     # What the request must agree with in the session's model resources (400 if not).
     check_resources: Callable[[Any, dict[str, Any]], None] | None = None
     # From the spec (filled in by `__post_init__`):
@@ -95,6 +99,7 @@ KINDS: dict[str, OperationKind] = {
             run_forward_backward_pass,
             result_member="loss_fn_outputs",
             fast_decode=True,
+            typed=typed_forward_backward,
         ),
         OperationKind(
             "optim-step",
@@ -112,6 +117,7 @@ KINDS: dict[str, OperationKind] = {
             "custom-forward-backward",
             validate_custom_forward_backward,
             run_custom_forward_backward,
+            typed=typed_custom_forward_backward,
         ),
         OperationKind(TRAINING_CHECKPOINT, None, run_training_checkpoint),
         OperationKind(INFERENCE_CHECKPOINT, None, run_inference_checkpoint),

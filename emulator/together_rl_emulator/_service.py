@@ -25,6 +25,7 @@ from ._model_resources import ModelResources
 from ._optim import global_norm
 from ._paging import PageRequest, empty_page, page_of, unknown_cursor
 from ._payloads import effective_body, new_token, payload_url
+from ._raw_body import RawBody
 from ._sampler import Sampler
 from ._simple_requests import default_sampler_settings
 from ._spec import SESSION_RUNNING
@@ -212,19 +213,23 @@ class EmulatorService:
         owner: str,
         session: SessionRow,
         key: str,
-        body: DecodedBody | None,
+        body: DecodedBody | RawBody | None,
         arrived_at: float,
     ) -> bytes:
         """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
         replayed operation). A body with `payload_id` stands for the uploaded one; `body` is
-        None for a kind without a request body."""
-        if body is not None and kind.uploadable and "payload_id" in body.value:
+        None for a kind without a request body. A `lazy_digest` body is digested only when
+        a stored record or a valid request needs it (a refused large body never is)."""
+        if body is not None and kind.uploadable and body.has_member("payload_id"):
             body = self._uploaded_body(owner, session, body.plain(), kind.fast_decode)
-        value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
-        body_hash = body_digest(value, scan)
+
+        def body_hash_now() -> str:
+            return body_digest(None, scan_body(None)) if body is None else body.digest()
+
+        body_hash = None if body is not None and body.lazy_digest else body_hash_now()
         outcome = self.idempotency.begin(
             (owner, session.id, kind.name, key),
-            body_hash,
+            body_hash or body_hash_now,
             lambda: digest(canonical_json(None if body is None else body.plain())),
         )
         if isinstance(outcome, Replay):
@@ -253,7 +258,7 @@ class EmulatorService:
                     if self.store.persistent
                     else None,
                     idempotency_key=key,
-                    body_hash=body_hash,
+                    body_hash=body_hash or body_hash_now(),
                 )
             )
         finally:
