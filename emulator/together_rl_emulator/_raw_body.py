@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import orjson
 
 from ._body_scan import BodyScan
 from ._fast_decode import DecodedBody, Validator, decode_body
@@ -69,6 +70,8 @@ class RawBody:
 
     def has_member(self, name: str) -> bool:
         """Whether the JSON object has the top-level member `name`."""
+        if self._raw.find(orjson.dumps(name)) < 0 and self._raw.find(b"\\") < 0:
+            return False  # neither the key nor an escape that could spell it
         try:
             return name in msgspec.json.decode(self._raw, type=dict[str, msgspec.Raw])
         except (msgspec.DecodeError, msgspec.ValidationError):

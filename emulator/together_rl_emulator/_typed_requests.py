@@ -23,7 +23,7 @@ from ._custom_requests import (
     CustomForwardBackwardRequest,
     _gradient,
 )
-from ._errors import invalid
+from ._errors import ApiError, invalid
 from ._fast_decode import MIN_LIST_BYTES
 from ._loss_request import validated_loss
 from ._requests import (
@@ -36,7 +36,7 @@ from ._requests import (
 )
 from ._sample_batch import Rules, checked_with_rules
 from ._spec import LOSS_INPUTS
-from ._typed_body import TYPED_DECODE_MIN_BYTES, TypedArray, decode_typed
+from ._typed_body import TYPED_DECODE_MIN_BYTES, TypedBody
 from ._typed_samples import flagged_samples, gather_structs
 
 __all__ = ["typed_custom_forward_backward", "typed_forward_backward"]
@@ -52,16 +52,22 @@ def typed_forward_backward(
     for a body under `min_bytes`, by default `TYPED_DECODE_MIN_BYTES`)."""
     if len(raw) < _min_bytes(min_bytes) or raw.count(b"[") * MIN_LIST_BYTES <= len(raw):
         return None  # small, or mostly long lists: the other decoders suit it better
-    body = decode_typed(raw, "ForwardBackwardBody", ("samples",))
+    body = TypedBody.open(raw, "ForwardBackwardBody", ("samples",))
     if body is None:
         return None
     members = body.members
     try:
-        loss = validated_loss(members["loss"])
-        required = _required_inputs(loss)
-        samples = _samples(body.arrays["samples"], loss["type"], required, vocab_size)
-    except _NUMBER_ERRORS as exc:
-        raise invalid(None, _NOT_A_NUMBER) from exc
+        verdicts = _Verdicts(_rules_of_loss(members), vocab_size)
+        if not body.check(verdicts):
+            return None
+        try:
+            loss = validated_loss(members["loss"])
+            required = _required_inputs(loss)
+            samples = _samples(body, verdicts.flagged, loss["type"], required, vocab_size)
+        except _NUMBER_ERRORS as exc:
+            raise invalid(None, _NOT_A_NUMBER) from exc
+    finally:
+        body.release()
     return ForwardBackwardRequest(
         samples=samples,
         loss=dict(loss),
@@ -77,22 +83,29 @@ def typed_custom_forward_backward(
     (also for a body under `min_bytes`, by default `TYPED_DECODE_MIN_BYTES`)."""
     if len(raw) < _min_bytes(min_bytes):
         return None
-    body = decode_typed(raw, "CustomForwardBackwardBody", ("samples", "gradients"))
+    body = TypedBody.open(raw, "CustomForwardBackwardBody", ("samples", "gradients"))
     if body is None:
         return None
-    typed_samples, gradients = body.arrays["samples"], body.arrays["gradients"]
-    n_samples, n_gradients = len(typed_samples.items), len(gradients.items)
-    if n_gradients != n_samples:
-        raise invalid(
-            "gradients",
-            f"has {n_gradients} entries but there are {n_samples} samples"
-            " (one gradient per sample)",
-        )
     try:
-        samples = _samples(typed_samples, _CUSTOM_FB_LABEL, _CUSTOM_FB_INPUTS, vocab_size)
-        values = _gradients(gradients, [sample.tokens.size for sample in samples])
-    except _NUMBER_ERRORS as exc:
-        raise invalid(None, _NOT_A_NUMBER) from exc
+        verdicts = _Verdicts(_rules(_CUSTOM_FB_INPUTS), vocab_size)
+        if not body.check(verdicts):
+            return None
+        n_samples, n_gradients = body.count("samples"), body.count("gradients")
+        if n_gradients != n_samples:
+            raise invalid(
+                "gradients",
+                f"has {n_gradients} entries but there are {n_samples} samples"
+                " (one gradient per sample)",
+            )
+        try:
+            samples = _samples(
+                body, verdicts.flagged, _CUSTOM_FB_LABEL, _CUSTOM_FB_INPUTS, vocab_size
+            )
+            values = _gradients(body, [sample.tokens.size for sample in samples])
+        except _NUMBER_ERRORS as exc:
+            raise invalid(None, _NOT_A_NUMBER) from exc
+    finally:
+        body.release()
     return CustomForwardBackwardRequest(samples=samples, gradients=values)
 
 
@@ -100,32 +113,71 @@ def _min_bytes(given: int | None) -> int:
     return TYPED_DECODE_MIN_BYTES if given is None else given
 
 
-def _samples(
-    typed: TypedArray, loss_type: str, required: list[RequiredInput], vocab_size: int
-) -> list[ValidatedSample]:
-    """`_requests._validated_samples` of typed samples."""
-    rules = Rules(
+def _rules(required: list[RequiredInput]) -> Rules:
+    return Rules(
         lambda keys: _keys_ok(keys, required),
         lambda key, dtype: dtype in LOSS_INPUTS.dtypes.get(key, (dtype,)),
     )
 
-    def checked_alone(index: int) -> ValidatedSample:
-        return _validate_sample(index, typed.plain(index), loss_type, required, vocab_size)
 
-    flagged = flagged_samples(typed.items, vocab_size, rules)
+def _rules_of_loss(members: dict[str, Any]) -> Rules | None:
+    """The samples' rules for the body's loss, or None when the loss is refused (it is said
+    after the schema check, as the plain path says it)."""
+    try:
+        return _rules(_required_inputs(validated_loss(members["loss"])))
+    except (ApiError, KeyError, AttributeError, *_NUMBER_ERRORS):
+        return None
+
+
+class _Verdicts:
+    """Visits the batches of typed samples (`TypedBody.check`): `flagged` holds the indices of
+    the samples that may break a rule, in order (None: check every sample alone)."""
+
+    def __init__(self, rules: Rules | None, vocab_size: int) -> None:
+        self._rules = rules
+        self._vocab_size = vocab_size
+        self.flagged: list[int] | None = None if rules is None else []
+
+    def __call__(self, name: str, items: list[Any], start: int) -> None:
+        if name != "samples" or self.flagged is None or self._rules is None:
+            return
+        found = flagged_samples(items, self._vocab_size, self._rules)
+        if found is None:
+            self.flagged = None
+        else:
+            self.flagged += [start + index for index in found]
+
+
+def _samples(
+    body: TypedBody,
+    flagged: list[int] | None,
+    loss_type: str,
+    required: list[RequiredInput],
+    vocab_size: int,
+) -> list[ValidatedSample]:
+    """`_requests._validated_samples` of a checked body's samples, `flagged` by `_Verdicts`."""
+
+    def checked_alone(index: int) -> ValidatedSample:
+        sample = body.plain("samples", index)
+        return _validate_sample(index, sample, loss_type, required, vocab_size)
+
     if flagged is None:
-        return [checked_alone(index) for index in range(len(typed.items))]
-    # The first bad sample raises here, before any other sample's arrays are made.
+        return [checked_alone(index) for index in range(body.count("samples"))]
+    # The first bad sample raises here, before any sample's arrays are made.
     alone = {index: checked_alone(index) for index in flagged}
-    arrays = checked_with_rules(typed.items, vocab_size, rules, gather_structs)
-    if arrays is None:
-        arrays = [None] * len(typed.items)
-    return [
-        (alone[index] if index in alone else checked_alone(index))
-        if checked is None
-        else ValidatedSample(*checked, routed_experts_key=_routed_experts_key(sample))
-        for index, (sample, checked) in enumerate(zip(typed.items, arrays, strict=True))
-    ]
+    rules = _rules(required)
+    out: list[ValidatedSample] = []
+    for start, items in body.batches("samples"):
+        arrays = checked_with_rules(items, vocab_size, rules, gather_structs)
+        for index, sample in enumerate(items, start):
+            checked = None if arrays is None else arrays[index - start]
+            if checked is None:
+                out.append(alone[index] if index in alone else checked_alone(index))
+            else:
+                out.append(
+                    ValidatedSample(*checked, routed_experts_key=_routed_experts_key(sample))
+                )
+    return out
 
 
 def _routed_experts_key(sample: Any) -> str | None:
@@ -133,18 +185,20 @@ def _routed_experts_key(sample: Any) -> str | None:
     return None if key is msgspec.UNSET else key
 
 
-def _gradients(typed: TypedArray, lengths: list[int]) -> list[np.ndarray]:
+def _gradients(body: TypedBody, lengths: list[int]) -> list[np.ndarray]:
     """Each gradient's data as `_custom_requests._gradient` returns it (JSON numbers are
     finite: only a length differs, and that gradient goes through `_gradient`)."""
-    data = [gradient.data for gradient in typed.items]
-    values = np.fromiter(
-        itertools.chain.from_iterable(data), dtype=np.float64, count=sum(map(len, data))
-    )
-    bounds = np.cumsum([0, *map(len, data)]).tolist()
     out: list[np.ndarray] = []
-    for index, (values_of, n_tokens) in enumerate(zip(data, lengths, strict=True)):
-        if len(values_of) != n_tokens:
-            out.append(_gradient(index, typed.plain(index), n_tokens))
-        else:
-            out.append(values[bounds[index] : bounds[index + 1]])
+    for start, items in body.batches("gradients"):
+        data = [gradient.data for gradient in items]
+        values = np.fromiter(
+            itertools.chain.from_iterable(data), dtype=np.float64, count=sum(map(len, data))
+        )
+        bounds = np.cumsum([0, *map(len, data)]).tolist()
+        for offset, values_of in enumerate(data):
+            index, n_tokens = start + offset, lengths[start + offset]
+            if len(values_of) != n_tokens:
+                out.append(_gradient(index, body.plain("gradients", index), n_tokens))
+            else:
+                out.append(values[bounds[offset] : bounds[offset + 1]])
     return out
