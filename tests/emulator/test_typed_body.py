@@ -17,7 +17,7 @@ from _emulator_bodies import FB, LOSS_TYPES, fb_body, new_session, stats, submit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sample_batch import _mutate, _mutation
-from together_rl_emulator import _handlers, _raw_body, _typed_body, _typed_requests, _typed_samples
+from together_rl_emulator import _handlers, _raw_body, _typed_arrays, _typed_requests, _typed_samples
 from together_rl_emulator._custom_requests import validate_custom_forward_backward
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._http import json_object
@@ -34,7 +34,8 @@ UNSURE = "unsure"
 
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_typed_body, "BATCH", 2)
+    monkeypatch.setattr(_typed_arrays, "BATCH", 2)
+    monkeypatch.setattr(_typed_arrays, "PIECE_BYTES", 150)  # two or three samples
     monkeypatch.setattr(_typed_samples, "BLOCK", 2)
 
 
