@@ -12,11 +12,13 @@ checks in order, so the first bad sample and its message are theirs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from operator import attrgetter, itemgetter
 from typing import Any
 
 import msgspec
+import msgspec.inspect
 import numpy as np
 
 from ._sample_batch import (
@@ -47,7 +49,8 @@ def flagged_samples(samples: Sequence[Any], vocab_size: int, rules: Rules) -> li
     flagged: list[int] = []
     for start in range(0, len(samples), BLOCK):
         block = samples[start : start + BLOCK]
-        ok = _block_ok(block, vocab_size, rules)
+        sample_type: Any = type(block[0])
+        ok = _block_ok(block, vocab_size, rules, _tokens_are_ints(sample_type))
         if ok is None:
             arrays = checked_with_rules(block, vocab_size, rules, gather_structs)
             if arrays is None:
@@ -57,7 +60,9 @@ def flagged_samples(samples: Sequence[Any], vocab_size: int, rules: Rules) -> li
     return flagged
 
 
-def _block_ok(block: Sequence[Any], vocab_size: int, rules: Rules) -> np.ndarray | None:
+def _block_ok(
+    block: Sequence[Any], vocab_size: int, rules: Rules, ints_only: bool
+) -> np.ndarray | None:
     """Per sample of a block of samples of one shape: whether it passes every rule; None
     for a block of mixed shapes (or values arrays cannot carry)."""
     chunks = list(map(_CHUNKS, block))
@@ -73,7 +78,7 @@ def _block_ok(block: Sequence[Any], vocab_size: int, rules: Rules) -> np.ndarray
     if not rules.keys_ok(keys):
         return np.zeros(len(block), dtype=bool)
     try:
-        tokens = concatenated(token_lists, np.int64, exact_ints=True)
+        tokens = concatenated(token_lists, np.int64, exact_ints=not ints_only)
         if tokens is None:
             return None
         counts = np.concatenate(([0], np.cumsum(token_counts)))
@@ -99,6 +104,20 @@ def _block_ok(block: Sequence[Any], vocab_size: int, rules: Rules) -> np.ndarray
     except (OverflowError, ValueError, TypeError):
         return None
     return ok
+
+
+@functools.cache
+def _tokens_are_ints(sample_type: Any) -> bool:
+    """Whether the type's token lists hold ints only (no type check of each token needed)."""
+    info: Any = msgspec.inspect.type_info(sample_type)
+    try:
+        for field in ("model_input", "chunks", "encoded_text", "tokens"):
+            info = next(f.type for f in info.fields if f.name == field)
+            if isinstance(info, msgspec.inspect.ListType) and field != "tokens":
+                info = info.item_type
+        return isinstance(info.item_type, msgspec.inspect.IntType)
+    except (StopIteration, AttributeError):
+        return False
 
 
 def gather_structs(samples: Sequence[Any], rules: Rules) -> Gathered:

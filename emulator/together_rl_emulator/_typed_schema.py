@@ -12,7 +12,8 @@ most what its schema accepts, and may refuse more (then the body takes the valid
   it a JSON `1.0` is refused here but left to the validator), `number` an int64 or a float;
 - a string its bounds, an `enum` of strings a Literal, a `pattern` of plain characters with
   its `$` read as the end of the text, as the validator reads it;
-- `oneOf` of branches of different JSON types, a union.
+- `oneOf` of branches of different JSON types, a union; with an `integer` branch, that
+  branch alone (a token id as a decimal string is left to the validator).
 
 Any other keyword (and any schema this cannot translate exactly) gives None: no typed path.
 """
@@ -120,6 +121,10 @@ class _Translator:
         # Disjoint JSON types only: then `oneOf` (exactly one) is `anyOf` is a union.
         if len(set(kinds)) != len(kinds) or not set(kinds) <= {"integer", "string", "boolean"}:
             raise _Untranslatable(branches)
+        # An integer's other forms (a token id as a decimal string) take the plain path: a
+        # batch holds JSON integers, and the typed checks read them as such.
+        if "integer" in kinds:
+            return self.type_of(branches[kinds.index("integer")])
         return Union[tuple(self.type_of(branch) for branch in branches)]  # noqa: UP007
 
     def _object(self, rules: dict[str, Any]) -> Any:

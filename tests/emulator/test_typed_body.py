@@ -17,7 +17,13 @@ from _emulator_bodies import FB, LOSS_TYPES, fb_body, new_session, stats, submit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sample_batch import _mutate, _mutation
-from together_rl_emulator import _handlers, _raw_body, _typed_arrays, _typed_requests, _typed_samples
+from together_rl_emulator import (
+    _handlers,
+    _raw_body,
+    _typed_arrays,
+    _typed_requests,
+    _typed_samples,
+)
 from together_rl_emulator._custom_requests import validate_custom_forward_backward
 from together_rl_emulator._errors import ApiError
 from together_rl_emulator._http import json_object
@@ -211,18 +217,29 @@ def test_the_typed_path_decides_a_batch_of_short_samples() -> None:
 
 
 def test_item_types_are_built_from_the_spec() -> None:
-    """Tokens are the spec's TokenId (an int64 >= 0 or a decimal string), tensor dtypes its
-    DType: a change in the spec changes what the types accept."""
+    """Tokens are the spec's TokenId as a JSON integer (an int64 >= 0; a decimal string is left
+    to the plain path), tensor dtypes its DType: a change in the spec changes what the types
+    accept."""
     sample_type = typed_items("ForwardBackwardBody", "samples")
     assert sample_type is not None
     one = copy.deepcopy(worst(1, None)["samples"][0])
     decoded = msgspec.json.decode(json.dumps(one).encode(), type=sample_type)
     assert decoded.loss_fn_inputs["weights"].dtype == "float32"
-    for bad in ('"7x"', "-1", "9223372036854775808", "1.0"):
+    for bad in ('"7"', "-1", "9223372036854775808", "1.0", "true"):
         text = json.dumps(one).replace("[", "[" + bad + ",", 1).encode()
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(text, type=sample_type)
     assert typed_items("ForwardBackwardBody", "loss") is None  # not an array
+
+
+def test_string_token_ids_take_the_plain_path() -> None:
+    body = worst(4, None)
+    body["samples"][2]["model_input"]["chunks"][0]["encoded_text"]["tokens"][1] = "17"
+    assert typed(json.dumps(body).encode()) == UNSURE
+    body["samples"][3]["loss_fn_inputs"]["weights"]["dtype"] = "float64"
+    assert typed(json.dumps(body).encode()) == UNSURE  # sample 2 is refused first, and valid
+    body["samples"][1]["loss_fn_inputs"]["weights"]["dtype"] = "float64"
+    assert agree(json.dumps(body).encode())[2] == "samples[1].loss_fn_inputs.weights.dtype"
 
 
 def test_a_body_of_long_lists_is_left_to_the_array_decoder() -> None:
