@@ -40,7 +40,6 @@ _INPUTS = attrgetter("loss_fn_inputs")
 _DATA = attrgetter("data")
 _DTYPE = attrgetter("dtype")
 _OPTIONAL = tuple(map(attrgetter, ("shape", "sparse_crow_indices", "sparse_col_indices")))
-_ONLY_UNSET = {type(msgspec.UNSET)}
 
 
 def flagged_samples(samples: Sequence[Any], vocab_size: int, rules: Rules) -> list[int] | None:
@@ -88,8 +87,9 @@ def _block_ok(
             dtypes = set(map(_DTYPE, tensors))
             if len(dtypes) != 1:
                 return None
-            if any(set(map(type, map(get, tensors))) != _ONLY_UNSET for get in _OPTIONAL):
-                return None
+            for get in _OPTIONAL:  # a shape or sparse field: read sample by sample
+                if list(map(get, tensors)).count(msgspec.UNSET) != len(tensors):
+                    return None
             allowed, kind = rules.tensor(key, dtypes.pop())
             if not allowed:
                 return np.zeros(len(block), dtype=bool)
