@@ -25,9 +25,10 @@ from ._fast_decode import DecodedBody, Validator, decode_body
 
 __all__ = ["RawBody", "TypedValidator"]
 
-# (the body's bytes, the session's vocabulary size) -> the validated request, or None when the
-# typed decoder is unsure (validate plainly); raises the plain path's ApiError 400.
-TypedValidator = Callable[[bytes, int], Any]
+# (the body's bytes, the session's vocabulary size, the body decoded plainly when needed) -> the
+# validated request, or None when the typed decoder is unsure (validate plainly); raises the
+# plain path's ApiError 400.
+TypedValidator = Callable[[bytes, int, Callable[[], Any]], Any]
 
 
 class RawBody:
@@ -79,7 +80,7 @@ class RawBody:
 
     def validated(self, validate: Validator, vocab_size: int) -> Any:
         """The typed decoder's request when it is sure, else the plain path's."""
-        request = self._typed(self._raw, vocab_size)
+        request = self._typed(self._raw, vocab_size, self.plain)
         if request is not None:
             return request
         return self.decoded.validated(validate, vocab_size)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +108,6 @@ class ArrayItems:
             return memoryview(piece.texts[index - piece.first])
         texts = msgspec.json.decode(piece.text(self._raw), type=list[msgspec.Raw])
         return memoryview(texts[index - piece.first])
-
-    def batches(self, item_type: Any) -> Iterator[tuple[int, list[Any]]]:
-        """`(index of the first, typed items)` of every piece `decode` went through."""
-        decoder = msgspec.json.Decoder(list[item_type])
-        for piece in self._pieces:
-            yield piece.first, decoder.decode(piece.text(self._raw))
 
     def release(self) -> None:
         """Free the items' texts a batch at a time (one go would hold the GIL a long while)."""

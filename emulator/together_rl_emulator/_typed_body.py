@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -99,10 +99,6 @@ class TypedBody:
     def plain(self, name: str, index: int) -> Any:
         """Item `index` of array `name` as the plain decoder reads it."""
         return orjson.loads(self._arrays[name].text(index))
-
-    def batches(self, name: str) -> Iterator[tuple[int, list[Any]]]:
-        """`(index of the first, typed items)` of array `name` (the body passed `check`)."""
-        return self._arrays[name].batches(typed_items(self._schema_name, name))
 
     def check(self, visit: Visit) -> bool:
         """Decode every array into its types, passing each piece's items to `visit`, then check

@@ -77,7 +77,7 @@ def plain(raw: bytes, custom: bool = False) -> Any:
 def typed(raw: bytes, custom: bool = False) -> Any:
     validate = typed_custom_forward_backward if custom else typed_forward_backward
     try:
-        request = validate(raw, VOCAB, min_bytes=0)
+        request = validate(raw, VOCAB, lambda: json_object(raw), min_bytes=0)
     except ApiError as error:
         return _refusal(error)
     return UNSURE if request is None else _request(request)
