@@ -21,6 +21,7 @@ import msgspec
 import orjson
 
 from ._body_scan import BodyScan
+from ._errors import ApiError
 from ._fast_decode import DecodedBody, Validator, decode_body
 
 __all__ = ["RawBody", "TypedValidator"]
@@ -80,7 +81,12 @@ class RawBody:
 
     def validated(self, validate: Validator, vocab_size: int) -> Any:
         """The typed decoder's request when it is sure, else the plain path's."""
-        request = self._typed(self._raw, vocab_size, self.plain)
+        try:
+            request = self._typed(self._raw, vocab_size, self.plain)
+        except ApiError:
+            raise
+        except Exception:  # a case the typed decoder did not foresee: never a 5xx
+            request = None
         if request is not None:
             return request
         return self.decoded.validated(validate, vocab_size)

@@ -288,3 +288,14 @@ def test_behind_http_a_refused_batch_is_never_decoded_plainly_nor_digested(
     counters = stats(emulator_client)
     assert counters["operations_created"] == {"forward-backward": 1}
     assert counters["idempotent_replays"] == {"forward-backward": 1}
+
+
+def test_a_typed_decoder_failure_falls_back_to_the_plain_path() -> None:
+    def broken(raw: bytes, vocab_size: int, plain: Any) -> Any:
+        raise RuntimeError("a case the typed decoder did not foresee")
+
+    raw = json.dumps(worst(3, 1)).encode()
+    body = _raw_body.RawBody(raw, json_object, fast=True, typed=broken)
+    with pytest.raises(ApiError) as refused:
+        body.validated(validate_forward_backward, VOCAB)
+    assert _refusal(refused.value) == plain(raw)
