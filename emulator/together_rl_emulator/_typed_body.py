@@ -29,6 +29,7 @@ import numpy as np
 import orjson
 
 from ._errors import invalid
+from ._schema_blocks import per_item_array
 from ._typed_arrays import ArrayItems
 from ._typed_schema import typed_items
 from ._validation import schema_violation
@@ -76,8 +77,9 @@ class TypedBody:
     @classmethod
     def open(cls, raw: bytes, schema_name: str, array_names: Sequence[str]) -> TypedBody | None:
         """The body's members, its arrays ready to decode; None when unsure."""
-        if any(typed_items(schema_name, name) is None for name in array_names):
-            return None
+        for name in array_names:  # one item stands in for the array in the schema check
+            if typed_items(schema_name, name) is None or not per_item_array(schema_name, name):
+                return None
         try:
             top = _members(raw)
             if not set(array_names) <= top.keys():

@@ -20,6 +20,7 @@ from test_sample_batch import _mutate, _mutation
 from together_rl_emulator import (
     _handlers,
     _raw_body,
+    _schema_blocks,
     _typed_arrays,
     _typed_requests,
     _typed_samples,
@@ -299,3 +300,16 @@ def test_a_typed_decoder_failure_falls_back_to_the_plain_path() -> None:
     with pytest.raises(ApiError) as refused:
         body.validated(validate_forward_backward, VOCAB)
     assert _refusal(refused.value) == plain(raw)
+
+
+def test_an_array_with_rules_beyond_its_items_takes_the_plain_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One sample stands in for the array in the schema check: a rule on the whole array (a
+    `maxItems`) would be missed, so the typed path is off."""
+    body = json.dumps(worst(3, None)).encode()
+    assert typed(body) != UNSURE
+    spec = copy.deepcopy(_schema_blocks.load_spec())
+    spec["components"]["schemas"]["ForwardBackwardBody"]["properties"]["samples"]["maxItems"] = 2
+    monkeypatch.setattr(_schema_blocks, "load_spec", lambda: spec)
+    assert typed(body) == UNSURE
