@@ -79,7 +79,7 @@ $(PORTS_STAMP): $(STAMP) ports/typescript-fetch/package-lock.json
 
 ports-setup: $(PORTS_STAMP)
 
-## Generate, build and run every port against the emulator (tests/ports; docs/ports.md).
+## Generate, build and run every port against the emulator (tests/ports; docs/ports-typed-clients.md).
 ports: $(PORTS_STAMP)
 	$(BIN)/python -m pytest tests/ports $(PYTEST_ARGS)
 

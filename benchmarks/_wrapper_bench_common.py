@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 from together_rl import Sample, losses
-from together_rl._bodies import encode_body
+from together_rl.wire import build_forward_backward, encode_body
 
 from benchmarks._emulator_process import emulator_process
 from benchmarks._report import (
@@ -107,14 +107,6 @@ def small_batch() -> list[Sample]:
         )
         for _ in range(n)
     ]
-
-
-def build_forward_backward(samples: Any, loss: Any) -> dict[str, Any]:
-    """The wrapper's checked forward-backward body (imported here, where it is used: the
-    polling runs of ``--side-by-side`` also import this module over an older wrapper)."""
-    from together_rl._bodies import build_forward_backward as build
-
-    return build(samples, loss)
 
 
 def small_payload_facts(batch: list[Sample]) -> dict[str, Any]:

@@ -14,8 +14,7 @@ import numpy as np
 import orjson
 from together._utils import _transform as sdk_transform
 from together_rl import Client, Sample
-from together_rl._bodies import encode_body
-from together_rl._responses import interpret_operation
+from together_rl.wire import encode_body, interpret_operation
 
 from benchmarks._report import (
     Table,
@@ -338,8 +337,8 @@ def large_batch_table(quick: bool) -> Table:
             f"All rows interleaved in one run ({config(quick)['big_repeat']} rounds, one "
             "repetition of each per round, after one untimed round). The SDK's param transform "
             "walks each `model_input` token unless `together.post_training` has been imported "
-            '(`sdk_elements_walked` in the facts): see "Why the first published SDK figure '
-            "was a tenth of a reader's\" above."
+            '(`sdk_elements_walked` in the facts): see "The official SDK\'s two code paths" '
+            "above."
         ],
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from together_rl import Client
+from together_rl import Client, Session
 
 from benchmarks._report import (
     Table,
@@ -55,8 +55,6 @@ def pipelining(steps: int) -> dict[str, Any]:
 
 
 def pipelining_table(pipe: dict[str, Any], steps: int) -> Table:
-    from together_rl._sync import Session
-
     n, length = SMALL_SHAPE
     return Table(
         key="wrapper.pipelining",

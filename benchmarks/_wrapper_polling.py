@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import orjson
-from together_rl import Client
+from together_rl import Client, Session
 
 from benchmarks._report import (
     Table,
@@ -88,7 +88,6 @@ def polling(d_ms: int, ops: int) -> dict[str, Any]:
 
 def polling_facts(rows: list[dict[str, Any]], ops: dict[int, int]) -> dict[str, Any]:
     from together.post_training.clients.trainer import Trainer
-    from together_rl._sync import Session
 
     return {
         "payload": small_payload_facts(small_batch()),

@@ -33,7 +33,10 @@ import json, time
 import numpy as np, orjson
 import httpx
 from together_rl import AdamParams, Client, Sample, SamplingParams, losses
-from together_rl._bodies import build_forward_backward, build_sample, encode_body
+try:
+    from together_rl.wire import build_forward_backward, build_sample, encode_body
+except ImportError:  # a copy older than together_rl.wire: the same functions, in _bodies
+    from together_rl._bodies import build_forward_backward, build_sample, encode_body
 
 rng = np.random.default_rng(0)
 samples = [

@@ -288,10 +288,8 @@ def render(rows: list[dict[str, Any]], repeats: int, run: RunInfo, facts: dict[s
             f" {LIGHT_POLL_S * 1000:.0f} ms meanwhile. The goal for 64 x 2048 is *e2e / (decode +"
             " math)* <= 1.3 in memory (with a state dir the server also fsyncs the 7 MB request"
             " before it answers, by design). *Seen polling every 1 ms* is the same, timed by a"
-            " client that polls every millisecond (the method of the earlier tables): its GETs"
-            " take the interpreter from the server's worker while the math runs (a per-phase"
-            " trace of 64 x 2048 showed the run phase at 40-50 ms under 1 ms polling against"
-            " 20-23 ms under 20 ms polling).",
+            " client that polls every millisecond: its GETs take the interpreter from the"
+            " server's worker while the math runs.",
             "The stages and both HTTP figures of a row are interleaved in one run: each round"
             " times every stage once, then one operation of each HTTP kind. The benchmark"
             " process runs its stages with OPENBLAS_NUM_THREADS=1 (the server keeps the"

@@ -34,8 +34,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from together_rl._bodies import operation_work
-from together_rl._polling import OperationPoll, PollPlanner, PollPolicy
+from together_rl import PollPolicy
+from together_rl.wire import OperationPoll, PollPlanner, operation_work
 from together_rl_emulator._catalog import CATALOG
 from together_rl_emulator._requests import validate_forward_backward
 from together_rl_emulator._simple_requests import validate_sample

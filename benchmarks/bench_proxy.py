@@ -37,13 +37,15 @@ from typing import Any
 
 import httpx
 import orjson
-from together_rl_contract_tests._emulator_process import EmulatorProcess
-from together_rl_contract_tests.proxy._cassette import CassetteWriter
-from together_rl_contract_tests.proxy._exchange import Exchange
-from together_rl_contract_tests.proxy._exchange_checks import check_exchange
-from together_rl_contract_tests.proxy._forwarding import ValidatingProxy
-from together_rl_contract_tests.proxy._traffic_checks import TrafficChecks
-from together_rl_contract_tests.proxy._traffic_monitor import TrafficMonitor
+from together_rl_contract_tests.harness import EmulatorProcess
+from together_rl_contract_tests.proxy import (
+    CassetteWriter,
+    Exchange,
+    TrafficChecks,
+    TrafficMonitor,
+    ValidatingProxy,
+    check_exchange,
+)
 
 from benchmarks._report import ROOT, RunInfo, Table, bench_arguments, digest, publish
 from benchmarks.bench_emulator import MODEL, grpo_body

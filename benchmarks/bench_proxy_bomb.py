@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from together_rl_contract_tests.proxy import read_cassette
-from together_rl_contract_tests.proxy._body_recorder import DEFAULT_RECORD_LIMIT, BodyRecorder
+from together_rl_contract_tests.proxy import DEFAULT_RECORD_LIMIT, BodyRecorder, read_cassette
 
 from benchmarks._report import ROOT, RunInfo, Table, digest
 from reliability.proxy_hostile import gzip_bomb, raw_upstream

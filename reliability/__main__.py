@@ -114,7 +114,8 @@ def _load(a: argparse.Namespace) -> tuple[bool, list[str]]:
 def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
     from together_rl_emulator import create_app, serve_emulator
 
-    from .hostile import HOSTILE_KEY, MAX_BODY_MB, run_in_process, run_loopback
+    from ._hostile_cases import HOSTILE_KEY, MAX_BODY_MB
+    from .hostile import run_in_process, run_loopback
 
     lines = ["### Hostile input", ""]
     ok = True
@@ -147,7 +148,7 @@ def _hostile(a: argparse.Namespace) -> tuple[bool, list[str]]:
 
 
 def _access(a: argparse.Namespace) -> tuple[bool, list[str]]:
-    from together_rl_contract_tests._emulator_process import EmulatorProcess
+    from together_rl_contract_tests.harness import EmulatorProcess
     from together_rl_emulator import create_app
 
     from .access import (

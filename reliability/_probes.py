@@ -1,4 +1,5 @@
-"""What every shared-use probe family uses: the two keys, the routes, a probe's outcome, and a
+"""What every shared-use probe family uses: the two keys, the routes, a probe's outcome (the
+proxy's probe families report theirs as a `Probe` too), and a
 session made for a key."""
 
 from __future__ import annotations

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from together_rl_contract_tests._http import wait_until_terminal
-from together_rl_contract_tests._provision import KIND_PROBE_BODIES, PROBE_BODY
+from together_rl_contract_tests.harness import KIND_PROBE_BODIES, PROBE_BODY, wait_until_terminal
 from together_rl_spec import server_path, spec_document
 
 with warnings.catch_warnings():

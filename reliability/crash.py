@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import together_rl
-from together_rl_contract_tests._emulator_process import EmulatorProcess
+from together_rl_contract_tests.harness import EmulatorProcess
 from together_rl_emulator._store import DB_FILE, Store
 
 from ._workload import (

@@ -27,22 +27,18 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from together_rl_contract_tests._http import wait_until_terminal
+from together_rl_contract_tests.harness import wait_until_terminal
 from together_rl_emulator import EmulatorApp
 
 from ._hostile_cases import (
-    EITHER,
     EMULATOR,
     FB,
     FB_GET,
     HOSTILE_KEY,
-    JSON_CT,
-    MAX_BODY_MB,
     NO_ANSWER,
     PARSER,
     RESOURCES,
     SERVED,
-    SESSION,
     SESSIONS,
     TINY,
     HostileCase,
@@ -52,34 +48,16 @@ from ._hostile_cases import (
 from ._hostile_raw import build_raw_corpus
 
 __all__ = [
-    "EITHER",
-    "EMULATOR",
-    "FB",
-    "FB_GET",
-    "HOSTILE_KEY",
-    "JSON_CT",
-    "MAX_BODY_MB",
-    "NO_ANSWER",
-    "PARSER",
-    "RESOURCES",
-    "SERVED",
-    "SESSION",
-    "SESSIONS",
-    "TINY",
     "ErrorLog",
     "Fixture",
-    "HostileCase",
     "HostileReport",
     "Outcome",
-    "build_corpus",
-    "build_raw_corpus",
     "judge",
     "run_in_process",
     "run_loopback",
     "send_raw",
     "setup_fixture",
     "snapshot",
-    "valid_fb_body",
 ]
 
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 import httpx
 import orjson
 import together_rl
-from together_rl_contract_tests._emulator_process import EmulatorProcess
-from together_rl_contract_tests._http import TERMINAL_STATUSES
+from together_rl_contract_tests.harness import TERMINAL_STATUSES, EmulatorProcess
 
 from ._workload import TINY_MODEL, submission
 

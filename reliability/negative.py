@@ -13,11 +13,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from together_rl_contract_tests._emulator_process import emulator_subprocess
-from together_rl_contract_tests._provision import provision
-from together_rl_contract_tests._results import FAILED, PASSED
-from together_rl_contract_tests._schemathesis_config import load_schema
-from together_rl_contract_tests._schemathesis_run import run_schemathesis
+from together_rl_contract_tests.harness import (
+    FAILED,
+    PASSED,
+    emulator_subprocess,
+    schemathesis_checks,
+)
 
 PHASES = ("examples", "coverage", "fuzzing")
 
@@ -40,12 +41,9 @@ class NegativeReport:
 def run_negative(max_examples: int = 200, seed: int = 0) -> NegativeReport:
     started = time.monotonic()
     with emulator_subprocess(seed=seed) as target:
-        provisioned = provision(target)
-        schema = load_schema(
-            target, provisioned, seed=seed, max_examples=max_examples, phases=PHASES,
-            negative_only=True,
-        )  # fmt: skip
-        results, _notes = run_schemathesis(schema, target, progress=lambda line: None)
+        results = schemathesis_checks(
+            target, seed=seed, max_examples=max_examples, phases=PHASES, negative_only=True
+        )
     failed = [r for r in results if r.status == FAILED]
     return NegativeReport(
         max_examples=max_examples,

@@ -36,10 +36,12 @@ from pathlib import Path
 import httpx
 from together_rl_contract_tests.proxy import proxy_in_thread, read_cassette
 
+from reliability._probes import Probe
+from reliability.proxy_secrets import probe_key_encodings, probe_presigned
+
 __all__ = [
     "MALFORMED_ANSWERS",
     "MalformedAnswer",
-    "ProbeResult",
     "ProxyHostileReport",
     "gzip_bomb",
     "probe_bomb",
@@ -134,14 +136,6 @@ def raw_upstream(answer: Callable[[bytes], bytes]) -> Iterator[str]:
         listener.close()
 
 
-@dataclasses.dataclass
-class ProbeResult:
-    family: str
-    name: str
-    held: bool
-    detail: str = ""
-
-
 #: Where the app's exceptions are logged: uvicorn's error logger (which need not propagate).
 _LOGGERS = ("", "uvicorn.error")
 
@@ -158,9 +152,7 @@ class _Tracebacks(logging.Handler):
             self.found.append(f"{record.name}: {record.getMessage()}")
 
 
-def probe_malformed(
-    workdir: Path, cases: list[MalformedAnswer] = MALFORMED_ANSWERS
-) -> list[ProbeResult]:
+def probe_malformed(workdir: Path, cases: list[MalformedAnswer] = MALFORMED_ANSWERS) -> list[Probe]:
     results = []
     for case in cases:
         cassette = workdir / "malformed.jsonl"
@@ -189,9 +181,7 @@ def probe_malformed(
             problems.append(f"no DEFECT line in the proxy's log {proxy.log}")
         if tracebacks.found:
             problems.append(f"tracebacks: {tracebacks.found}")
-        results.append(
-            ProbeResult("malformed answers", case.name, not problems, "; ".join(problems))
-        )
+        results.append(Probe("malformed answers", case.name, not problems, "; ".join(problems)))
     return results
 
 
@@ -219,7 +209,7 @@ def gzip_bomb(expanded: int) -> bytes:
     return b"".join(parts)
 
 
-def probe_bomb(workdir: Path, expanded: int = 64 << 20, limit: int = 1 << 20) -> ProbeResult:
+def probe_bomb(workdir: Path, expanded: int = 64 << 20, limit: int = 1 << 20) -> Probe:
     bomb = gzip_bomb(expanded)
     raw = _sized(b"200 OK", bomb, b"Content-Encoding: gzip")
     cassette = workdir / "bomb.jsonl"
@@ -239,12 +229,12 @@ def probe_bomb(workdir: Path, expanded: int = 64 << 20, limit: int = 1 << 20) ->
     if cassette.stat().st_size > 2 * limit:  # a binary body is kept as base64 (4/3)
         problems.append(f"cassette of {cassette.stat().st_size} bytes")
     name = f"gzip of {len(bomb)} bytes expanding to {expanded} (record limit {limit})"
-    return ProbeResult("decompression bomb", name, not problems, "; ".join(problems))
+    return Probe("decompression bomb", name, not problems, "; ".join(problems))
 
 
 @dataclasses.dataclass
 class ProxyHostileReport:
-    results: list[ProbeResult]
+    results: list[Probe]
     duration_s: float
 
     @property
@@ -276,8 +266,6 @@ class ProxyHostileReport:
 
 
 def run_proxy_hostile(bomb_bytes: int = 64 << 20) -> ProxyHostileReport:
-    from reliability.proxy_secrets import probe_key_encodings, probe_presigned  # (imports this)
-
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

@@ -17,11 +17,15 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 import httpx
 import orjson
-from together_rl_contract_tests.proxy import proxy_in_thread, replay_in_thread
-from together_rl_contract_tests.proxy._report import write_junit, write_markdown
+from together_rl_contract_tests.proxy import (
+    proxy_in_thread,
+    replay_in_thread,
+    write_junit,
+    write_markdown,
+)
 from together_rl_emulator import serve_emulator, serve_in_thread
 
-from reliability.proxy_hostile import ProbeResult
+from reliability._probes import Probe
 
 __all__ = ["key_leaks", "probe_key_encodings", "probe_presigned"]
 
@@ -101,7 +105,7 @@ def _lower_hex(encoded: str) -> str:
     return re.sub("%[0-9A-F]{2}", lambda hexed: hexed[0].lower(), encoded)
 
 
-def probe_key_encodings(workdir: Path) -> list[ProbeResult]:
+def probe_key_encodings(workdir: Path) -> list[Probe]:
     key = f"adv+Proxy/Key={uuid.uuid4().hex}=="
     basic = base64.b64encode(f"user:{key}".encode()).decode()
     sends: dict[str, dict[str, Any]] = {
@@ -142,7 +146,7 @@ def probe_key_encodings(workdir: Path) -> list[ProbeResult]:
                 for file in ("keys.jsonl", "proxy.md", "proxy.junit.xml")
                 for reading in key_leaks((workdir / file).read_text(), key)
             ] + [f"log: {line}" for line in proxy.log if key_leaks(line, key)]
-            results.append(ProbeResult("key encodings", name, not leaks, "; ".join(leaks)))
+            results.append(Probe("key encodings", name, not leaks, "; ".join(leaks)))
     finally:
         upstream.stop()
     return results
@@ -177,7 +181,7 @@ def _files(client: httpx.Client, checkpoint_id: str) -> list[dict[str, Any]]:
     return files
 
 
-def probe_presigned(workdir: Path) -> list[ProbeResult]:
+def probe_presigned(workdir: Path) -> list[Probe]:
     """A checkpoint downloaded through the proxy: no working URL kept, the file served offline."""
     key = f"sk-presigned-{uuid.uuid4().hex}"
     cassette = workdir / "presigned.jsonl"
@@ -204,11 +208,11 @@ def probe_presigned(workdir: Path) -> list[ProbeResult]:
     finally:
         emulator.stop()
     results = [
-        ProbeResult("presigned URLs", "the client's download works through the proxy",
+        Probe("presigned URLs", "the client's download works through the proxy",
                     fetched == expected and bool(expected), f"files {sorted(fetched)}"),
-        ProbeResult("presigned URLs", "no token in the cassette or the reports", not kept,
+        Probe("presigned URLs", "no token in the cassette or the reports", not kept,
                     "; ".join(kept)),
-        ProbeResult("presigned URLs", "no URL in the cassette works without the key",
+        Probe("presigned URLs", "no URL in the cassette works without the key",
                     not working, "; ".join(working)),
     ]  # fmt: skip
     with (
@@ -218,6 +222,6 @@ def probe_presigned(workdir: Path) -> list[ProbeResult]:
         offline = {
             f["filename"]: httpx.get(f["url"]).content for f in _files(client, checkpoint_id)
         }
-    results.append(ProbeResult("presigned URLs", "replay serves the download offline",
+    results.append(Probe("presigned URLs", "replay serves the download offline",
                                offline == expected, f"files {sorted(offline)}"))  # fmt: skip
     return results

@@ -34,7 +34,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from together_rl_contract_tests._http import wait_until_terminal
+from together_rl_contract_tests.harness import wait_until_terminal
 from together_rl_emulator import create_app
 
 from ._large_body import large_body_probes

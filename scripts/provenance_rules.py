@@ -8,7 +8,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["NON_RULE_EXTENSIONS", "RULE_KEYWORDS", "Rule", "iter_rules"]
+__all__ = [
+    "NON_RULE_EXTENSIONS",
+    "RULE_KEYWORDS",
+    "Rule",
+    "iter_rules",
+    "rule_keywords",
+    "value_text",
+]
 
 #: The JSON Schema keywords that restrict what a value may be, plus the defaults. `type`,
 #: `format`, `items`, `properties` and the other structural keywords are the shape of the API,
@@ -43,7 +50,8 @@ _SUFFIXES = {"items": "[]", "additionalProperties": "{}"}
 _HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A rule's value as the reports print it (compact JSON, unicode kept)."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
@@ -62,7 +70,8 @@ class Rule:
 # ----------------------------------------------------------------------------- walking
 
 
-def _rule_keywords(node: Mapping[str, Any]) -> list[str]:
+def rule_keywords(node: Mapping[str, Any]) -> list[str]:
+    """The keys of a schema node that are rules (`RULE_KEYWORDS`, extensions, a closed map)."""
     found = []
     for key, value in node.items():
         if key == "additionalProperties":
@@ -107,7 +116,7 @@ def _schema_rules(location: str, schema: Any) -> Iterator[Rule]:
     followed: a component is walked once, under its own name)."""
     if not isinstance(schema, Mapping) or ("$ref" in schema and len(schema) == 1):
         return
-    yield from _keyword_rules(location, schema, _rule_keywords(schema))
+    yield from _keyword_rules(location, schema, rule_keywords(schema))
     yield from _x_rules(location, schema)
     for key in _SUBSCHEMA_MAPS:
         for name, sub in (schema.get(key) or {}).items():

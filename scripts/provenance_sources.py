@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from provenance_rules import _rule_keywords, _value_text, iter_rules
+from provenance_rules import iter_rules, rule_keywords, value_text
 from together_rl_api_diff import SOURCE_PATTERNS, source_kind
 from together_rl_spec import UPLOAD_THRESHOLD_KEYWORD
 
@@ -64,7 +64,7 @@ def _x_source_problems(location: str, node: Mapping[str, Any]) -> Iterator[str]:
     source = node.get("x-source")
     if source is None:
         return
-    keywords = set(_rule_keywords(node))
+    keywords = set(rule_keywords(node))
     if node.get("required") is True:
         keywords.add("required")
     if isinstance(source, Mapping):
@@ -116,7 +116,7 @@ def iter_source_problems(spec: Mapping[str, Any], sdk_root: Path | None) -> Iter
     `x-rules` entry anywhere in the spec."""
     for rule in iter_rules(spec):
         if rule.source is None:
-            yield f"{rule.location}: {rule.keyword} {_value_text(rule.value)} has no x-source"
+            yield f"{rule.location}: {rule.keyword} {value_text(rule.value)} has no x-source"
         else:
             problem = source_problem(rule.source, sdk_root)
             if problem is not None:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from provenance_rules import NON_RULE_EXTENSIONS, RULE_KEYWORDS, Rule, _value_text, iter_rules
+from provenance_rules import NON_RULE_EXTENSIONS, RULE_KEYWORDS, Rule, iter_rules, value_text
 from provenance_sources import ROOT, iter_source_problems, source_problem
 from together_rl_api_diff import SOURCE_KINDS, SOURCE_LABELS, source_kind
 from together_rl_spec import parse_document
@@ -138,7 +138,7 @@ def render_table(spec: Mapping[str, Any]) -> str:
     ]
     for rule in keyword_rules:
         lines.append(
-            f"| `{_cell(rule.location)}` | `{rule.keyword}` | `{_cell(_value_text(rule.value))}` "
+            f"| `{_cell(rule.location)}` | `{rule.keyword}` | `{_cell(value_text(rule.value))}` "
             f"| `{_cell(rule.source or '(none)')}` |"
         )
     lines += [

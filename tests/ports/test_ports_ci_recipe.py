@@ -1,7 +1,7 @@
-"""The Go port's CI job of docs/ports.md, run as written: on a copy of ports/go outside the
-repository, it starts the emulator, generates the client from the spec the emulator serves,
-builds, runs the smoke flow and lets the kit judge the driver, leaving a JUnit report with no
-failure. The block is read from docs/ports.md (after its marker), so the documented job and
+"""The Go port's CI job of docs/ports-typed-clients.md, run as written: on a copy of ports/go
+outside the repository, it starts the emulator, generates the client from the spec the emulator
+serves, builds, runs the smoke flow and lets the kit judge the driver, leaving a JUnit report
+with no failure. The block is read from the doc (after its marker), so the documented job and
 the tested one cannot drift apart."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ MARKER = "<!-- go-port-ci-recipe:"
 
 
 def _recipe() -> str:
-    docs = (REPO / "docs" / "ports.md").read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "ports-typed-clients.md").read_text(encoding="utf-8")
     found = re.search(r"```sh\n(.*?)```", docs[docs.index(MARKER) :], re.S)
-    assert found, "docs/ports.md: no sh block after the go-port-ci-recipe marker"
+    assert found, "docs/ports-typed-clients.md: no sh block after the go-port-ci-recipe marker"
     return found.group(1)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from emulator_harness import LiveEmulator
 from together_rl_emulator import EmulatorApp
 
-from reliability.hostile import (
+from reliability._hostile_cases import (
     EMULATOR,
     HOSTILE_KEY,
     MAX_BODY_MB,
@@ -20,10 +20,8 @@ from reliability.hostile import (
     SERVED,
     HostileCase,
     build_corpus,
-    judge,
-    run_in_process,
-    run_loopback,
 )
+from reliability.hostile import judge, run_in_process, run_loopback
 
 
 def test_corpus_is_large_and_covers_every_category() -> None:
