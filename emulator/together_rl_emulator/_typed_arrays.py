@@ -26,6 +26,7 @@ __all__ = ["BATCH", "PIECE_BYTES", "ArrayItems"]
 PIECE_BYTES = 256 * 1024  # text decoded per msgspec call (each call holds the GIL)
 BATCH = 1_000  # items per call once the array is split into its items' texts
 _NEXT_ITEM = re.compile(rb"\}\s*,\s*\{")
+_CUTS_TRIED = 8  # cuts tried for a piece before splitting the rest item by item
 
 # (items of a batch, the index of the first) -> None: see `ArrayItems.decode`.
 Visit = Callable[[list[Any], int], None]
@@ -60,19 +61,36 @@ class ArrayItems:
         `msgspec.DecodeError` for text that is not JSON, `orjson.JSONDecodeError` when a text
         after the refused item is one orjson refuses (the plain decoder would refuse it)."""
         decoder = msgspec.json.Decoder(list[item_type])
-        raw, pos = self._raw, self._start
+        pos = self._start
         while pos < self._end:
-            cut = _NEXT_ITEM.search(raw, pos + PIECE_BYTES, self._end)
-            stop = cut.start() + 1 if cut else self._end
-            try:
-                items = decoder.decode(b"[" + raw[pos:stop] + b"]")
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            found = self._piece(decoder, pos)
+            if found is None:
                 return self._decode_each(pos, item_type, visit)
+            items, stop, cut = found
             self._pieces.append(_Piece(self.count, len(items), (pos, stop), None))
             visit(items, self.count)
             self.count += len(items)
             del items
             pos = cut.end() - 1 if cut else self._end
+        return None
+
+    def _piece(
+        self, decoder: msgspec.json.Decoder[Any], pos: int
+    ) -> tuple[list[Any], int, re.Match[bytes] | None] | None:
+        """`(items, end of their text, the cut after them)` of the piece from `pos`, or None
+        when an item is refused or the text is not JSON. A cut between two objects nested in an
+        item (two chunks of a sample) makes text that is not JSON: the next cut is tried."""
+        cut = _NEXT_ITEM.search(self._raw, pos + PIECE_BYTES, self._end)
+        for _ in range(_CUTS_TRIED):
+            stop = cut.start() + 1 if cut else self._end
+            try:
+                return decoder.decode(b"[" + self._raw[pos:stop] + b"]"), stop, cut
+            except msgspec.ValidationError:
+                return None
+            except msgspec.DecodeError:
+                if cut is None:
+                    return None
+                cut = _NEXT_ITEM.search(self._raw, cut.end() - 1, self._end)
         return None
 
     def _decode_each(self, pos: int, item_type: Any, visit: Visit) -> int | None:
