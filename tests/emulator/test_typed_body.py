@@ -14,9 +14,9 @@ import httpx
 import msgspec
 import pytest
 from _emulator_bodies import FB, LOSS_TYPES, fb_body, new_session, stats, submit
+from _sample_mutations import mutate, mutation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_sample_batch import _mutate, _mutation
 from together_rl_emulator import (
     _handlers,
     _raw_body,
@@ -92,7 +92,7 @@ def agree(raw: bytes, custom: bool = False) -> Any:
     return verdict
 
 
-# Changes to the body as JSON values beyond the samples' own (`test_sample_batch._mutation`).
+# Changes to the body as JSON values beyond the samples' own (`_sample_mutations.mutation`).
 _BODY_CHANGES = (
     lambda b: b.update(extra=1),
     lambda b: b.update(forward_only="yes"),
@@ -140,7 +140,7 @@ _TEXT_CHANGES = (
     n_samples=st.integers(1, 5),
     length=st.integers(1, 4),
     seed=st.integers(0, 3),
-    mutations=st.lists(_mutation(), max_size=3),
+    mutations=st.lists(mutation(), max_size=3),
     body_change=st.none() | st.sampled_from(range(len(_BODY_CHANGES))),
     text_change=st.sampled_from(range(len(_TEXT_CHANGES))),
 )
@@ -154,8 +154,8 @@ def test_typed_and_plain_paths_agree(
     text_change: int,
 ) -> None:
     body = fb_body(loss_type, n_samples=n_samples, length=length, seed=seed)
-    for mutation in mutations:
-        _mutate(body, *mutation)
+    for change in mutations:
+        mutate(body, *change)
     if body_change is not None:
         _BODY_CHANGES[body_change](body)
     # The standard library writes ints of any size, NaN and Infinity (which orjson refuses).
@@ -166,15 +166,15 @@ def test_typed_and_plain_paths_agree(
 @given(
     n_samples=st.integers(1, 5),
     length=st.integers(1, 4),
-    mutations=st.lists(_mutation(), max_size=2),
+    mutations=st.lists(mutation(), max_size=2),
     gradient_change=st.sampled_from(["none", "shorter", "fewer", "string", "huge", "drop"]),
 )
 def test_typed_and_plain_paths_agree_on_custom_bodies(
     n_samples: int, length: int, mutations: list[tuple[str, int, Any]], gradient_change: str
 ) -> None:
     body = fb_body(n_samples=n_samples, length=length)
-    for mutation in mutations:
-        _mutate(body, *mutation)
+    for change in mutations:
+        mutate(body, *change)
     custom: dict[str, Any] = {
         "samples": body["samples"],
         "gradients": [{"data": [0.5] * length} for _ in range(n_samples)],
