@@ -33,13 +33,14 @@ from typing import Any
 import httpx
 import numpy as np
 import orjson
-from together_rl_emulator._engine import run_forward_backward
-from together_rl_emulator._fast_decode import DecodedBody, decode_body, decode_fast
-from together_rl_emulator._idempotency import body_digest
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._store import NewOperation, Store
-from together_rl_emulator._trainer import pass_update
+from together_rl_emulator.checking import (
+    DecodedBody,
+    decode_body,
+    decode_fast,
+    validate_forward_backward,
+)
+from together_rl_emulator.compute import init_policy, pass_update, run_forward_backward
+from together_rl_emulator.state import NewOperation, Store, body_digest
 
 from benchmarks._emulator_process import emulator_process
 from benchmarks._report import Measured, RunInfo, Table, digest, interleaved, publish

@@ -36,11 +36,10 @@ from typing import Any
 
 from together_rl import PollPolicy
 from together_rl.wire import OperationPoll, PollPlanner, operation_work
-from together_rl_emulator._catalog import CATALOG
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._simple_requests import validate_sample
-from together_rl_emulator._timing import Timing
-from together_rl_emulator._timing import operation_work as emulator_work
+from together_rl_emulator.base import CATALOG
+from together_rl_emulator.checking import validate_forward_backward, validate_sample
+from together_rl_emulator.cost import Timing
+from together_rl_emulator.service import kind_named
 
 from benchmarks.bench_polling_traces import (
     FIRST_COUNTED,
@@ -87,7 +86,8 @@ def duration(op: Op, body: dict[str, Any] | None = None) -> float:
     body = wire_body(op, random.Random(1)) if body is None else body
     read = READ.get(op.kind)
     request = None if read is None else read(body, CATALOG[MODEL].vocab_size)
-    return Timing("realistic").predicted_seconds(MODEL, op.kind, emulator_work(request))
+    kind = kind_named(op.kind)
+    return Timing("realistic").predicted_seconds(MODEL, kind.seconds, kind.work(request))
 
 
 @functools.cache

@@ -4,13 +4,13 @@
 
 Top-k / top-p, before and after the per-cluster threshold search: "before" is the previous
 truncation, kept here verbatim in spirit (per distinct context bucket, a full (V,) argsort of the
-logits, then one draw over the kept tokens); "after" is `_sampling.sample_sequences`. The
+logits, then one draw over the kept tokens); "after" is `sample_sequences`. The
 untruncated row has no "before": nothing is truncated there, and the legacy loop draws token by
 token where `sample_sequences` computes every bucket at once (the second table compares those).
 
 Whole requests (untruncated, temperature 1), a fresh sampler each (its set-up included): every
-sequence token after token (`_draw_one`) against all of them a step at a time
-(`sample_prompts`), beside the request's realistic time on Qwen3-8B (`_gpu_model`).
+sequence token after token (`draw_one`) against all of them a step at a time
+(`sample_prompts`), beside the request's realistic time on Qwen3-8B (`cost/_gpu_model.py`).
 Prints both tables; writes nothing.
 """
 
@@ -25,10 +25,18 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from together_rl_emulator._gpu_model import operation_seconds
-from together_rl_emulator._policy_model import PolicyParams, _padded, init_policy
-from together_rl_emulator._sampler import Sampler, _Context, _pick
-from together_rl_emulator._sampling import _draw_one, sample_prompts, sample_sequences
+from together_rl_emulator.compute import (
+    PolicyParams,
+    Sampler,
+    SamplerContext,
+    draw_one,
+    init_policy,
+    padded,
+    pick,
+    sample_prompts,
+    sample_sequences,
+)
+from together_rl_emulator.cost import OperationWork, operation_seconds, sample_seconds
 
 __all__ = ["main", "requests_table"]
 
@@ -56,14 +64,14 @@ class _LegacySampler(Sampler):
         if not self.truncated:
             return super().draw(prev, u1, u2)
         tokens, cdf = self._legacy_truncated(prev, self.context(prev))
-        return int(tokens[_pick(cdf, u1)])
+        return int(tokens[pick(cdf, u1)])
 
-    def _legacy_truncated(self, prev: int, ctx: _Context) -> tuple[I64, F64]:
+    def _legacy_truncated(self, prev: int, ctx: SamplerContext) -> tuple[I64, F64]:
         cache: dict[int, tuple[I64, F64]] = self.__dict__.setdefault("legacy_cache", {})
         j = prev % self.H
         if j in cache:
             return cache[j]
-        logp = (_padded(self.params.b, self.K, 0.0) + (ctx.a - ctx.log_z)).ravel()[: self.V]
+        logp = (padded(self.params.b, self.K, 0.0) + (ctx.a - ctx.log_z)).ravel()[: self.V]
         scaled = logp / self.temperature
         order = np.argsort(-scaled, kind="stable")
         if self.top_k:
@@ -146,7 +154,7 @@ def one_by_one(params: PolicyParams, prompts: int, samples: int, tokens: int) ->
     for seed in range(prompts):
         uniforms = np.random.default_rng(seed).random((samples, tokens, 2))
         for block in uniforms:
-            _draw_one(sampler, REQUEST_PROMPT[-1], block, frozenset())
+            draw_one(sampler, REQUEST_PROMPT[-1], block, frozenset())
 
 
 def together(params: PolicyParams, prompts: int, samples: int, tokens: int) -> None:
@@ -161,8 +169,8 @@ def requests_table(params: PolicyParams, repeats: int) -> None:
     for p, n, m in REQUESTS:
         alone = timed(one_by_one, repeats, params, p, n, m)
         at_once = timed(together, repeats, params, p, n, m)
-        gpu = operation_seconds("Qwen/Qwen3-8B", "sample", input_tokens=len(REQUEST_PROMPT) * n * p,
-                                output_tokens=p * n * m, sequences=p * n)  # fmt: skip
+        work = OperationWork(len(REQUEST_PROMPT) * n * p, p * n * m, p * n)
+        gpu = operation_seconds("Qwen/Qwen3-8B", sample_seconds, work)
         print(f"| {p} x {n} x {m} | {1000 * alone:.0f} | {1000 * at_once:.0f} | {1000 * gpu:.0f} |")
 
 

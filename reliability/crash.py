@@ -21,7 +21,7 @@ from pathlib import Path
 
 import together_rl
 from together_rl_contract_tests.harness import EmulatorProcess
-from together_rl_emulator._store import DB_FILE, Store
+from together_rl_emulator.state import DB_FILE, Store
 
 from ._workload import (
     OPTIM_EVERY,

@@ -59,7 +59,7 @@ MUTATIONS = [
     Mutation(
         "params-dropped",
         "validation drops the loss params object (CISPO bounds, DRO beta) from the request",
-        E + "_requests.py",
+        E + "checking/_requests.py",
         "loss=dict(loss),",
         'loss={"type": loss["type"]},',
         (
@@ -78,7 +78,7 @@ MUTATIONS = [
     Mutation(
         "negative-mask",
         "a negative mask entry masks the token out (m = 1[mask > 0] instead of 1[mask != 0])",
-        E + "_losses.py",
+        E + "compute/_losses.py",
         "masks = [(w != 0).astype(np.float64) for w in weights]",
         "masks = [(w > 0).astype(np.float64) for w in weights]",
         (VALIDATION + "test_a_negative_mask_is_only_a_nonzero_mask",),
@@ -86,7 +86,7 @@ MUTATIONS = [
     Mutation(
         "short-tensor",
         "a tensor shorter than its sample is accepted",
-        E + "_requests.py",
+        E + "checking/_requests.py",
         "    if length != n_tokens:",
         "    if length > n_tokens:",
         (VALIDATION + "test_any_odd_value_anywhere_is_refused_naming_it_unless_valid",),
@@ -94,7 +94,7 @@ MUTATIONS = [
     Mutation(
         "download-without-owner",
         "a checkpoint download skips the owner check (only the download route)",
-        E + "_checkpoints.py",
+        E + "state/_checkpoints.py",
         "        row = self.row(owner, checkpoint_id)\n        variant, files",
         "        row = self.store.get_checkpoint(None, checkpoint_id)"
         " or self.row(owner, checkpoint_id)\n        variant, files",
@@ -103,7 +103,7 @@ MUTATIONS = [
     Mutation(
         "idempotency-ignores-api-key",
         "the idempotency lookup ignores the API key (invisible over HTTP)",
-        E + "_store.py",
+        E + "state/_store.py",
         '" WHERE owner = ? AND session_id = ? AND kind = ? AND key = ?"',
         '" WHERE (owner = ? OR 1) AND session_id = ? AND kind = ? AND key = ?"',
         (
@@ -115,7 +115,7 @@ MUTATIONS = [
     Mutation(
         "ttl-never-pruned",
         "expired idempotency keys are never pruned",
-        E + "_store.py",
+        E + "state/_store.py",
         '"DELETE FROM idempotency WHERE created_at < ?"',
         '"DELETE FROM idempotency WHERE created_at < ? AND 0"',
         ("tests/emulator/test_app_idempotency.py::test_keys_expire_after_the_ttl_and_not_before",),
@@ -123,7 +123,7 @@ MUTATIONS = [
     Mutation(
         "ttl-pruned-early",
         "idempotency keys are pruned before the TTL is over",
-        E + "_store.py",
+        E + "state/_store.py",
         "(clock() - IDEMPOTENCY_TTL_S,)",
         "(clock() - IDEMPOTENCY_TTL_S / 2,)",
         ("tests/emulator/test_app_idempotency.py::test_keys_expire_after_the_ttl_and_not_before",),
@@ -151,7 +151,7 @@ MUTATIONS = [
     Mutation(
         "served-loss-off",
         "the served loss is not the loss of the logprobs the policy reports",
-        E + "_engine.py",
+        E + "compute/_engine.py",
         'output: dict[str, Any] = {"loss": result.loss, "metrics": result.metrics}',
         'output: dict[str, Any] = {"loss": result.loss * 1.001, "metrics": result.metrics}',
         ("tests/emulator/test_app_operations.py::test_every_loss_type_completes_with_metrics",),
@@ -159,7 +159,7 @@ MUTATIONS = [
     Mutation(
         "unmasked-outputs",
         "per-token logprobs are not zeroed where the weight is 0",
-        E + "_engine.py",
+        E + "compute/_engine.py",
         '"data": np.where(mask != 0, logp, 0.0).astype(np.float32),',
         '"data": np.asarray(logp).astype(np.float32),',
         ("tests/emulator/test_app_routes.py::test_forward_backward_shapes",),
@@ -167,7 +167,7 @@ MUTATIONS = [
     Mutation(
         "custom-fb-not-accumulated",
         "custom forward-backward completes but accumulates nothing",
-        E + "_trainer.py",
+        E + "compute/_trainer.py",
         "    accumulate(state, grads)\n",
         "    pass  # accumulate(state, grads)\n",
         (
@@ -196,7 +196,7 @@ MUTATIONS = [
         "fixed-horizon-divisor",
         "GRPO's fixed horizon divides by B x the longest masked-in count, not B x T_max,"
         " and the vectors are regenerated from it",
-        E + "_losses.py",
+        E + "compute/_losses.py",
         "return float(max(1, B * tok.t_max))  # FIXED_HORIZON",
         "return float(max(1, B * tok.n.max()))  # FIXED_HORIZON",
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
@@ -206,7 +206,7 @@ MUTATIONS = [
     Mutation(
         "ppo-clip-high-both-bounds",
         "PPO clips with clip_high_threshold as both bounds; the vectors are regenerated from it",
-        E + "_losses.py",
+        E + "compute/_losses.py",
         'float(p["clip_low_threshold"]),\n        float(p["clip_high_threshold"]),',
         'float(p["clip_high_threshold"]),\n        float(p["clip_high_threshold"]),',
         ("tests/contract/test_vectors_fresh.py::test_published_losses_match_the_reference",),
@@ -216,7 +216,7 @@ MUTATIONS = [
     Mutation(
         "fast-decode-nested-lists",
         "the fast decoder takes a number list with lists inside it (as_buffer flattens them)",
-        E + "_fast_decode.py",
+        E + "checking/_fast_decode.py",
         'if raw.count(b"[") != builder.lists:',
         "if False:",
         (
@@ -227,7 +227,7 @@ MUTATIONS = [
     Mutation(
         "fast-decode-ints-among-floats",
         "the fast decoder reads a list of floats and ints as floats only (1 and 1.0 alike)",
-        E + "_fast_decode.py",
+        E + "checking/_fast_decode.py",
         "if (doubles == np.trunc(doubles)).any():",
         "if False:",
         (FAST + "test_the_fast_decoder_digest_is_the_plain_digest[a float made an int]",),

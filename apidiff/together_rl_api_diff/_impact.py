@@ -66,9 +66,10 @@ def _loss_default(change: Change) -> bool:
 IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a new operation kind (`POST .../operations/<kind>` + its GET)",
-        "emulator: one `OperationKind` entry in `_kinds.py`, its request type and validator in "
-        "`_requests.py` or `_simple_requests.py` (none for a kind without a body), its runner "
-        "in `_engine.py`. Wrapper: its result type, output parser and `_kind(name, parser)` "
+        "emulator: one `OperationKind` entry in `service/_kinds.py`, its request type and "
+        "validator in `checking/_requests.py` or `checking/_simple_requests.py` (none for a kind "
+        "without a body), its runner in `compute/_engine.py`, its cost in `cost/_gpu_model.py`. "
+        "Wrapper: its result type, output parser and `_kind(name, parser)` "
         "line in `_results.py`, its body builder (`_bodies.py`), and the session method that "
         "submits it in `_async_sessions.py` (then `make derive` writes the sync twin). "
         "Contract suite: a "
@@ -80,8 +81,9 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a new loss type (a value added to `LossType`)",
-        "emulator: its formula, gradient and metrics in `_losses.py` (its required inputs come "
-        "from the spec's `x-required-inputs`). Wrapper: its builder in `losses.py` (its fields "
+        "emulator: its formula, gradient and metrics in `compute/_losses.py` (its required "
+        "inputs come from the spec's `x-required-inputs`). Wrapper: its builder in `losses.py` "
+        "(its fields "
         "come from its params object, once named in `scripts/derive_fields.py`). Contract "
         "suite: its reference in `_loss_reference.py` and a case in `test_loss_math.py`. Docs: "
         "its definition in `docs/losses.md`. Spec examples: a valid body in `spec/examples/valid/`",
@@ -90,8 +92,8 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "a new GRPO aggregation or ratio type",
-        "its definition in `docs/losses.md`, `emulator/together_rl_emulator/_losses.py` and "
-        "`contract_tests/together_rl_contract_tests/_loss_reference.py` (the contract suite "
+        "its definition in `docs/losses.md`, `emulator/together_rl_emulator/compute/_losses.py` "
+        "and `contract_tests/together_rl_contract_tests/_loss_reference.py` (the contract suite "
         "fails with a `KeyError` until it has one)",
         True,
         _enum_of("AggregationType", "RatioType"),
@@ -99,14 +101,16 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ImpactRow(
         "a status or error code that must mean something new (a value added to a `*Status` or "
         "`*ErrorCode` enum)",
-        "where the code names it: the emulator's `_spec.py` users, the wrapper's `_responses.py`, "
+        "where the code names it: the emulator's `base/_spec.py` users, the wrapper's "
+        "`_responses.py`, "
         "`contract_tests/together_rl_contract_tests/_http.py`",
         True,
         _enum_of("Status", "ErrorCode"),
     ),
     ImpactRow(
         "a rule JSON Schema cannot say (an `x-` rule keyword or an `x-rules` entry)",
-        "an `x-` keyword: where the request is validated, the emulator's `_requests.py` and the "
+        "an `x-` keyword: where the request is validated, the emulator's `checking/_requests.py` "
+        "and the "
         "wrapper's body checks (`_schema.py`), which read the `x-` keywords; a new keyword needs "
         "its reader there, and an invalid example in `spec/examples/invalid/`. An `x-rules` "
         f"entry is prose no code reads (one with a number, as `{UPLOAD_THRESHOLD_KEYWORD}`, is "
@@ -144,8 +148,9 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
     ),
     ImpactRow(
         "any other change (a field, type, requirement or operation moved)",
-        "the emulator validates from the spec (`_validation.py`, `_requests.py`) and serves what "
-        "`_service.py` builds; the contract suite judges from the spec "
+        "the emulator validates from the spec (`checking/_validation.py`, "
+        "`checking/_requests.py`) and serves what "
+        "`service/_service.py` builds; the contract suite judges from the spec "
         "(`contract_tests/together_rl_contract_tests/_spec.py`); look at the tests that name the "
         "field",
         True,

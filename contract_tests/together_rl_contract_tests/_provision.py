@@ -84,6 +84,8 @@ class Provisioned:
     checkpoint_id: str | None = None
     #: Model resources the fuzzer may stop (never the ones ``session_id`` runs on).
     spare_model_resources_id: str | None = None
+    #: A training checkpoint of ``session_id`` (a new session may resume from it).
+    training_checkpoint_id: str | None = None
 
 
 def provision(target: Target) -> Provisioned:
@@ -104,6 +106,9 @@ def provision(target: Target) -> Provisioned:
                 client.upload_payload(session["id"], PROBE_BODY),
                 _checkpoint_of(client, session["id"], kinds[http.INFERENCE_CHECKPOINT]),
                 client.create_model_resources(resources["base_model"])["id"],
+                _checkpoint_of(
+                    client, session["id"], kinds[http.TRAINING_CHECKPOINT], http.TRAINING_CHECKPOINT
+                ),
             )
         if target.session_id is None:
             return Provisioned(None, None, None, None, None)
@@ -162,12 +167,12 @@ def _kind_operations(client: TargetClient, session_id: str) -> dict[str, str]:
     return ids
 
 
-def _checkpoint_of(client: TargetClient, session_id: str, operation_id: str) -> str | None:
-    """The checkpoint an inference-checkpoint operation saved (None if it did not complete)."""
+def _checkpoint_of(
+    client: TargetClient, session_id: str, operation_id: str, kind: str = http.INFERENCE_CHECKPOINT
+) -> str | None:
+    """The checkpoint a checkpoint operation of ``kind`` saved (None if it did not complete)."""
     try:
-        operation = client.wait_for_operation(
-            session_id, operation_id, timeout_s=30, kind=http.INFERENCE_CHECKPOINT
-        )
+        operation = client.wait_for_operation(session_id, operation_id, timeout_s=30, kind=kind)
     except AssertionError as error:
         print(f"[contract] warning: probe checkpoint: {error}", file=sys.stderr, flush=True)
         return None

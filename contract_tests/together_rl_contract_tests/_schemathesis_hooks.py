@@ -52,7 +52,8 @@ class CaseHooks:
         self.base_model = provisioned.base_model or EMULATOR_BASE_MODEL
 
     def register(self, schema: Any) -> None:
-        """Register the schema-scoped hooks (``map_headers``, ``map_body``) on ``schema``."""
+        """Register the schema-scoped hooks (``map_headers``, ``map_body``, ``map_case``) on
+        ``schema``."""
         # schemathesis marks each hook function it registers: plain functions, not bound methods.
 
         def map_headers(ctx: Any, headers: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -61,8 +62,15 @@ class CaseHooks:
         def map_body(ctx: Any, body: Any) -> Any:
             return self.map_body(ctx, body)
 
+        def map_case(ctx: Any, case: Any) -> Any:
+            # The coverage phase applies case hooks only: the same body mapping, once more
+            # (mapping a mapped body changes nothing).
+            case.body = self.map_body(ctx, case.body)
+            return case
+
         schema.hook(map_headers)
         schema.hook(map_body)
+        schema.hook(map_case)
 
     @staticmethod
     @contextlib.contextmanager
@@ -94,6 +102,13 @@ class CaseHooks:
         elif operation_id == "startTrainingSession" and provisioned.model_resources_id:
             if _non_empty_str(body.get("model_resources_id")):
                 body["model_resources_id"] = provisioned.model_resources_id
+            if _non_empty_str(body.get("resume_from_checkpoint_id")):
+                # The published example's placeholder id names nothing (404): resume from the
+                # provisioned session's training checkpoint, or start fresh without one.
+                if provisioned.training_checkpoint_id:
+                    body["resume_from_checkpoint_id"] = provisioned.training_checkpoint_id
+                else:
+                    del body["resume_from_checkpoint_id"]
         elif operation_id == "forwardBackward" and not target.may_mutate:
             # Safety: only forward-only passes reach a non-emulator target.
             body["forward_only"] = True

@@ -17,10 +17,18 @@ or from a shell: `together-rl-emulator --port 8765 --api-key KEY` (see docs/emul
 
 from __future__ import annotations
 
-from ._app import EmulatorApp, EmulatorState, create_app, owner_id
-from ._catalog import CATALOG, TINY_MODEL
-from ._embedded import ThreadServer, serve_emulator, serve_in_thread
-from ._in_process import AsyncInProcessTransport, InProcessTransport
+from .base import CATALOG, TINY_MODEL
+from .web import (
+    AsyncInProcessTransport,
+    EmulatorApp,
+    EmulatorState,
+    InProcessTransport,
+    ThreadServer,
+    create_app,
+    owner_id,
+    serve_emulator,
+    serve_in_thread,
+)
 
 __all__ = [
     "CATALOG",

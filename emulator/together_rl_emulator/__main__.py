@@ -13,10 +13,9 @@ from pathlib import Path
 
 import uvicorn
 
-from ._app import create_app
-from ._embedded import uvicorn_config
-from ._private_files import private_dir, private_file, write_private
-from ._timing import Timing
+from .base import private_dir, private_file, write_private
+from .cost import Timing
+from .web import create_app, uvicorn_config
 
 __all__ = ["SWITCH_INTERVAL_S", "main", "parse_args", "resolve_api_keys"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from together_rl_emulator._gpu_model import operation_seconds
+from together_rl_emulator.cost import OperationWork, operation_seconds
+from together_rl_emulator.service import KINDS
 
 from benchmarks.bench_polling_simulated import (
     SimulatedRun,
@@ -32,11 +33,11 @@ def test_operations_take_the_emulators_gpu_model_time() -> None:
     """A forward-backward of 64 x 144 tokens on Qwen3-8B: 0.505 s (docs/emulator.md); a sample
     reads its prompts once per completion and writes `max_tokens` per completion."""
     assert duration(Op("forward-backward", 144, 64)) == operation_seconds(
-        "Qwen/Qwen3-8B", "forward-backward", input_tokens=9216
+        "Qwen/Qwen3-8B", KINDS["forward-backward"].seconds, OperationWork(input_tokens=9216)
     )
     assert 0.50 < duration(Op("forward-backward", 144, 64)) < 0.51
     assert duration(Op("sample", 32, 8)) == operation_seconds(
-        "Qwen/Qwen3-8B", "sample", input_tokens=16 * 64, output_tokens=32 * 64, sequences=64
+        "Qwen/Qwen3-8B", KINDS["sample"].seconds, OperationWork(16 * 64, 32 * 64, 64)
     )
 
 

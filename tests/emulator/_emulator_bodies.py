@@ -10,7 +10,7 @@ import jsonschema
 import numpy as np
 import yaml
 from emulator_harness import EMULATOR_KEY, wait_until_terminal
-from together_rl_emulator._spec import spec_bytes
+from together_rl_emulator.base._spec import spec_bytes
 from together_rl_spec import wire_document
 
 TINY = "emulator/tiny-1k"

@@ -12,7 +12,10 @@ import orjson
 import pytest
 from _emulator_bodies import FB, assert_schema, fb_body, new_session, stats, submit, wait_operation
 from emulator_harness import OTHER_KEY, LiveEmulator, emulator_test_client
-from together_rl_emulator import _fast_decode, _handlers, _kinds, _store
+from together_rl_emulator.checking import _fast_decode
+from together_rl_emulator.service import _kinds
+from together_rl_emulator.state import _store
+from together_rl_emulator.web import _handlers
 
 
 @pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": ""}, {"Idempotency-Key": "has space"}])

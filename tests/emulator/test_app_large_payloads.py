@@ -13,7 +13,8 @@ import pytest
 from _emulator_bodies import assert_schema, fb_body, new_session, stats
 from _operation_kind_bodies import run_kind, sample_body, submit_kind
 from emulator_harness import emulator_test_client
-from together_rl_emulator import _fast_decode, _payloads
+from together_rl_emulator.checking import _fast_decode
+from together_rl_emulator.state import _payloads
 
 UPLOAD = "/v1/rl/training-sessions/{}/payloads/upload-url"
 DOWNLOAD = "/v1/rl/training-sessions/{}/payloads/{}/download-url"

@@ -16,7 +16,7 @@ from _muon_reference import reference_muon
 from _operation_kind_bodies import ce_body, run_kind, submit_kind
 from emulator_harness import emulator_test_client
 from together_rl_emulator import EmulatorApp
-from together_rl_emulator._spec import ADAM_DEFAULTS, MUON_DEFAULTS
+from together_rl_emulator.base._spec import ADAM_DEFAULTS, MUON_DEFAULTS
 
 TOKENS = [5, 17, 300, 42, 7, 999, 12]
 MUON = {"learning_rate": 0.03, "momentum": 0.9, "newton_schulz_steps": 4, "weight_decay": 0.01,

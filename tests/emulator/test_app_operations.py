@@ -20,11 +20,14 @@ from _emulator_bodies import (
     wait_operation,
 )
 from emulator_harness import COMPLETED, FAILED, emulator_test_client
-from together_rl_emulator import _engine
-from together_rl_emulator._engine import PassResult, run_forward_backward
-from together_rl_emulator._losses import compute_loss
-from together_rl_emulator._policy_model import PolicyParams
-from together_rl_emulator._requests import ForwardBackwardRequest, validate_forward_backward
+from together_rl_emulator.checking._requests import (
+    ForwardBackwardRequest,
+    validate_forward_backward,
+)
+from together_rl_emulator.compute import _engine
+from together_rl_emulator.compute._engine import PassResult, run_forward_backward
+from together_rl_emulator.compute._losses import compute_loss
+from together_rl_emulator.compute._policy_model import PolicyParams
 
 
 @pytest.mark.parametrize("loss_type", LOSS_TYPES)

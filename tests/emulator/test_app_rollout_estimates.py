@@ -13,8 +13,8 @@ import yaml
 from _emulator_bodies import assert_schema
 from emulator_harness import emulator_test_client
 from together_rl_emulator import create_app
-from together_rl_emulator._gpu_model import RolloutWorkload, estimate_rollout
-from together_rl_emulator._spec import spec_bytes, spec_defaults
+from together_rl_emulator.base._spec import spec_bytes, spec_defaults
+from together_rl_emulator.cost._gpu_model import RolloutWorkload, estimate_rollout
 
 ESTIMATE = "/v1/rl/rollouts/estimate"
 BODY: dict[str, Any] = {

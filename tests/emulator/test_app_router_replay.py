@@ -20,9 +20,10 @@ from _operation_kind_bodies import (
     wait_kind,
 )
 from emulator_harness import OTHER_KEY, emulator_test_client, wait_until_terminal
-from together_rl_emulator import EmulatorApp, _store
-from together_rl_emulator._policy_model import forward, routed_selections
-from together_rl_emulator._routed_experts import ROUTED_EXPERTS_TTL_S
+from together_rl_emulator import EmulatorApp
+from together_rl_emulator.compute._policy_model import forward, routed_selections
+from together_rl_emulator.compute._routed_experts import ROUTED_EXPERTS_TTL_S
+from together_rl_emulator.state import _store
 
 MOE = "Qwen/Qwen3.6-35B-A3B"
 DENSE_SAME_VOCABULARY = "Qwen/Qwen3.8-27B"

@@ -16,8 +16,8 @@ from _emulator_bodies import (
 )
 from emulator_harness import emulator_test_client
 from together_rl_emulator import EmulatorApp
-from together_rl_emulator._catalog import CATALOG
-from together_rl_emulator._spec import load_spec, spec_bytes
+from together_rl_emulator.base._catalog import CATALOG
+from together_rl_emulator.base._spec import load_spec, spec_bytes
 
 
 def test_every_spec_path_is_served(emulator_app: EmulatorApp) -> None:

@@ -13,11 +13,17 @@ from typing import Any
 
 import orjson
 import pytest
-from together_rl_emulator import _chunked_decode, _handlers, _idempotency, _requests
-from together_rl_emulator._chunked_decode import BATCH, CHUNKED_DECODE_MIN_BYTES, decode_in_chunks
-from together_rl_emulator._fast_decode import decode_body, decode_fast
-from together_rl_emulator._http import json_object
-from together_rl_emulator._idempotency import body_digest, sorted_json
+from together_rl_emulator.checking import _chunked_decode, _requests
+from together_rl_emulator.checking._chunked_decode import (
+    BATCH,
+    CHUNKED_DECODE_MIN_BYTES,
+    decode_in_chunks,
+)
+from together_rl_emulator.checking._fast_decode import decode_body, decode_fast
+from together_rl_emulator.state import _idempotency
+from together_rl_emulator.state._idempotency import body_digest, sorted_json
+from together_rl_emulator.web import _handlers
+from together_rl_emulator.web._http import json_object
 
 
 def short_samples_body(n: int) -> bytes:

@@ -7,8 +7,9 @@ from importlib.resources import files
 
 import httpx
 import pytest
-from together_rl_emulator._catalog import CATALOG, TINY_MODEL, load_catalog
-from together_rl_emulator._gpu_model import operation_seconds
+from together_rl_emulator.base._catalog import CATALOG, TINY_MODEL, load_catalog
+from together_rl_emulator.cost import OperationWork, operation_seconds
+from together_rl_emulator.service import KINDS
 
 PUBLISHED_START_MODEL = "Qwen/Qwen3.8-27B"  # docs.together.ai/docs/post-training/supported-models
 
@@ -67,10 +68,10 @@ def test_a_mixture_of_experts_computes_by_its_active_parameters() -> None:
     # Forward-backward is compute: the 3B-active MoE is faster than the 27B dense model, though
     # it holds more weights; the optimizer step reads every weight, so it is slower.
     tokens = {"input_tokens": 65_536}
-    assert operation_seconds(moe.name, "forward-backward", **tokens) < operation_seconds(
-        dense.name, "forward-backward", **tokens
-    )
-    assert operation_seconds(moe.name, "optim-step") > operation_seconds(dense.name, "optim-step")
+    work = OperationWork(**tokens)
+    fb, optim = KINDS["forward-backward"].seconds, KINDS["optim-step"].seconds
+    assert operation_seconds(moe.name, fb, work) < operation_seconds(dense.name, fb, work)
+    assert operation_seconds(moe.name, optim) > operation_seconds(dense.name, optim)
 
 
 def test_supported_models_lists_the_catalog_with_its_limits(

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from _edited_spec import run_on_edited_spec
 from _emulator_bodies import fb_body, new_session, submit
-from together_rl_emulator._spec import EMULATOR_RULE_NOTE, schema
+from together_rl_emulator.base._spec import EMULATOR_RULE_NOTE, schema
 
 RESOURCES = "/v1/rl/model-resources"
 

@@ -24,8 +24,8 @@ CHECKS = textwrap.dedent(
 
     import together_rl_emulator
     from together_rl_emulator import create_app
-    from together_rl_emulator._losses import compute_loss
-    from together_rl_emulator._trainer import InvalidParam, parse_adam_params
+    from together_rl_emulator.compute._losses import compute_loss
+    from together_rl_emulator.compute._trainer import InvalidParam, parse_adam_params
 
     assert together_rl_emulator.__file__.startswith(COPY), together_rl_emulator.__file__
 

@@ -5,21 +5,30 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from together_rl_emulator._catalog import CATALOG, TINY_MODEL
-from together_rl_emulator._gpu_model import (
+from together_rl_emulator.base._catalog import CATALOG, TINY_MODEL
+from together_rl_emulator.base._spec import GPU_TYPES
+from together_rl_emulator.compute._policy_model import init_policy
+from together_rl_emulator.cost._gpu_model import (
+    FORWARD_ONLY_SECONDS,
     GPU,
     OPERATION_OVERHEAD_S,
+    OperationWork,
     RolloutWorkload,
     estimate_rollout,
     operation_seconds,
     trainer_gpus,
 )
-from together_rl_emulator._kinds import KINDS
-from together_rl_emulator._model_resources import estimate_price_per_hour
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._spec import GPU_TYPES
+from together_rl_emulator.service._kinds import KINDS, kind_named
+from together_rl_emulator.service._model_resources import estimate_price_per_hour
 
 REAL_MODEL = "Qwen/Qwen3-8B"
+
+
+def seconds_of(base_model: str, kind: str, **work: int) -> float:
+    """The GPU model's time of an operation of `kind` (its registry entry's cost) doing `work`."""
+    return operation_seconds(base_model, kind_named(kind).seconds, OperationWork(**work))
+
+
 WORK = {"input_tokens": 1_000, "output_tokens": 1_000, "sequences": 4}
 WORKLOAD = RolloutWorkload(
     base_model=REAL_MODEL,
@@ -46,40 +55,37 @@ def test_the_tiny_model_s_parameter_count_is_its_policy_s_weights() -> None:
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_operation_kind_has_a_time(kind: str) -> None:
-    assert operation_seconds(REAL_MODEL, kind, **WORK) > OPERATION_OVERHEAD_S
+    assert seconds_of(REAL_MODEL, kind, **WORK) > OPERATION_OVERHEAD_S
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_tiny_model_takes_milliseconds_or_less(kind: str) -> None:
-    assert operation_seconds(TINY_MODEL, kind, **WORK) < 0.01
+    assert seconds_of(TINY_MODEL, kind, **WORK) < 0.01
 
 
 def test_a_forward_only_pass_is_a_third_of_forward_and_backward() -> None:
-    fb = operation_seconds(REAL_MODEL, "forward-backward", input_tokens=32_768)
-    forward = operation_seconds(REAL_MODEL, "forward", input_tokens=32_768)
+    fb = seconds_of(REAL_MODEL, "forward-backward", input_tokens=32_768)
+    forward = operation_seconds(REAL_MODEL, FORWARD_ONLY_SECONDS, OperationWork(32_768))
     work = (fb - OPERATION_OVERHEAD_S) / (forward - OPERATION_OVERHEAD_S)
     assert work == pytest.approx(3.0)
 
 
 def test_an_unknown_kind_or_model_is_named() -> None:
     with pytest.raises(ValueError, match="'forward-forward'"):
-        operation_seconds(TINY_MODEL, "forward-forward")
+        kind_named("forward-forward")
     with pytest.raises(ValueError, match="'org/none'"):
-        operation_seconds("org/none", "sample")
+        seconds_of("org/none", "sample")
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 @pytest.mark.parametrize("field", ["input_tokens", "output_tokens", "sequences"])
 def test_more_work_never_takes_less_time(kind: str, field: str) -> None:
     times = [
-        operation_seconds(REAL_MODEL, kind, **dict(WORK, **{field: WORK[field] * k}))
-        for k in (1, 2, 8)
+        seconds_of(REAL_MODEL, kind, **dict(WORK, **{field: WORK[field] * k})) for k in (1, 2, 8)
     ]
     if field == "sequences":  # the same tokens over more samples: shorter samples
         times = [
-            operation_seconds(
-                REAL_MODEL, kind, **dict(WORK, sequences=4 * k, output_tokens=1_000 * k)
-            )
+            seconds_of(REAL_MODEL, kind, **dict(WORK, sequences=4 * k, output_tokens=1_000 * k))
             for k in (1, 2, 8)
         ]
     assert times == sorted(times)
@@ -87,7 +93,7 @@ def test_more_work_never_takes_less_time(kind: str, field: str) -> None:
 
 def test_the_same_tokens_over_more_samples_never_take_longer() -> None:
     times = [
-        operation_seconds(REAL_MODEL, "sample", output_tokens=1_024, sequences=n)
+        seconds_of(REAL_MODEL, "sample", output_tokens=1_024, sequences=n)
         for n in (0, 1, 4, 16, 1_024)
     ]
     assert times == sorted(times, reverse=True)
@@ -95,24 +101,24 @@ def test_the_same_tokens_over_more_samples_never_take_longer() -> None:
 
 
 def test_the_work_that_an_operation_does_is_what_it_costs() -> None:
-    fb = [operation_seconds(REAL_MODEL, "forward-backward", input_tokens=n) for n in (10**3, 10**4)]
+    fb = [seconds_of(REAL_MODEL, "forward-backward", input_tokens=n) for n in (10**3, 10**4)]
     assert fb[1] > 5 * fb[0]
-    sample = [operation_seconds(REAL_MODEL, "sample", output_tokens=n) for n in (1, 64)]
+    sample = [seconds_of(REAL_MODEL, "sample", output_tokens=n) for n in (1, 64)]
     assert sample[1] > 30 * sample[0]
     # Decoding one sequence at a time is bound by reading the weights: batching is nearly free.
-    one = operation_seconds(REAL_MODEL, "sample", output_tokens=512, sequences=1)
-    eight = operation_seconds(REAL_MODEL, "sample", output_tokens=8 * 512, sequences=8)
+    one = seconds_of(REAL_MODEL, "sample", output_tokens=512, sequences=1)
+    eight = seconds_of(REAL_MODEL, "sample", output_tokens=8 * 512, sequences=8)
     assert eight < 1.5 * one
 
 
 def test_real_models_take_realistic_times() -> None:
     # 6 x 8.2e9 x 32,768 FLOPs at 40 % of 2.25 PFLOP/s: about 1.8 s.
-    fb = operation_seconds(REAL_MODEL, "forward-backward", input_tokens=32_768)
+    fb = seconds_of(REAL_MODEL, "forward-backward", input_tokens=32_768)
     assert 1.0 < fb < 3.0
     # 512 decode steps, each reading 16.4 GB of weights at 80 % of 7.7 TB/s: about 1.4 s.
-    sample = operation_seconds(REAL_MODEL, "sample", input_tokens=256, output_tokens=512)
+    sample = seconds_of(REAL_MODEL, "sample", input_tokens=256, output_tokens=512)
     assert 1.0 < sample < 2.0
-    assert 0.01 < operation_seconds(REAL_MODEL, "optim-step") < 0.2
+    assert 0.01 < seconds_of(REAL_MODEL, "optim-step") < 0.2
 
 
 # ------------------------------------------------------------------ the rollout estimator

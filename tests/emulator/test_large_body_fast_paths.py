@@ -17,23 +17,24 @@ import pytest
 from _emulator_bodies import LOSS_TYPES, fb_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from together_rl_emulator import _requests
-from together_rl_emulator._body_scan import MIN_LENGTH, scan_body, skeleton
-from together_rl_emulator._engine import run_forward_backward
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._fast_decode import DecodedBody, decode_fast
-from together_rl_emulator._idempotency import (
+from together_rl_emulator.base._errors import ApiError
+from together_rl_emulator.base._spec import load_spec, resolve_ref
+from together_rl_emulator.checking import _requests
+from together_rl_emulator.checking._body_scan import MIN_LENGTH, scan_body, skeleton
+from together_rl_emulator.checking._fast_decode import DecodedBody, decode_fast
+from together_rl_emulator.checking._requests import validate_forward_backward
+from together_rl_emulator.compute._engine import run_forward_backward
+from together_rl_emulator.compute._policy_model import init_policy
+from together_rl_emulator.state._idempotency import (
     DIGEST_SCHEME,
     IdempotencyGate,
     Replay,
     body_digest,
     canonical_json,
     digest,
+    migrate_digests,
 )
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._spec import load_spec, resolve_ref
-from together_rl_emulator._store import NewOperation, Store
+from together_rl_emulator.state._store import NewOperation, Store
 
 VOCAB = 1_024
 N = MIN_LENGTH * 2  # tokens per sample: long enough for the bulk paths
@@ -114,24 +115,37 @@ def test_any_change_changes_the_digest(change: str) -> None:
     assert body_digest(changed) != body_digest(body)
 
 
-def test_a_record_stored_with_the_older_digest_still_replays(tmp_path: Any) -> None:
+def test_a_record_stored_with_the_older_digest_is_migrated_once_and_replays(
+    tmp_path: Any,
+) -> None:
+    """A state file of an older emulator: its record holds `digest(canonical_json(body))` and
+    its operation that very canonical JSON as its request. Opening the gate rewrites it as the
+    body's `body_digest`, so a submission compares one digest."""
     store = Store(tmp_path)
     body = parsed(large_body())
     session_body = {"id": "sess-1", "status": "TRAINING_SESSION_STATUS_RUNNING"}
     store.create_session("owner", 1, VOCAB, 0, session_body)
-    legacy = digest(canonical_json(body))
+    canonical = canonical_json(body)
     store.insert_operation(
-        NewOperation("op-1", "sess-1", "owner", "forward-backward", 0.0, None, "key", legacy)
+        NewOperation(
+            "op-1", "sess-1", "owner", "forward-backward", 0.0, canonical, "key", digest(canonical)
+        )
+    )
+    store.insert_operation(  # its request lost: kept as it is, its key refused (422), never rerun
+        NewOperation("op-2", "sess-1", "owner", "forward-backward", 0.0, None, "lost", "ab12")
     )
     gate = IdempotencyGate(store)
+    record = store.find_idempotency("owner", "sess-1", "forward-backward", "key")
+    assert record is not None and record.body_hash == body_digest(body)
+    assert migrate_digests(store) == 0  # once: nothing older is left to rewrite
     scope = ("owner", "sess-1", "forward-backward", "key")
-    outcome = gate.begin(scope, body_digest(body), lambda: digest(canonical_json(body)))
-    assert outcome == Replay("op-1")
+    assert gate.begin(scope, body_digest(body)) == Replay("op-1")
     changed = copy.deepcopy(body)
     changed["forward_only"] = True
-    with pytest.raises(ApiError) as refused:
-        gate.begin(scope, body_digest(changed), lambda: digest(canonical_json(changed)))
-    assert refused.value.status == 422
+    for key, sent in (("key", changed), ("lost", body)):
+        with pytest.raises(ApiError) as refused:
+            gate.begin(("owner", "sess-1", "forward-backward", key), body_digest(sent))
+        assert refused.value.status == 422
     store.close()
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from together_rl_emulator._losses import DEFAULTS, LOSS_TYPES, compute_loss
+from together_rl_emulator.compute._losses import DEFAULTS, LOSS_TYPES, compute_loss
 
 F64 = npt.NDArray[np.float64]
 Inputs = list[dict[str, F64]]

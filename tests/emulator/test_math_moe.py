@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from together_rl_emulator._moe_policy import ROUTED_PER_TOKEN
-from together_rl_emulator._policy_model import (
+from together_rl_emulator.compute._moe_policy import ROUTED_PER_TOKEN
+from together_rl_emulator.compute._policy_model import (
     PolicyParams,
     backward,
     forward,
@@ -14,7 +14,7 @@ from together_rl_emulator._policy_model import (
     next_token_logprobs,
     routed_selections,
 )
-from together_rl_emulator._sampling import sample_sequences
+from together_rl_emulator.compute._sampling import sample_sequences
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]

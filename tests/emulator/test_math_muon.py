@@ -7,15 +7,15 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _muon_reference import reference_muon
-from together_rl_emulator._muon import (
+from together_rl_emulator.base._spec import ADAM_DEFAULTS, MUON_DEFAULTS
+from together_rl_emulator.compute._muon import (
     SCALING_MATCH_ADAM,
     SCALING_ORIGINAL,
     MuonParams,
     muon_step,
     newton_schulz,
 )
-from together_rl_emulator._optim import AdamParams, AdamState
-from together_rl_emulator._spec import ADAM_DEFAULTS, MUON_DEFAULTS
+from together_rl_emulator.compute._optim import AdamParams, AdamState
 
 F64 = npt.NDArray[np.float64]
 GRAD_SCALES = [0.02, 3.0, 0.02, 30.0, 1.0, 0.5]  # norms ~0.1 (never clipped) to ~100 (clipped)

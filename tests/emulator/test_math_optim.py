@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
-from together_rl_emulator._optim import AdamParams, AdamState, adamw_step
-from together_rl_emulator._spec import ADAM_DEFAULTS
+from together_rl_emulator.base._spec import ADAM_DEFAULTS
+from together_rl_emulator.compute._optim import AdamParams, AdamState, adamw_step
 
 F64 = npt.NDArray[np.float64]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pytest
-from together_rl_emulator._policy_model import (
+from together_rl_emulator.compute._policy_model import (
     PolicyParams,
     backward,
     forward,

@@ -11,9 +11,14 @@ from typing import Any
 import pytest
 from _emulator_bodies import new_session
 from emulator_harness import emulator_test_client
-from together_rl_emulator import EmulatorApp, _app, _kinds, _parameters, _spec, _validation
-from together_rl_emulator._engine import OperationOutcome
-from together_rl_emulator._trainer import TrainerState
+from together_rl_emulator import EmulatorApp
+from together_rl_emulator.base import BaseModel, _spec
+from together_rl_emulator.checking import _parameters, _validation
+from together_rl_emulator.compute._engine import OperationOutcome
+from together_rl_emulator.compute._trainer import TrainerState
+from together_rl_emulator.cost import OperationWork
+from together_rl_emulator.service import _kinds
+from together_rl_emulator.web import _app
 
 OPERATIONS = "/rl/training-sessions/{session_id}/operations/"
 
@@ -37,13 +42,17 @@ def _note_progress(state: TrainerState, request: object, seed: int) -> Operation
     return OperationOutcome(b'{"step":"%d"}' % state.step)
 
 
+def _no_gpu_time(model: BaseModel, work: OperationWork) -> float:
+    return 0.0
+
+
 def test_a_kind_without_a_body_is_served_from_its_registry_entry(
     monkeypatch: pytest.MonkeyPatch, emulator_app_factory: Callable[..., EmulatorApp]
 ) -> None:
     spec = _spec_with_bodyless_kind("note-progress")
     for module in (_spec, _app, _validation, _parameters):  # the modules that import load_spec
         monkeypatch.setattr(module, "load_spec", lambda: spec)
-    kind = _kinds.OperationKind("note-progress", None, _note_progress)
+    kind = _kinds.OperationKind("note-progress", None, _note_progress, seconds=_no_gpu_time)
     assert (kind.submit_operation_id, kind.get_operation_id) == (
         "noteProgress",
         "getNoteProgressOperation",
@@ -72,4 +81,4 @@ def test_a_kind_without_a_body_is_served_from_its_registry_entry(
 
 def test_a_validator_must_match_the_spec_body() -> None:
     with pytest.raises(RuntimeError, match="request body"):
-        _kinds.OperationKind("optim-step", None, _note_progress)
+        _kinds.OperationKind("optim-step", None, _note_progress, seconds=_no_gpu_time)

@@ -16,16 +16,17 @@ from _emulator_bodies import fb_body, get_json, new_session, submit, wait_operat
 from emulator_harness import COMPLETED, emulator_test_client, wait_until_terminal
 from together_rl_emulator import __main__ as command_line
 from together_rl_emulator.__main__ import parse_args
-from together_rl_emulator._sampler import Sampler
-from together_rl_emulator._simple_requests import default_sampler_settings
-from together_rl_emulator._timing import OperationWork, Timing
+from together_rl_emulator.checking._simple_requests import default_sampler_settings
+from together_rl_emulator.compute._sampler import Sampler
+from together_rl_emulator.cost import OperationWork, Timing
+from together_rl_emulator.service import KINDS
 
 QWEN = "Qwen/Qwen3-8B"
 REALISTIC = Timing("realistic")
 
 
 def seconds(kind: str, model: str = QWEN, **work: int) -> float:
-    return REALISTIC.predicted_seconds(model, kind, OperationWork(**work))
+    return REALISTIC.predicted_seconds(model, KINDS[kind].seconds, OperationWork(**work))
 
 
 def test_the_realistic_model_is_monotone_in_the_work() -> None:
@@ -51,7 +52,10 @@ def test_the_figure_derived_for_a_real_model() -> None:
 
 def test_fixed_and_none_hold_from_the_post() -> None:
     assert (
-        Timing("fixed", 250).predicted_seconds(QWEN, "sample", OperationWork(0, 10**6, 1)) == 0.25
+        Timing("fixed", 250).predicted_seconds(
+            QWEN, KINDS["sample"].seconds, OperationWork(0, 10**6, 1)
+        )
+        == 0.25
     )
     assert Timing.parse("fixed 250") == Timing.parse(["fixed", "250"]) == Timing("fixed", 250)
     assert Timing().completes_at(10.0, 12.0, 0.0) == 10.0

@@ -10,25 +10,25 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _adamw_reference import reference_adamw
-from together_rl_emulator._losses import CE, GRPO, compute_loss
-from together_rl_emulator._policy_model import (
+from together_rl_emulator.base._spec import WEIGHT_SYNC_TYPES
+from together_rl_emulator.compute._losses import CE, GRPO, compute_loss
+from together_rl_emulator.compute._policy_model import (
     PolicyParams,
     backward,
     forward,
     init_policy,
     next_token_logprobs,
 )
-from together_rl_emulator._prompt_logprobs import prompt_logprobs, topk_prompt_logprobs
-from together_rl_emulator._sampler import SHARED_SAMPLERS, Sampler
-from together_rl_emulator._sampling import (
+from together_rl_emulator.compute._prompt_logprobs import prompt_logprobs, topk_prompt_logprobs
+from together_rl_emulator.compute._sampler import SHARED_SAMPLERS, Sampler
+from together_rl_emulator.compute._sampling import (
     STOP_REASON_LENGTH,
     STOP_REASON_STOP,
     _draw_one,
     sample_prompts,
     sample_sequences,
 )
-from together_rl_emulator._spec import WEIGHT_SYNC_TYPES
-from together_rl_emulator._trainer import (
+from together_rl_emulator.compute._trainer import (
     InvalidParam,
     TrainerState,
     accumulate,

@@ -20,7 +20,7 @@ from _emulator_bodies import (
     wait_operation,
 )
 from together_rl_contract_tests._emulator_process import EmulatorProcess
-from together_rl_emulator._store import DB_FILE, Store
+from together_rl_emulator.state._store import DB_FILE, Store
 
 Start = Callable[..., EmulatorProcess]
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from _checkpoint_helpers import RESOURCES, SESSIONS, new_resources, new_session_on
 from _emulator_bodies import TINY
-from together_rl_emulator._spec import schema
+from together_rl_emulator.base._spec import schema
 
 BASE_WEIGHTS = schema("ModelResourcesCreate")["properties"]["base_weights_ref"]
 

@@ -14,12 +14,12 @@ from _emulator_bodies import LOSS_TYPES, fb_body
 from _sample_mutations import mutate, mutation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from together_rl_emulator import _requests
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._sample_batch import checked_in_bulk
-from together_rl_emulator._schema_blocks import valid_in_blocks
-from together_rl_emulator._validation import validate_schema
+from together_rl_emulator.base._errors import ApiError
+from together_rl_emulator.checking import _requests
+from together_rl_emulator.checking._requests import validate_forward_backward
+from together_rl_emulator.checking._sample_batch import checked_in_bulk
+from together_rl_emulator.checking._schema_blocks import valid_in_blocks
+from together_rl_emulator.checking._validation import validate_schema
 
 VOCAB = 1_024
 

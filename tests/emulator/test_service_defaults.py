@@ -8,7 +8,7 @@ from _emulator_bodies import TINY, stats
 from _operation_kind_bodies import sample_body, submit_kind
 from ci_policy import import_required
 from emulator_harness import LiveEmulator
-from together_rl_emulator._spec import spec_defaults
+from together_rl_emulator.base._spec import spec_defaults
 
 import_required("together", "3.1.1")
 from together.post_training import ModelResourcesClient  # noqa: E402

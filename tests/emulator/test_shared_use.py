@@ -13,7 +13,7 @@ from _emulator_bodies import TINY, fb_body
 from _operation_kind_bodies import OPS, sample_body
 from emulator_harness import OTHER_KEY, emulator_test_client, wait_until_terminal
 from together_rl_emulator import EmulatorApp
-from together_rl_emulator._clock import MAX_ADVANCE_S, MAX_OFFSET_S
+from together_rl_emulator.base._clock import MAX_ADVANCE_S, MAX_OFFSET_S
 
 READY = "MODEL_RESOURCES_STATUS_READY"
 STOPPED = "MODEL_RESOURCES_STATUS_STOPPED"

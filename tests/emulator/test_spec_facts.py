@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from together_rl_emulator import _kinds, _spec
-from together_rl_emulator._spec import load_spec, schema
+from together_rl_emulator.base import _spec
+from together_rl_emulator.base._spec import load_spec, schema
+from together_rl_emulator.service import _kinds
 
 
 def test_loss_types_and_params_keys_follow_the_spec() -> None:

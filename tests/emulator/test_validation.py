@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from together_rl_emulator._errors import ApiError
-from together_rl_emulator._losses import compute_loss
-from together_rl_emulator._parameters import validate_parameter
-from together_rl_emulator._requests import validate_forward_backward
-from together_rl_emulator._spec import EMULATOR_RULE_NOTE, PARAMS_KEYS, load_spec, spec_bytes
-from together_rl_emulator._validation import format_path, validate_schema
+from together_rl_emulator.base._errors import ApiError
+from together_rl_emulator.base._spec import EMULATOR_RULE_NOTE, PARAMS_KEYS, load_spec, spec_bytes
+from together_rl_emulator.checking._parameters import validate_parameter
+from together_rl_emulator.checking._requests import validate_forward_backward
+from together_rl_emulator.checking._validation import format_path, validate_schema
+from together_rl_emulator.compute._losses import compute_loss
 
 VOCAB = 1_024
 QWEN_VOCAB = 151_936

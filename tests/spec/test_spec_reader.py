@@ -207,7 +207,7 @@ def test_the_installed_spec_states_the_sdks_upload_threshold() -> None:
 def test_every_consumer_takes_the_threshold_from_the_spec() -> None:
     from together_rl import _fields, _payloads
     from together_rl_client_kit import _spec as kit_spec
-    from together_rl_emulator import _payloads as emulator_payloads
+    from together_rl_emulator.state import _payloads as emulator_payloads
 
     threshold = spec.upload_threshold_bytes()
     assert _fields.UPLOAD_THRESHOLD_BYTES == _payloads.UPLOAD_THRESHOLD == threshold
@@ -359,7 +359,7 @@ def test_a_route_fills_its_wire_path_names_itself_and_matches() -> None:
 def test_the_judges_share_the_one_readers_facts() -> None:
     from together_rl_client_kit import _spec as kit_spec
     from together_rl_contract_tests import _spec as suite_spec
-    from together_rl_emulator import _spec as emulator_spec
+    from together_rl_emulator.base import _spec as emulator_spec
 
     assert kit_spec.Route is suite_spec.Route is spec.Route
     assert emulator_spec.LOSS_TYPES == suite_spec.LOSS_TYPES == spec.loss_types()

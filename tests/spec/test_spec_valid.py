@@ -25,7 +25,7 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 from together_rl_client_kit import _spec as kit_spec
 from together_rl_contract_tests import _spec as suite_spec
-from together_rl_emulator import _spec as emulator_spec
+from together_rl_emulator.base import _spec as emulator_spec
 
 
 def test_spec_is_valid_openapi_3_1() -> None:
