@@ -313,3 +313,24 @@ def test_an_array_with_rules_beyond_its_items_takes_the_plain_path(
     spec["components"]["schemas"]["ForwardBackwardBody"]["properties"]["samples"]["maxItems"] = 2
     monkeypatch.setattr(_schema_blocks, "load_spec", lambda: spec)
     assert typed(body) == UNSURE
+
+
+def test_samples_of_several_chunks_are_read_a_column_at_a_time() -> None:
+    """The columnar check (not the sample-by-sample one) reads a block of two-chunk samples,
+    and flags exactly the sample with a token outside the vocabulary."""
+    body = worst(4, None)
+    for sample in body["samples"]:
+        tokens = sample["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+        sample["model_input"]["chunks"] = [
+            {"encoded_text": {"tokens": tokens[:1]}},
+            {"encoded_text": {"tokens": tokens[1:]}},
+        ]
+    body["samples"][2]["model_input"]["chunks"][1]["encoded_text"]["tokens"][0] = VOCAB
+    sample_type = typed_items("ForwardBackwardBody", "samples")
+    samples = msgspec.json.decode(json.dumps(body["samples"]).encode(), type=list[sample_type])
+    rules = _typed_samples.Rules(lambda keys: True, lambda key, dtype: True)
+    ok = _typed_samples._block_ok(samples, VOCAB, rules, ints_only=True)
+    assert ok is not None and ok.tolist() == [True, True, False, True]
+    assert agree(json.dumps(body).encode())[2] == (
+        "samples[2].model_input.chunks[1].encoded_text.tokens[0]"
+    )

@@ -2,9 +2,9 @@
 
 `_sample_batch.checked_in_bulk` reads each sample in a Python loop and builds every sample's
 arrays. To refuse a bad batch only the verdict is needed, and when a block's samples share
-their shape (one chunk each, the same `loss_fn_inputs` keys and dtypes, no `shape` or sparse
-fields: what a batch usually is) each field can be read for the whole block by `map` in C:
-the token lists, then per key its tensors' data. The same value rules (`data_ok`) run over the
+their shape (the same `loss_fn_inputs` keys and dtypes, no `shape` or sparse fields: what a
+batch usually is) each field can be read for the whole block by `map` in C: the token lists
+of every chunk, then per key its tensors' data. The same value rules (`data_ok`) run over the
 concatenated columns, and a sample is flagged when any of its rules may fail. Any other block
 is read sample by sample (`gather_structs`). The flagged samples go through the per-sample
 checks in order, so the first bad sample and its message are theirs.
@@ -13,6 +13,7 @@ checks in order, so the first bad sample and its message are theirs.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -35,7 +36,7 @@ __all__ = ["BLOCK", "flagged_samples", "gather_structs"]
 BLOCK = 2_000  # samples per block: each `map` or numpy call spans a block, holding the GIL
 
 _CHUNKS = attrgetter("model_input.chunks")
-_FIRST_TOKENS = attrgetter("encoded_text.tokens")
+_TOKENS = attrgetter("encoded_text.tokens")
 _INPUTS = attrgetter("loss_fn_inputs")
 _DATA = attrgetter("data")
 _DTYPE = attrgetter("dtype")
@@ -65,10 +66,14 @@ def _block_ok(
     """Per sample of a block of samples of one shape: whether it passes every rule; None
     for a block of mixed shapes (or values arrays cannot carry)."""
     chunks = list(map(_CHUNKS, block))
-    if set(map(len, chunks)) != {1}:
-        return None
-    token_lists = list(map(_FIRST_TOKENS, map(itemgetter(0), chunks)))
-    token_counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(block))
+    chunk_counts = np.fromiter(map(len, chunks), dtype=np.int64, count=len(block))
+    if (chunk_counts == 1).all():
+        token_lists = list(map(_TOKENS, map(itemgetter(0), chunks)))
+        token_counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(block))
+    else:  # every sample has a chunk at least (the types say so): sum each sample's chunks
+        token_lists = list(map(_TOKENS, itertools.chain.from_iterable(chunks)))
+        list_counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+        token_counts = np.add.reduceat(list_counts, np.cumsum(chunk_counts) - chunk_counts)
     inputs = list(map(_INPUTS, block))
     layouts = set(map(tuple, inputs))
     if len(layouts) != 1:
