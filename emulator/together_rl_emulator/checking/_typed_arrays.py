@@ -5,9 +5,10 @@ The array's text is cut after an item's closing `}` followed by `,` and the next
 about every `PIECE_BYTES`, and each piece is decoded as a JSON array of items. A cut that is
 not between two items of this array (inside a string, or between two objects nested deeper)
 leaves an unterminated string or an unclosed bracket in the piece, which then fails to decode:
-so a piece that decodes is exactly whole items. When a piece fails (a bad item, or a bad cut),
-the rest of the array is split into its items' texts by msgspec (`msgspec.Raw`, one per item)
-and decoded `BATCH` items at a time, so that the first item the types refuse is found.
+so a piece that decodes is exactly whole items, and a piece that does not parse is tried again
+up to the next cut. When an item is refused (or no cut parses), the rest of the array is split
+into its items' texts by msgspec (`msgspec.Raw`, one per item) and decoded `BATCH` items at a
+time, so that the first item the types refuse is found.
 """
 
 from __future__ import annotations
