@@ -89,7 +89,16 @@ def planned_provision(target: Target) -> Provisioned:
     everything = {kind: PLANNED for kind in OPERATION_KINDS}
     if target.may_mutate and target.session_id is None:
         return Provisioned(
-            PLANNED, PLANNED, PLANNED, PLANNED, PLANNED, everything, PLANNED, PLANNED, PLANNED
+            PLANNED,
+            PLANNED,
+            PLANNED,
+            PLANNED,
+            PLANNED,
+            everything,
+            PLANNED,
+            PLANNED,
+            PLANNED,
+            PLANNED,
         )
     if target.session_id is None:
         return Provisioned(None, None, None, None, None)

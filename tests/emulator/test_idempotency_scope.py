@@ -7,6 +7,10 @@ gate that reads them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+from together_rl_emulator.base._errors import ApiError
 from together_rl_emulator.state._idempotency import IdempotencyGate, Replay, Reservation
 from together_rl_emulator.state._store import IdempotencyRecord, NewOperation, Store
 
@@ -44,4 +48,32 @@ def test_the_gate_replays_only_for_the_same_api_key() -> None:
     outcome = gate.begin(other_key, "hash")
     assert isinstance(outcome, Reservation)  # a new operation, never owner-a's
     gate.release(outcome)
+    store.close()
+
+
+def test_a_lazy_digest_is_computed_only_for_a_record_or_a_request_in_flight() -> None:
+    """`begin` with the digest as a function (a large body's, `checking.RawBody`): a new key
+    reserves without it; a stored record (replay or 422) and a request in flight (409, after
+    the digest, whose plain decoding says first if the body is malformed) call it."""
+    store = _store_with_one_record()
+    gate = IdempotencyGate(store)
+    calls: list[str] = []
+
+    def lazy(value: str) -> Callable[[], str]:
+        def digest() -> str:
+            calls.append(value)
+            return value
+
+        return digest
+
+    new_scope = ("owner-a", "sess-1", "forward-backward", "new-key")
+    assert isinstance(gate.begin(new_scope, lazy("h1")), Reservation)
+    assert calls == []
+    with pytest.raises(ApiError) as in_flight:
+        gate.begin(new_scope, lazy("h1"))
+    assert in_flight.value.status == 409 and calls == ["h1"]
+    assert gate.begin(SCOPE, lazy("hash")) == Replay("op-1")
+    with pytest.raises(ApiError) as changed:
+        gate.begin(SCOPE, lazy("other"))
+    assert changed.value.status == 422 and calls == ["h1", "hash", "other"]
     store.close()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from _emulator_bodies import LOSS_TYPES, fb_body
+from _sample_mutations import mutate, mutation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from together_rl_emulator.base._errors import ApiError
@@ -21,56 +22,6 @@ from together_rl_emulator.checking._schema_blocks import valid_in_blocks
 from together_rl_emulator.checking._validation import validate_schema
 
 VOCAB = 1_024
-
-_TOKENS = st.sampled_from([0, VOCAB - 1, VOCAB, -1, 2**63, 2**64, 3.0, "7", "2000", 5])
-_NUMBERS = st.sampled_from(
-    [0, 1, -1, 2.5, -0.5, -0.0, VOCAB, VOCAB - 1, 2**62, 2**63 - 1, 2**63, -(2**63),
-     -(2**63) - 1, 10**400, 3.4e38, 3.5e38, 1e300, float("nan"), float("inf")]
-)  # fmt: skip
-_KEYS = st.sampled_from(["target_tokens", "weights", "mask", "logprobs", "advantages", "extra"])
-
-
-_MUTATIONS = ("token", "value", "value", "value", "drop", "add", "dtype", "shape", "sparse")
-_MUTATIONS += ("longer", "chunks")
-
-
-@st.composite
-def _mutation(draw: st.DrawFn) -> tuple[str, int, Any]:
-    what = draw(st.sampled_from(_MUTATIONS))
-    values = {"token": _TOKENS, "value": _NUMBERS, "add": _KEYS}.get(what, st.none())
-    return what, draw(st.integers(0, 10)), draw(values)
-
-
-def _mutate(body: dict[str, Any], what: str, at: int, value: Any) -> None:
-    samples = body["samples"]
-    sample = samples[at % len(samples)]
-    tokens = sample["model_input"]["chunks"][0]["encoded_text"]["tokens"]
-    inputs = sample["loss_fn_inputs"]
-    key = sorted(inputs)[at % len(inputs)] if inputs else None
-    length = len(tokens)
-    if what == "token" and tokens:
-        tokens[at % length] = value
-    elif what == "value" and key is not None and inputs[key]["data"]:
-        inputs[key]["data"][at % len(inputs[key]["data"])] = value
-    elif what == "drop" and key is not None:
-        del inputs[key]
-    elif what == "add":
-        dtype = "int64" if value in ("target_tokens", "mask") else "float32"
-        inputs[value] = {"data": [1] * length, "dtype": dtype}
-    elif what == "dtype" and key is not None:
-        inputs[key]["dtype"] = "float32" if inputs[key]["dtype"] == "int64" else "int64"
-    elif what == "shape" and key is not None:
-        inputs[key]["shape"] = [[length], [length + 1], [1, length]][at % 3]
-    elif what == "sparse" and key is not None:
-        inputs[key]["sparse_col_indices"] = [0]
-    elif what == "longer" and key is not None:
-        inputs[key]["data"].append(1)
-    elif what == "chunks":
-        cut = at % (length + 1)
-        sample["model_input"]["chunks"] = [
-            {"encoded_text": {"tokens": tokens[:cut]}},
-            {"encoded_text": {"tokens": tokens[cut:]}},
-        ]
 
 
 def _outcome(body: dict[str, Any], vectorised: bool) -> Any:
@@ -100,14 +51,14 @@ def _outcome(body: dict[str, Any], vectorised: bool) -> Any:
     n_samples=st.integers(1, 5),
     length=st.integers(1, 4),
     seed=st.integers(0, 3),
-    mutations=st.lists(_mutation(), max_size=3),
+    mutations=st.lists(mutation(), max_size=3),
 )
 def test_vectorised_and_per_sample_checks_agree(
     loss_type: str, n_samples: int, length: int, seed: int, mutations: list[tuple[str, int, Any]]
 ) -> None:
     body = fb_body(loss_type, n_samples=n_samples, length=length, seed=seed)
-    for mutation in mutations:
-        _mutate(body, *mutation)
+    for change in mutations:
+        mutate(body, *change)
     assert _outcome(body, vectorised=True) == _outcome(body, vectorised=False)
     try:
         validate_schema("ForwardBackwardBody", body)

@@ -21,6 +21,7 @@ from ._fast_decode import (
     decode_fast,
 )
 from ._parameters import validate_parameter
+from ._raw_body import RawBody, TypedValidator
 from ._requests import (
     ForwardBackwardRequest,
     validate_forward_backward,
@@ -37,18 +38,23 @@ from ._simple_requests import (
     validate_sample,
     validate_weights_sync,
 )
+from ._typed_body import TYPED_DECODE_MIN_BYTES
+from ._typed_requests import typed_custom_forward_backward, typed_forward_backward
 from ._validation import validate_schema
 
 __all__ = [
     "FLOATS",
     "MAX_DEPTH",
     "SEED_MODULUS",
+    "TYPED_DECODE_MIN_BYTES",
     "BodyScan",
     "CustomForwardBackwardRequest",
     "DecodedBody",
     "ForwardBackwardRequest",
     "OptimStepRequest",
+    "RawBody",
     "SampleRequest",
+    "TypedValidator",
     "Validator",
     "WeightsSyncRequest",
     "check_optimizer_matches",
@@ -57,6 +63,8 @@ __all__ = [
     "default_sampler_settings",
     "extend_scan",
     "scan_body",
+    "typed_custom_forward_backward",
+    "typed_forward_backward",
     "uses_muon",
     "validate_custom_forward_backward",
     "validate_forward_backward",

@@ -13,7 +13,11 @@ from ._body_scan import BodyScan
 from ._requests import RequiredInput, ValidatedSample, _validate_sample
 from ._validation import validate_schema
 
-__all__ = ["CustomForwardBackwardRequest", "validate_custom_forward_backward"]
+__all__ = [
+    "CustomForwardBackwardRequest",
+    "custom_forward_backward_request",
+    "validate_custom_forward_backward",
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,14 @@ def validate_custom_forward_backward(
     like forward-backward samples; one gradient per sample, as long as its tokens, finite."""
     validate_schema("CustomForwardBackwardBody", body)
     assert isinstance(body, dict)
+    return custom_forward_backward_request(body, vocab_size)
+
+
+def custom_forward_backward_request(
+    body: dict[str, Any], vocab_size: int
+) -> CustomForwardBackwardRequest:
+    """The request of a body valid against the schema (`validate_custom_forward_backward`
+    after its schema check)."""
     raw_samples: list[dict[str, Any]] = body["samples"]
     raw_gradients: list[dict[str, Any]] = body["gradients"]
     if len(raw_gradients) != len(raw_samples):

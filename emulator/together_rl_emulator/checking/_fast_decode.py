@@ -66,6 +66,7 @@ class DecodedBody:
 
     value: Any
     scan: BodyScan
+    lazy_digest = False  # the service digests it at once (`_raw_body.RawBody`: when needed)
 
     @classmethod
     def of(cls, value: Any) -> DecodedBody:
@@ -78,6 +79,10 @@ class DecodedBody:
 
     def plain(self) -> Any:
         return orjson.loads(self.encoded()) if self.scan.arrays_in_body else self.value
+
+    def has_member(self, name: str) -> bool:
+        """Whether the JSON object has the top-level member `name`."""
+        return name in self.value
 
     def validated(self, validate: Validator, vocab_size: int) -> Any:
         """`validate`'s request for this body. A body `decode_fast` made and `validate` refuses

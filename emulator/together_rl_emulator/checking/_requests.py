@@ -37,6 +37,7 @@ __all__ = [
     "ForwardBackwardRequest",
     "RequiredInput",
     "ValidatedSample",
+    "forward_backward_request",
     "validate_forward_backward",
 ]
 
@@ -121,12 +122,20 @@ def validate_forward_backward(
             validate_schema("ForwardBackwardBody", body)
         bulk = {}
     assert isinstance(body, dict)  # guaranteed by the schema
+    return forward_backward_request(body, vocab_size, bulk)
+
+
+def forward_backward_request(
+    body: dict[str, Any], vocab_size: int, bulk: dict[int, np.ndarray] | None = None
+) -> ForwardBackwardRequest:
+    """The request of a body valid against the schema (`validate_forward_backward` after its
+    schema check; `bulk` as `_validated_samples` takes it)."""
     loss: dict[str, Any] = body["loss"]
     try:
         loss = validated_loss(loss)
         loss_type = loss["type"]
         required = _required_inputs(loss)
-        samples = _validated_samples(body["samples"], loss_type, required, vocab_size, bulk)
+        samples = _validated_samples(body["samples"], loss_type, required, vocab_size, bulk or {})
     except (OverflowError, ValueError, TypeError, RecursionError) as exc:
         # A value the checks above did not foresee; refuse it rather than answer 5xx.
         raise invalid(None, "the request holds a value that cannot be used as a number") from exc

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SampleArrays", "checked_in_bulk"]
+__all__ = [
+    "Gather",
+    "Gathered",
+    "Rules",
+    "SampleArrays",
+    "checked_in_bulk",
+    "checked_with_rules",
+    "concatenated",
+    "data_ok",
+    "gather_dicts",
+    "reduce_ok",
+]
 
 #: A sample's model input (int64), its `loss_fn_inputs.target_tokens` (int64) and every
 #: `loss_fn_inputs` key's data (float64), as `_requests.ValidatedSample` holds them.
@@ -30,91 +42,132 @@ _INT, _TARGETS, _WEIGHTS = 1, 2, 4  # a tensor's dtype is int64, it is target_to
 
 
 def checked_in_bulk(
-    samples: Sequence[dict[str, Any]],
+    samples: Sequence[Any],
     vocab_size: int,
     keys_ok: Callable[[tuple[str, ...]], bool],
     dtype_ok: Callable[[str, str], bool],
+    gather: Gather | None = None,
 ) -> list[SampleArrays | None] | None:
     """Each sample's arrays, or None where the sample is flagged (to be checked alone).
 
     `keys_ok(keys)`: whether a `loss_fn_inputs` with these keys has every required input and
     no two exclusive ones; `dtype_ok(key, dtype)`: whether `key` may have `dtype`. None overall
     when the batch holds values these arrays cannot carry (token ids that are not JSON ints,
-    numbers beyond a double): then every sample is checked alone.
+    numbers beyond a double): then every sample is checked alone. `gather` reads the samples
+    (default: decoded JSON objects, `gather_dicts`; the typed decoder has its own).
     """
-    caches: tuple[dict[Any, bool], dict[Any, tuple[bool, int]]] = ({}, {})
+    return checked_with_rules(samples, vocab_size, Rules(keys_ok, dtype_ok), gather)
+
+
+def checked_with_rules(
+    samples: Sequence[Any], vocab_size: int, rules: Rules, gather: Gather | None = None
+) -> list[SampleArrays | None] | None:
+    """`checked_in_bulk` with its rules made already."""
     checked: list[SampleArrays | None] = []
     for start in range(0, len(samples), _BLOCK):
-        block = _checked_block(
-            samples[start : start + _BLOCK], vocab_size, keys_ok, dtype_ok, caches
-        )
+        gathered = (gather or gather_dicts)(samples[start : start + _BLOCK], rules)
+        block = _checked_block(gathered, vocab_size)
         if block is None:
             return None
         checked += block
     return checked
 
 
-def _checked_block(
-    samples: Sequence[dict[str, Any]],
-    vocab_size: int,
-    keys_ok: Callable[[tuple[str, ...]], bool],
-    dtype_ok: Callable[[str, str], bool],
-    caches: tuple[dict[Any, bool], dict[Any, tuple[bool, int]]],
-) -> list[SampleArrays | None] | None:
-    """`checked_in_bulk` of a few samples (`caches`: `keys_ok`'s answers; `dtype_ok`'s with
-    `_kind`'s)."""
-    keys_cache, rules = caches
-    token_lists: list[list[Any]] = []
-    token_counts: list[int] = []
-    data_lists: list[Any] = []
-    data_kinds: list[int] = []  # per tensor: _INT | _TARGETS | _WEIGHTS
-    structure_ok = np.ones(len(samples), dtype=bool)
-    layout: list[tuple[str, ...]] = []
-    for index, sample in enumerate(samples):
+class Rules:
+    """`keys_ok` and `dtype_ok` (see `checked_in_bulk`), their answers kept by argument."""
+
+    def __init__(
+        self,
+        keys_ok: Callable[[tuple[str, ...]], bool],
+        dtype_ok: Callable[[str, str], bool],
+    ) -> None:
+        self._keys_ok = keys_ok
+        self._dtype_ok = dtype_ok
+        self._keys: dict[tuple[str, ...], bool] = {}
+        self._tensors: dict[tuple[str, str], tuple[bool, int]] = {}
+
+    def keys_ok(self, keys: tuple[str, ...]) -> bool:
+        good = self._keys.get(keys)
+        if good is None:
+            good = self._keys[keys] = self._keys_ok(keys)
+        return good
+
+    def tensor(self, key: str, dtype: str) -> tuple[bool, int]:
+        """Whether `key` may have `dtype`, and the value rules of its data (`_kind`)."""
+        rule = self._tensors.get((key, dtype))
+        if rule is None:
+            rule = self._tensors[(key, dtype)] = (self._dtype_ok(key, dtype), _kind(key, dtype))
+        return rule
+
+
+@dataclass
+class Gathered:
+    """A block of samples read for the numpy pass: every token list and tensor data list in
+    order, per sample its token count, whether its structure passes (keys, dtypes, lengths,
+    shape, no sparse fields) and its `loss_fn_inputs` keys, per tensor its value rules."""
+
+    token_lists: list[Any] = field(default_factory=list)
+    token_counts: list[int] = field(default_factory=list)
+    data_lists: list[Any] = field(default_factory=list)
+    data_kinds: list[int] = field(default_factory=list)  # per tensor: _INT | _TARGETS | _WEIGHTS
+    structure_ok: list[bool] = field(default_factory=list)
+    layout: list[tuple[str, ...]] = field(default_factory=list)
+
+
+# (a block of samples, the rules) -> the block read for the numpy pass.
+Gather = Callable[[Sequence[Any], Rules], Gathered]
+
+
+def gather_dicts(samples: Sequence[Any], rules: Rules) -> Gathered:
+    """`Gathered` of schema-valid samples decoded as JSON objects."""
+    out = Gathered()
+    for sample in samples:
         chunks = sample["model_input"]["chunks"]
         n_tokens = 0
         for chunk in chunks:
             tokens = chunk["encoded_text"]["tokens"]
-            token_lists.append(tokens)
+            out.token_lists.append(tokens)
             n_tokens += len(tokens)
-        token_counts.append(n_tokens)
+        out.token_counts.append(n_tokens)
         tensors: dict[str, dict[str, Any]] = sample["loss_fn_inputs"]
         keys = tuple(tensors)
-        layout.append(keys)
-        good = keys_cache.get(keys)
-        if good is None:
-            good = keys_cache[keys] = keys_ok(keys)
+        out.layout.append(keys)
+        good = rules.keys_ok(keys)
         for key, tensor in tensors.items():
             data = tensor["data"]
-            dtype = tensor["dtype"]
-            rule = rules.get((key, dtype))
-            if rule is None:
-                rule = rules[(key, dtype)] = (dtype_ok(key, dtype), _kind(key, dtype))
+            allowed, kind = rules.tensor(key, tensor["dtype"])
             # More keys than data and dtype: a shape, or sparse fields (refused).
-            if not rule[0] or len(data) != n_tokens or (len(tensor) > 2 and _odd(tensor)):
+            if not allowed or len(data) != n_tokens or (len(tensor) > 2 and _odd(tensor)):
                 good = False
-            data_lists.append(data)
-            data_kinds.append(rule[1])
-        if not good:
-            structure_ok[index] = False
+            out.data_lists.append(data)
+            out.data_kinds.append(kind)
+        out.structure_ok.append(good)
+    return out
+
+
+def _checked_block(gathered: Gathered, vocab_size: int) -> list[SampleArrays | None] | None:
+    """`checked_in_bulk` of a block of samples, once read."""
+    token_lists, token_counts = gathered.token_lists, gathered.token_counts
+    data_lists, data_kinds, layout = gathered.data_lists, gathered.data_kinds, gathered.layout
+    structure_ok = np.asarray(gathered.structure_ok, dtype=bool)
     try:
-        token_values = _concatenated(token_lists, np.int64, exact_ints=True)
-        data_values = _concatenated(data_lists, np.float64, exact_ints=False)
+        token_values = concatenated(token_lists, np.int64, exact_ints=True)
+        data_values = concatenated(data_lists, np.float64, exact_ints=False)
     except (OverflowError, ValueError, TypeError):
         return None
     if token_values is None or data_values is None:
         return None
     tokens_ok = (token_values >= 0) & (token_values < vocab_size)
-    data_ok = _data_ok(data_values, data_lists, data_kinds, vocab_size)
+    values_ok = data_ok(data_values, data_lists, data_kinds, vocab_size)
     token_bounds = np.cumsum([0, *token_counts])
     sample_ok = structure_ok.copy()
-    sample_ok &= _reduce_ok(tokens_ok, token_bounds)
+    sample_ok &= reduce_ok(tokens_ok, token_bounds)
     data_counts = [len(d) for d in data_lists]
     data_bounds = np.cumsum([0, *data_counts])
-    tensor_ok = _reduce_ok(data_ok, data_bounds)
+    tensor_ok = reduce_ok(values_ok, data_bounds)
     tensors_per_sample = [len(keys) for keys in layout]
     tensor_bounds = np.cumsum([0, *tensors_per_sample])
-    sample_ok &= _reduce_ok(tensor_ok, tensor_bounds)
+    sample_ok &= reduce_ok(tensor_ok, tensor_bounds)
     with np.errstate(all="ignore"):
         data_as_int = data_values.astype(np.int64)
     result: list[SampleArrays | None] = []
@@ -159,7 +212,7 @@ def _odd(tensor: dict[str, Any]) -> bool:
     return _SPARSE[0] in tensor or _SPARSE[1] in tensor
 
 
-def _concatenated(lists: list[Any], dtype: type, exact_ints: bool) -> np.ndarray | None:
+def concatenated(lists: list[Any], dtype: type, exact_ints: bool) -> np.ndarray | None:
     """Every list's items in one array; None (for `exact_ints`) when an item is not an int."""
     total = sum(map(len, lists))
     if exact_ints:
@@ -170,7 +223,7 @@ def _concatenated(lists: list[Any], dtype: type, exact_ints: bool) -> np.ndarray
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=dtype, count=total)
 
 
-def _data_ok(values: np.ndarray, lists: list[Any], kinds: list[int], vocab_size: int) -> np.ndarray:
+def data_ok(values: np.ndarray, lists: list[Any], kinds: list[int], vocab_size: int) -> np.ndarray:
     """Per value: whether it passes its tensor's dtype rule and its key's own rule."""
     per_value = np.repeat(np.asarray(kinds, dtype=np.int8), [len(d) for d in lists])
     with np.errstate(all="ignore"):
@@ -182,7 +235,7 @@ def _data_ok(values: np.ndarray, lists: list[Any], kinds: list[int], vocab_size:
     return np.asarray(ok)
 
 
-def _reduce_ok(ok: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+def reduce_ok(ok: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """`all` of `ok` over each `[bounds[i], bounds[i+1])` (True for an empty range)."""
     starts = bounds[:-1]
     if starts.size == 0:

@@ -44,6 +44,7 @@ __all__ = [
     "compile_schema",
     "first_violation",
     "format_path",
+    "schema_violation",
     "valid_apart_from_bulk_items",
     "validate_schema",
 ]
@@ -81,14 +82,20 @@ def validate_schema(schema_name: str, body: object) -> None:
     the branch the client evidently meant (a token given as `1.5` is "expected integer or string,
     got number"; a token `-1` is "-1 is less than the minimum of 0").
     """
-    validator = _schema_validator(schema_name)
     schema = load_spec()["components"]["schemas"][schema_name]
     if schema.get("type") == "object" and not isinstance(body, dict):
         # Said at once: jsonschema_rs would first copy a (possibly huge) non-object body.
         raise invalid(None, f"the request body must be a JSON object, got {json_type(body)}")
-    violation = first_violation(validator, body) or _at_least_violation(schema, body)
+    violation = schema_violation(schema_name, body)
     if violation is not None:
         raise invalid(violation.param, violation.reason, emulator_rule=violation.emulator_rule)
+
+
+def schema_violation(schema_name: str, body: object) -> Violation | None:
+    """The violation `validate_schema` reports for `body` (a JSON object), or None."""
+    schema = load_spec()["components"]["schemas"][schema_name]
+    validator = _schema_validator(schema_name)
+    return first_violation(validator, body) or _at_least_violation(schema, body)
 
 
 def _at_least_violation(schema: dict[str, Any], body: object) -> Violation | None:

@@ -24,8 +24,11 @@ from ..checking import (
     CustomForwardBackwardRequest,
     ForwardBackwardRequest,
     SampleRequest,
+    TypedValidator,
     Validator,
     check_optimizer_matches,
+    typed_custom_forward_backward,
+    typed_forward_backward,
     validate_custom_forward_backward,
     validate_forward_backward,
     validate_optim_step,
@@ -84,6 +87,8 @@ class OperationKind:
     keep_empty: bool = False  # ... and left inline as [] (a required member)
     # A large body may come from `decode_fast` (its validator takes arrays in place of lists).
     fast_decode: bool = False
+    # A large body may be validated from its bytes by the typed decoder (`_typed_requests.py`).
+    typed: TypedValidator | None = None
     # What the request must agree with in the session's model resources (400 if not).
     check_resources: Callable[[Any, dict[str, Any]], None] | None = None
     # It runs on the session's generator: refused (400) on trainer-only model resources.
@@ -132,6 +137,7 @@ KINDS: dict[str, OperationKind] = {
             run_forward_backward_pass,
             result_member="loss_fn_outputs",
             fast_decode=True,
+            typed=typed_forward_backward,
             work=trainer_input,
             seconds=FORWARD_BACKWARD_SECONDS,
         ),
@@ -162,6 +168,7 @@ KINDS: dict[str, OperationKind] = {
             "custom-forward-backward",
             validate_custom_forward_backward,
             run_custom_forward_backward,
+            typed=typed_custom_forward_backward,
             work=trainer_input,
             seconds=FORWARD_BACKWARD_SECONDS,
         ),

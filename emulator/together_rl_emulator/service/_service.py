@@ -27,7 +27,13 @@ from ..base import (
     session_not_active,
     unknown_cursor,
 )
-from ..checking import DecodedBody, default_sampler_settings, scan_body, validate_schema
+from ..checking import (
+    DecodedBody,
+    RawBody,
+    default_sampler_settings,
+    scan_body,
+    validate_schema,
+)
 from ..compute import Sampler, TrainerState, derived_seed, global_norm, session_fields
 from ..state import (
     PAYLOAD_UPLOAD,
@@ -221,17 +227,23 @@ class EmulatorService:
         owner: str,
         session: SessionRow,
         key: str,
-        body: DecodedBody | None,
+        body: DecodedBody | RawBody | None,
         arrived_at: float,
     ) -> bytes:
         """Validate and enqueue an operation of `kind`; returns its JSON (PENDING, or the
         replayed operation). A body with `payload_id` stands for the uploaded one; `body` is
-        None for a kind without a request body."""
-        if body is not None and kind.uploadable and "payload_id" in body.value:
+        None for a kind without a request body. A `lazy_digest` body is digested only when
+        a stored record or a valid request needs it (a refused large body never is)."""
+        if body is not None and kind.uploadable and body.has_member("payload_id"):
             body = self._uploaded_body(owner, session, body.plain(), kind.fast_decode)
-        value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
-        body_hash = body_digest(value, scan)
-        outcome = self.idempotency.begin((owner, session.id, kind.name, key), body_hash)
+
+        def body_hash_now() -> str:
+            value, scan = (None, scan_body(None)) if body is None else (body.value, body.scan)
+            return body_digest(value, scan)
+
+        body_hash = None if body is not None and body.lazy_digest else body_hash_now()
+        scope = (owner, session.id, kind.name, key)
+        outcome = self.idempotency.begin(scope, body_hash or body_hash_now)
         if isinstance(outcome, Replay):
             self.stats.count_replay(owner, kind.name)
             return self._operation_json(kind.name, owner, session.id, outcome.operation_id)
@@ -258,7 +270,7 @@ class EmulatorService:
                     if self.store.persistent
                     else None,
                     idempotency_key=key,
-                    body_hash=body_hash,
+                    body_hash=body_hash or body_hash_now(),
                 )
             )
         finally:

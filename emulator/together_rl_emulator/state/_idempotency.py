@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +153,10 @@ class Replay:
 @dataclass(frozen=True)
 class Reservation:
     scope: Scope
-    body_hash: str
+
+
+class _DigestNeeded(Exception):
+    pass
 
 
 class IdempotencyGate:
@@ -162,11 +166,24 @@ class IdempotencyGate:
         self._in_flight: set[Scope] = set()
         migrate_digests(store)
 
-    def begin(self, scope: Scope, body_digest: str) -> Replay | Reservation:
-        """Replay of a stored operation, or a reservation the caller must `release`."""
+    def begin(self, scope: Scope, body_digest: str | Callable[[], str]) -> Replay | Reservation:
+        """Replay of a stored operation, or a reservation the caller must `release`.
+        `body_digest` may be a function, called (outside the lock: a large body is decoded
+        for it) only when a stored record or a request in flight needs it: so a malformed
+        body is refused as it would be had it been digested first."""
+        if isinstance(body_digest, str):
+            return self._begin(scope, body_digest)
+        try:
+            return self._begin(scope, None)
+        except _DigestNeeded:
+            return self._begin(scope, body_digest())
+
+    def _begin(self, scope: Scope, body_digest: str | None) -> Replay | Reservation:
         owner, session_id, kind, key = scope
         with self._lock:
             record = self._store.find_idempotency(owner, session_id, kind, key)
+            if body_digest is None and (record is not None or scope in self._in_flight):
+                raise _DigestNeeded
             if record is not None:
                 if record.body_hash != body_digest:
                     raise ApiError(
@@ -189,7 +206,7 @@ class IdempotencyGate:
                     code="idempotency_key_in_use",
                 )
             self._in_flight.add(scope)
-            return Reservation(scope, body_digest)
+            return Reservation(scope)
 
     def release(self, reservation: Reservation) -> None:
         with self._lock:

@@ -14,7 +14,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..base import PageRequest, supported_models_body
-from ..checking import DecodedBody, decode_body, validate_parameter
+from ..checking import (
+    TYPED_DECODE_MIN_BYTES,
+    DecodedBody,
+    RawBody,
+    decode_body,
+    validate_parameter,
+)
 from ..cost import estimate_rollouts
 from ..service import KINDS, kind_named
 from ._http import (
@@ -187,9 +193,11 @@ def submit_handler(name: str) -> Handler:
         raw = await read_body(request, st.max_body_bytes)
 
         def submit() -> bytes:
-            body: DecodedBody | None = None
+            body: DecodedBody | RawBody | None = None
             if kind.validate is None:  # the spec defines no body
                 ignore_optional_body(raw)
+            elif kind.typed is not None and len(raw) >= TYPED_DECODE_MIN_BYTES:
+                body = RawBody(raw, json_object, fast=kind.fast_decode, typed=kind.typed)
             else:
                 body = decode_body(raw, json_object, fast=kind.fast_decode)
             return st.service.submit_operation(kind, owner, session, key, body, arrived_at)
