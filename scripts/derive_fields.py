@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from together_rl_spec import parse_document, resolve_ref, upload_threshold_bytes
+from together_rl_spec import params_keys, parse_document, resolve_ref, upload_threshold_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec" / "openapi.yaml"
@@ -60,6 +61,8 @@ from typing import Any, ClassVar, TypedDict
 
 from together_rl_client import models
 '''
+#: the only rule of ``LossFnInputs``' ``x-tensor-length`` the wrapper knows
+TENSOR_LENGTH = "model_input"
 
 
 def python_type(prop: dict[str, Any], spec: dict[str, Any]) -> str:
@@ -80,6 +83,35 @@ def python_type(prop: dict[str, Any], spec: dict[str, Any]) -> str:
     return _SCALARS[prop["type"]]
 
 
+def _sets(mapping: dict[str, Any]) -> str:
+    """A dict of frozensets, as Python source (sorted: the file stays byte-stable)."""
+    items = (f"{k!r}: frozenset({sorted(v)!r})" for k, v in mapping.items())
+    return "{" + ", ".join(items) + "}"
+
+
+def sample_facts(spec: dict[str, Any]) -> str:
+    """What ``LossConfig`` and ``LossFnInputs`` say of a sample's inputs."""
+    inputs = spec["components"]["schemas"]["LossFnInputs"]
+    if inputs.get("x-tensor-length") != TENSOR_LENGTH:
+        raise ValueError(f"x-tensor-length {inputs.get('x-tensor-length')!r}: teach the wrapper")
+    dtypes = {key: tuple(value) for key, value in inputs["x-input-dtypes"].items()}
+    groups = tuple(tuple(group) for group in inputs["x-exclusive-inputs"])
+    required = spec["components"]["schemas"]["LossConfig"]["x-required-inputs"]
+    losses = {t: (key, required[t]) for t, key in params_keys(spec).items()}
+    loss_lines = "".join(
+        f"    {t!r}: ({key!r}, frozenset({sorted(inputs)!r})),\n"
+        for t, (key, inputs) in losses.items()
+    )
+    return (
+        "#: ``loss_fn_inputs`` key -> its dtypes, the first sent for a bare array or list\n"
+        f"INPUT_DTYPES: dict[str, tuple[str, ...]] = {dtypes!r}\n"
+        "#: groups of ``loss_fn_inputs`` keys of which a sample holds one at most\n"
+        f"EXCLUSIVE_INPUTS: tuple[tuple[str, ...], ...] = {groups!r}\n"
+        "#: loss type -> its ``LossConfig`` params key and the inputs every sample needs\n"
+        f"LOSS_TYPES: dict[str, tuple[str | None, frozenset[str]]] = {{\n{loss_lines}}}"
+    )
+
+
 def derive(spec: dict[str, Any]) -> str:
     schemas = spec["components"]["schemas"]
     blocks = []
@@ -91,6 +123,14 @@ def derive(spec: dict[str, Any]) -> str:
             "",
             f"    spec_model: ClassVar[type | None] = models.{name}",
         ]
+        positive = {
+            field: prop["x-requires-inputs-when-positive"]
+            for field, prop in schemas[name].get("properties", {}).items()
+            if "x-requires-inputs-when-positive" in prop
+        }
+        if positive:  # the inputs a positive value of the field requires
+            annotation = "ClassVar[dict[str, frozenset[str]]]"
+            lines.append(f"    inputs_when_positive: {annotation} = {_sets(positive)}")
         for field, prop in schemas[name].get("properties", {}).items():
             lines.append(f"    {field}: {python_type(prop, spec)} | None = None")
         blocks.append("\n".join(lines))
@@ -106,15 +146,24 @@ def derive(spec: dict[str, Any]) -> str:
                 lines.append(f"    {field}: {python_type(prop, spec)} | None")
         blocks.append("\n".join(lines))
     names = [f"{name}Fields" for name in DATACLASSES] + [f"{name}Keywords" for name in KEYWORDS]
-    names.append("UPLOAD_THRESHOLD_BYTES")
+    names += ["UPLOAD_THRESHOLD_BYTES", "INPUT_DTYPES", "EXCLUSIVE_INPUTS", "LOSS_TYPES"]
     ordered = sorted(names, key=lambda name: (not name.isupper(), name))  # constants first
     listing = "".join(f'    "{name}",\n' for name in ordered)
     threshold = (
         "#: Operation bodies whose compact JSON is longer are uploaded (x-upload-threshold-bytes)\n"
         f"UPLOAD_THRESHOLD_BYTES = {upload_threshold_bytes(spec)}"
     )
-    blocks.insert(0, threshold)
-    return HEADER + f"\n__all__ = [\n{listing}]\n\n" + "\n\n\n".join(blocks) + "\n"
+    blocks.insert(0, threshold + "\n" + sample_facts(spec))
+    text = HEADER + f"\n__all__ = [\n{listing}]\n\n" + "\n\n\n".join(blocks) + "\n"
+    return _formatted(text)
+
+
+def _formatted(text: str) -> str:
+    """``text`` formatted by ruff with the project's configuration (quotes, line breaks)."""
+    ruff = Path(sys.executable).with_name("ruff")
+    command = [str(ruff), "format", "--config", str(ROOT / "pyproject.toml"), "-"]
+    command[2:2] = ["--stdin-filename", str(TARGET)]
+    return subprocess.run(command, input=text, capture_output=True, text=True, check=True).stdout
 
 
 def main(argv: list[str] | None = None) -> int:

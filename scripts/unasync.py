@@ -22,7 +22,7 @@ PACKAGE = ROOT / "wrapper" / "together_rl"
 #: source (async) -> derived (sync)
 PAIRS = {
     PACKAGE / f"_async{part}.py": PACKAGE / f"_sync{part}.py"
-    for part in ("", "_checkpoints", "_futures", "_http", "_resources", "_sessions")
+    for part in ("", "_http", "_resources", "_sessions")
 }
 
 #: applied in order; identifiers first (whole words), then the syntax

@@ -102,7 +102,7 @@ IMPACT_ROWS: tuple[ImpactRow, ...] = (
         "a status or error code that must mean something new (a value added to a `*Status` or "
         "`*ErrorCode` enum)",
         "where the code names it: the emulator's `base/_spec.py` users, the wrapper's "
-        "`_responses.py`, "
+        "`_results.py`, "
         "`contract_tests/together_rl_contract_tests/_http.py`",
         True,
         _enum_of("Status", "ErrorCode"),

@@ -5,6 +5,7 @@ operations, the server path and the upload threshold; every package reads the sp
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -205,12 +206,13 @@ def test_the_installed_spec_states_the_sdks_upload_threshold() -> None:
 
 
 def test_every_consumer_takes_the_threshold_from_the_spec() -> None:
-    from together_rl import _fields, _payloads
+    from together_rl import Client, _fields
     from together_rl_client_kit import _spec as kit_spec
     from together_rl_emulator.state import _payloads as emulator_payloads
 
     threshold = spec.upload_threshold_bytes()
-    assert _fields.UPLOAD_THRESHOLD_BYTES == _payloads.UPLOAD_THRESHOLD == threshold
+    default = inspect.signature(Client).parameters["upload_threshold"].default
+    assert _fields.UPLOAD_THRESHOLD_BYTES == default == threshold
     assert emulator_payloads.LARGE_PAYLOAD_BYTES == kit_spec.upload_threshold_bytes() == threshold
     facts = (REPO / "client_kit" / "ports" / "typescript" / "src" / "facts.ts").read_text()
     assert f"UPLOAD_THRESHOLD_BYTES = {threshold};" in facts

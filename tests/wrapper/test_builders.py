@@ -307,7 +307,7 @@ def test_loss_input_rules_are_the_specs() -> None:
     and the rules the generated SCHEMA carries are the spec's, as the wrapper reads them:
     dtypes per key, exclusive keys, and GRPO's beta > 0 requiring reference log-probs."""
     import yaml
-    from together_rl._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES
+    from together_rl._fields import EXCLUSIVE_INPUTS, INPUT_DTYPES
 
     schemas = yaml.safe_load((ROOT / "spec" / "openapi.yaml").read_text())["components"]["schemas"]
     required = schemas["LossConfig"]["x-required-inputs"]

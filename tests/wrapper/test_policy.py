@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 from together_rl import MalformedResponseError
-from together_rl._responses import interpret_operation
+from together_rl._http import (
+    RetryPolicy,
+    RetryState,
+    backoff_delay,
+    parse_retry_after,
+    should_retry_status,
+)
 from together_rl._results import (
     CUSTOM_FORWARD_BACKWARD,
     FORWARD_BACKWARD,
     OPTIM_STEP,
     SAMPLE,
     WEIGHTS_SYNC,
-)
-from together_rl._retry import (
-    RetryPolicy,
-    RetryState,
-    backoff_delay,
-    parse_retry_after,
-    should_retry_status,
+    interpret_operation,
 )
 
 

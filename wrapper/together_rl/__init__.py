@@ -3,19 +3,13 @@
 from together_rl import Client, Sample, losses
 client = Client()                      # TOGETHER_API_KEY / TOGETHER_BASE_URL
 session = client.sessions.create(model_resources_id="...")
-future = session.forward_backward([Sample.from_completion(p, c, logprobs=lp, advantages=a)],
-                                  losses.GRPO(clip_low_threshold=0.8, clip_high_threshold=1.2))
+samples = [Sample.from_completion(prompt, completion, logprobs=lp, advantages=a)]
+future = session.forward_backward(samples, losses.GRPO(clip_low_threshold=0.8))
 result = future.result(timeout=300)    # .loss, .metrics, .loss_fn_outputs
 session.optim_step(learning_rate=1e-4).result()            # .step
-session.sync_weights().result()                             # .weights_version
-session.sample([prompt], num_samples=8, max_tokens=32).result()[0].sequences  # tokens, logprobs
 
-Names: ``Session`` and ``ModelResources`` are handles (``.info``: their last known state, a
-``SessionInfo`` / ``ModelResourcesInfo``); ``client.sessions``, ``client.model_resources``,
-``client.checkpoints`` and ``client.rollouts`` are a ``SessionsAPI``, ``ModelResourcesAPI``,
-``CheckpointsAPI`` and ``RolloutsAPI``; the ``Async`` names are their asyncio twins. Every type
-a method returns is exported here: the public names of each module below are its ``__all__``
-(the layout of ``asyncio/__init__.py``).
+Every type a method returns is exported here; the ``Async`` names are the asyncio twins
+(docs/wrapper.md).
 """
 
 from together_rl_client.models import (
@@ -36,10 +30,10 @@ from ._async import *  # noqa: F403
 from ._bodies import AdamParams, SamplingParams
 from ._errors import *  # noqa: F403
 from ._http import VERSION as __version__
+from ._http import RetryPolicy
 from ._keep_alive import *  # noqa: F403
-from ._poll_policy import PollPolicy
+from ._poll_plan import PollPolicy
 from ._results import *  # noqa: F403
-from ._retry import RetryPolicy
 from ._samples import Sample
 from ._sync import *  # noqa: F403
 

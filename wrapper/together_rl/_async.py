@@ -1,6 +1,5 @@
-"""The asynchronous client: every request goes through one generic call over the generated
-endpoints (:meth:`AsyncClient._call`); the resource APIs and handles live in the modules it
-imports, and their public names are exported here too."""
+"""The asynchronous client: every request goes through one call over the generated endpoints
+(:meth:`AsyncClient._call`); the resource APIs' public names are exported here too."""
 
 from __future__ import annotations
 
@@ -18,17 +17,19 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from together_rl_client.models import Session as SessionInfo
 from together_rl_client.types import Endpoint
 
-from . import _bodies, _http, _payloads, _responses
-from ._async_checkpoints import AsyncCheckpointsAPI
-from ._async_futures import AsyncOperationFuture
+from . import _bodies, _fields, _http, _payloads, _results
 from ._async_http import AsyncHTTP
-from ._async_resources import AsyncModelResources, AsyncModelResourcesAPI, AsyncRolloutsAPI
-from ._async_sessions import AsyncSession, AsyncSessionsAPI
+from ._async_resources import (
+    AsyncCheckpointsAPI,
+    AsyncModelResources,
+    AsyncModelResourcesAPI,
+    AsyncRolloutsAPI,
+)
+from ._async_sessions import AsyncOperationFuture, AsyncSession, AsyncSessionsAPI
 from ._errors import APIStatusError, NotReadyError
-from ._http import RequestSpec
-from ._poll_policy import PollPolicy, readiness_wait
+from ._http import RequestSpec, RetryPolicy
+from ._poll_plan import PollPolicy, readiness_wait
 from ._polling import PollPlanner
-from ._retry import RetryPolicy
 
 __all__ = [
     "AsyncCheckpointsAPI",
@@ -47,15 +48,10 @@ InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class AsyncClient:
-    """Asynchronous client of the RL training API.
-
-    ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL`` or
-    ``https://api.together.ai`` (without ``/v1``). One pooled httpx client per instance; use it
-    as a context manager (``async with``) or close it with :meth:`close`.
-    ``transport`` (an httpx transport), ``sleep`` and ``clock`` are for tests and
-    instrumentation. Operation bodies larger than ``upload_threshold`` bytes (0.5 MiB, as the
-    official SDK) go through the upload protocol; ``None`` always sends them inline.
-    """
+    """Asynchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``,
+    ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``); ``async
+    with`` it or :meth:`close` it. ``transport``, ``sleep``, ``clock``: for tests. Operation
+    bodies above ``upload_threshold`` bytes (0.5 MiB, as the SDK) are uploaded (``None``: never)."""
 
     def __init__(
         self,
@@ -67,7 +63,7 @@ class AsyncClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
-        upload_threshold: int | None = _payloads.UPLOAD_THRESHOLD,
+        upload_threshold: int | None = _fields.UPLOAD_THRESHOLD_BYTES,
     ) -> None:
         key, root = _http.resolve_config(api_key, base_url)
         self.base_url = root
@@ -77,9 +73,7 @@ class AsyncClient:
         self._uploads_supported = True
         self._http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
         # A session's planner lives as long as a handle on the session (or a future of it).
-        self._planners: weakref.WeakValueDictionary[str, PollPlanner] = (
-            weakref.WeakValueDictionary()
-        )
+        self._planners = weakref.WeakValueDictionary[str, PollPlanner]()
         self._planners_lock = threading.Lock()
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
@@ -104,7 +98,7 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    # internals shared by the resource classes
+    # internals, shared by the resource APIs
     async def _call(
         self,
         endpoint: Endpoint[P, M],
@@ -113,11 +107,10 @@ class AsyncClient:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> M:
-        """The one way to call an endpoint: build its request (``body``: the fields of its
-        request model, or the encoded body), send it with retries, read the 2xx body with its
-        generated model."""
+        """The one way to call an endpoint (``body``: the fields of its request model, or the
+        encoded body)."""
         spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
-        return _responses.read_body(endpoint, await self._json(spec), spec.operation)
+        return _results.read_body(endpoint, await self._json(spec), spec.operation)
 
     async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
         """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
@@ -127,18 +120,12 @@ class AsyncClient:
         return _http.parse_json(await self._http.send(spec), spec.operation)
 
     def _planner(self, session_id: str) -> PollPlanner:
-        """The session's planner: one per session id while a handle on the session lives."""
         with self._planners_lock:
-            planner = self._planners.get(session_id)
-            if planner is None:
-                planner = PollPlanner(self.poll_policy)
-                self._planners[session_id] = planner
-            return planner
+            return self._planners.setdefault(session_id, PollPlanner(self.poll_policy))
 
     async def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
-        """An operation's encoded body, or, above the upload threshold, the shrunk stand-in of
-        the body uploaded for ``session_id`` (inline when the server has no upload protocol:
-        then no later body is offered for upload either)."""
+        """An operation's encoded body or, above the upload threshold, the stand-in of the body
+        uploaded for ``session_id`` (inline from then on when the server has no upload protocol)."""
         content = _bodies.encode_body(body)
         if not self._uploads_supported or not _payloads.needs_upload(
             len(content), self.upload_threshold
@@ -147,21 +134,21 @@ class AsyncClient:
         try:
             upload = await self._call(rl.create_payload_upload_url.ENDPOINT, b"", session_id)
         except APIStatusError as exc:
-            if not _payloads.upload_unsupported(exc):
+            if exc.status_code not in (404, 405):  # 404, 405: the server has no upload protocol
                 raise
             self._uploads_supported = False
             return content
         await self._http.send(_payloads.upload_request(upload.upload_url, content))
-        return _bodies.encode_json(_payloads.shrink_body(body, upload.payload_id))
+        return _bodies.encode_body(_payloads.shrink_body(body, upload.payload_id))
 
     async def _wait_ready(
         self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None
     ) -> InfoT:
-        """Poll ``info``'s session or model resources (``get``) until ready (:func:`readiness`)."""
+        """Poll ``info``'s session or model resources (``get``) until ready."""
         what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
         attempt = 0
         deadline = None if timeout is None else self._http.clock() + timeout
-        while not _responses.readiness(info):
+        while not _results.readiness(info):
             if deadline is not None and self._http.clock() >= deadline:
                 raise NotReadyError(f"{what} not ready after {timeout} s")
             await self._http.sleep(readiness_wait(attempt))

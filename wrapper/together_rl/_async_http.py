@@ -1,6 +1,5 @@
-"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry
-loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
-:mod:`._http`)."""
+"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry loop
+(:class:`RetryState` decides whether and when to retry)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from pathlib import Path
 import httpx
 
 from . import _http
-from ._http import RequestSpec
-from ._retry import RetryPolicy, RetryState
+from ._http import RequestSpec, RetryPolicy, RetryState
 
 __all__ = ["AsyncHTTP"]
 
@@ -66,8 +64,20 @@ class AsyncHTTP:
         a non-2xx or a transport error is retried as :class:`RetryState` decides."""
         state = RetryState(self.policy, clock=self.clock)
         while True:
+            # each attempt's read timeout is bounded by the call's deadline
+            timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
+            request = self.client.build_request(
+                spec.method,
+                spec.url,
+                params=spec.params,
+                headers=spec.headers,
+                content=spec.content,
+                timeout=timeout,
+            )
+            if not spec.authenticated:
+                del request.headers["Authorization"]
             try:
-                response = await self.client.send(self._request(spec, state), stream=True)
+                response = await self.client.send(request, stream=True)
                 try:
                     if response.is_success and sink is not None:
                         await sink(response)
@@ -85,21 +95,6 @@ class AsyncHTTP:
                 if delay is None:
                     raise _http.transport_error(exc, spec.operation, state.retries + 1) from exc
             await self.sleep(delay)
-
-    def _request(self, spec: RequestSpec, state: RetryState) -> httpx.Request:
-        """The attempt's request: its read timeout bounded by the call's deadline."""
-        timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
-        request = self.client.build_request(
-            spec.method,
-            spec.url,
-            params=spec.params,
-            headers=spec.headers,
-            content=spec.content,
-            timeout=timeout,
-        )
-        if not spec.authenticated:
-            del request.headers["Authorization"]
-        return request
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -1,32 +1,34 @@
-"""``client.model_resources`` and ``client.rollouts``, and the handle on model resources that
-stops them on exit."""
+"""``client.model_resources``, ``client.rollouts``, ``client.checkpoints``, and the handle on model
+resources."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 
-from . import _fields
-from ._async_sessions import AsyncSession
+from . import _fields, _payloads
+from ._async_sessions import AsyncResourceAPI, AsyncSession
 from ._keep_alive import AsyncKeepAlive
 from ._schema import enum_member
 
 if TYPE_CHECKING:
     from ._async import AsyncClient
 
-__all__ = ["AsyncModelResources", "AsyncModelResourcesAPI", "AsyncRolloutsAPI"]
+__all__ = [
+    "AsyncCheckpointsAPI",
+    "AsyncModelResources",
+    "AsyncModelResourcesAPI",
+    "AsyncRolloutsAPI",
+]
 
 
-class AsyncModelResourcesAPI:
-    """``client.model_resources``: create, open, get, list, stop, extend and price model
-    resources (the GPUs that bill until stopped)."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
+class AsyncModelResourcesAPI(AsyncResourceAPI):
+    """``client.model_resources``: the GPUs that bill until stopped."""
 
     async def create(
         self,
@@ -37,12 +39,12 @@ class AsyncModelResourcesAPI:
         **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> ModelResourcesInfo:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
-        with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
+        with ``wait``, poll until READY (``ResourceStateError`` on ERROR/STOPPED)."""
         body = {"base_model": base_model, **options}
         info = await self._client._call(rl.create_model_resources.ENDPOINT, body)
-        if not wait:
-            return info
-        return await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        if wait:
+            info = await self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        return info
 
     async def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
@@ -55,9 +57,8 @@ class AsyncModelResourcesAPI:
         timeout: float | None = 3600.0,
         **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> AsyncModelResources:
-        """Create model resources, wait until READY, and return a handle that stops them
-        (``force``: their sessions too) when its ``async with`` block exits, exceptions
-        included: billing stops with the block."""
+        """Create model resources, wait until READY, and return a handle that stops them and
+        their sessions when its ``async with`` block exits, exceptions included."""
         info = await self.create(base_model, timeout=timeout, **options)
         return AsyncModelResources(self._client, info.id, info)
 
@@ -80,8 +81,7 @@ class AsyncModelResourcesAPI:
         )
 
     async def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
-        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
-        naming them) while sessions run; with it, those sessions stop too."""
+        """Stop them (billing ends); while sessions run, only with ``force`` (which stops them)."""
         endpoint = rl.stop_model_resources.ENDPOINT
         return await self._client._call(endpoint, None, model_resources_id, force=force)
 
@@ -98,11 +98,8 @@ class AsyncModelResourcesAPI:
         return await self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
-class AsyncRolloutsAPI:
+class AsyncRolloutsAPI(AsyncResourceAPI):
     """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
 
     async def estimate(
         self,
@@ -116,10 +113,8 @@ class AsyncRolloutsAPI:
         added_tokens_per_turn: int,
         **options: Unpack[_fields.RolloutEstimateRequestKeywords],
     ) -> models.RolloutEstimate:
-        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
-        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
-        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
-        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        """The rollout time, GPU-hours and price of ``episodes`` episodes of ``turns`` turns,
+        ``concurrency`` at a time (``options``: ``RolloutEstimateRequest``'s); creates nothing."""
         body = {
             "base_model": base_model,
             "episodes": episodes,
@@ -134,8 +129,8 @@ class AsyncRolloutsAPI:
 
 
 class AsyncModelResources:
-    """A handle on model resources that bill until stopped: ``async with`` stops them (with
-    their sessions) on exit, exceptions included. ``info`` is their last known state."""
+    """Model resources that bill until stopped (``info``: their last known state); ``async with``
+    stops them and their sessions."""
 
     def __init__(
         self, client: AsyncClient, model_resources_id: str, info: ModelResourcesInfo
@@ -160,8 +155,7 @@ class AsyncModelResources:
         return self.info
 
     def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> AsyncKeepAlive:
-        """A block during which the resources stay up without operations: their expiry is
-        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        """A block during which their expiry is moved ``seconds`` ahead now and every ``every``."""
         return AsyncKeepAlive(lambda: self.extend_expiry(seconds), every)
 
     async def create_session(self, **options: Any) -> AsyncSession:
@@ -176,3 +170,57 @@ class AsyncModelResources:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
+
+
+class AsyncCheckpointsAPI(AsyncResourceAPI):
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    async def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> models.CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        checkpoint_type = None if type is None else enum_member("type", models.CheckpointType, type)
+        return await self._client._page(
+            rl.list_checkpoints.ENDPOINT,
+            after=after,
+            limit=limit,
+            session_id=session_id,
+            base_model=base_model,
+            type_=checkpoint_type,
+        )
+
+    async def get(self, checkpoint_id: str) -> models.Checkpoint:
+        """One checkpoint by id."""
+        return await self._client._call(rl.get_checkpoint.ENDPOINT, None, checkpoint_id)
+
+    async def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Stream an inference checkpoint's files into the folder ``to``; their paths. ``variant``:
+        ``..._MERGED``, ``..._ADAPTER`` or ``..._UNSPECIFIED``. A progress bar on a terminal."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        listing = await self._client._call(
+            rl.download_checkpoint.ENDPOINT,
+            None,
+            checkpoint_id,
+            variant=enum_member("variant", models.CheckpointVariant, variant),
+        )
+        paths = []
+        for item in listing.data:
+            path = _payloads.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else _payloads.terminal_progress(item.filename)
+            await self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)

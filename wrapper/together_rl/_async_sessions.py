@@ -1,45 +1,43 @@
-"""``client.sessions`` and the session handle: every operation kind goes through one submit
-path (:meth:`AsyncSession._submit`) that returns an :class:`AsyncOperationFuture`."""
+"""``client.sessions``, the session handle, and the future of an operation: every operation kind
+goes through one submit path (:meth:`AsyncSession._submit`) that returns a future."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+import asyncio
+import uuid
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
-from . import _bodies, _fields, _http, _responses, _results
-from ._async_futures import AsyncOperationFuture
+from . import _bodies, _fields, _http, _payloads, _results
 from ._bodies import AdamParams, SamplingParams
-from ._poll_policy import DEFAULT_RESULT_TIMEOUT, duration_class
-from ._responses import OperationState
-from ._results import (
-    CheckpointResult,
-    CustomForwardBackwardResult,
-    ForwardBackwardResult,
-    OperationKind,
-    OptimStepResult,
-    SampleResult,
-    WeightsSyncResult,
-)
+from ._errors import OperationTimeoutError
+from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
+from ._polling import OperationPoll
+from ._results import OperationKind, OperationState
 from ._schema import enum_member, invalid
 from .losses import Loss
 
 if TYPE_CHECKING:
     from ._async import AsyncClient
 
-__all__ = ["AsyncSession", "AsyncSessionsAPI"]
+__all__ = ["AsyncOperationFuture", "AsyncResourceAPI", "AsyncSession", "AsyncSessionsAPI"]
 
 R = TypeVar("R")
 
 
-class AsyncSessionsAPI:
-    """``client.sessions``: create, get, list, update and stop training sessions."""
+class AsyncResourceAPI:
+    """What every resource API of the client (``client.sessions``, ...) holds: the client."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
+
+
+class AsyncSessionsAPI(AsyncResourceAPI):
+    """``client.sessions``: create, get, list, update and stop training sessions."""
 
     async def create(
         self,
@@ -49,9 +47,8 @@ class AsyncSessionsAPI:
         timeout: float | None = 3600.0,
         **options: Unpack[_fields.SessionCreateKeywords],
     ) -> AsyncSession:
-        """Start a session (``options``: the other ``SessionCreate`` fields: ``display_name``,
-        ``lora_config``, ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is
-        RUNNING."""
+        """Start a session (``options``: the other ``SessionCreate`` fields, ``lora_config``,
+        ``resume_from_checkpoint_id``, ...) and, with ``wait``, poll until it is RUNNING."""
         body = {"model_resources_id": model_resources_id, **options}
         info = await self._client._call(rl.start_training_session.ENDPOINT, body)
         if wait:
@@ -84,17 +81,13 @@ class AsyncSessionsAPI:
     async def update(
         self, session_id: str, **fields: Unpack[_fields.SessionUpdateKeywords]
     ) -> SessionInfo:
-        """Change ``display_name`` and ``metadata`` (``wandb`` fields); ``None`` leaves a field
-        unchanged, ``""`` clears it."""
+        """Change ``display_name`` and ``metadata`` (``None``: unchanged; ``""`` clears one)."""
         return await self._client._call(rl.update_training_session.ENDPOINT, fields, session_id)
 
 
 class AsyncSession:
-    """A training session: submit operations (forward-backward, optimizer steps, sampling,
-    weight syncs, custom gradients, checkpoints) and collect their results through futures.
-    Each submit sends one Idempotency-Key (``idempotency_key`` or a new uuid4) on every retry,
-    so a retried POST never creates a second operation. ``info`` is its last known state;
-    ``async with`` stops it on exit."""
+    """A training session (``info``: its last known state; ``async with`` stops it): a submit's
+    retries share one Idempotency-Key (``idempotency_key`` or a uuid4); results come as futures."""
 
     def __init__(
         self, client: AsyncClient, session_id: str, info: SessionInfo | None = None
@@ -121,10 +114,9 @@ class AsyncSession:
 
     async def save_checkpoint(
         self, kind: str = "training", *, idempotency_key: str | None = None
-    ) -> AsyncOperationFuture[CheckpointResult]:
-        """Save a checkpoint after every operation submitted before it: ``"training"`` (the
-        weights, optimizer state and step, to resume a session from) or ``"inference"`` (the
-        weights for serving or ``client.checkpoints.download``)."""
+    ) -> AsyncOperationFuture[_results.CheckpointResult]:
+        """Save a checkpoint after every operation submitted before it: ``"training"`` (weights,
+        optimizer state and step, to resume from) or ``"inference"`` (weights, to serve)."""
         if kind not in ("training", "inference"):
             raise invalid("kind", f"must be 'training' or 'inference', got {kind!r}")
         return await self._submit(_results.KINDS[f"{kind}-checkpoint"], None, idempotency_key)
@@ -146,7 +138,7 @@ class AsyncSession:
         forward_only: bool = False,
         return_loss_fn_outputs: bool = False,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+    ) -> AsyncOperationFuture[_results.ForwardBackwardResult]:
         """Submit a forward-backward pass; returns as soon as the POST is acknowledged."""
         body = _bodies.build_forward_backward(
             samples, loss, forward_only=forward_only, return_loss_fn_outputs=return_loss_fn_outputs
@@ -161,7 +153,7 @@ class AsyncSession:
         return_loss_fn_outputs: bool = True,
         timeout: float | None = DEFAULT_RESULT_TIMEOUT,
         idempotency_key: str | None = None,
-    ) -> ForwardBackwardResult:
+    ) -> _results.ForwardBackwardResult:
         """Score a batch (``forward_only``) and wait for the result, logprobs included."""
         future = await self.forward_backward(
             samples,
@@ -179,11 +171,9 @@ class AsyncSession:
         muon_params: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.AdamParamsKeywords],
-    ) -> AsyncOperationFuture[OptimStepResult]:
-        """Submit an AdamW step on the gradients accumulated since the last step. Pass an
-        :class:`AdamParams` or its fields (``learning_rate``, ``beta1``, ...) as keywords, not
-        both; unset fields take the server defaults. The result's ``.step`` is the new trainer
-        step. Sampling sees the new weights only after :meth:`sync_weights`."""
+    ) -> AsyncOperationFuture[_results.OptimStepResult]:
+        """Submit an AdamW step (an :class:`AdamParams` or its fields as keywords; unset: server
+        defaults); ``.step`` is the new step; sampling sees it after :meth:`sync_weights`."""
         params = _bodies.params_from(AdamParams, adam_params, fields)
         return await self._submit(
             _results.OPTIM_STEP, _bodies.build_optim_step(params, muon_params), idempotency_key
@@ -200,14 +190,11 @@ class AsyncSession:
         return_routed_experts: bool = False,
         idempotency_key: str | None = None,
         **fields: Unpack[_fields.SamplingParamsKeywords],
-    ) -> AsyncOperationFuture[SampleResult]:
-        """Submit a sampling request: ``num_samples`` completions of each prompt (a token list
-        or 1-D numpy array; a single prompt may be passed bare) from the policy as of the last
-        weights-sync. The :class:`SamplingParams` fields (``max_tokens``, ``temperature``, ...) go
-        as keywords or as ``sampling_params``, not both. ``result()[i].sequences[j]`` has
-        ``tokens``, ``logprobs`` (numpy) and ``stop_reason``; with ``return_routed_experts`` on a
-        mixture-of-experts model also ``routed_experts_key``, which
-        ``Sample.from_sequence(prompt, sequence)`` carries into the training sample."""
+    ) -> AsyncOperationFuture[_results.SampleResult]:
+        """Submit ``num_samples`` completions of each prompt (token lists or 1-D arrays, or one)
+        from the last synced weights; :class:`SamplingParams` fields as keywords or
+        ``sampling_params``. ``result()[i].sequences[j]``: ``tokens``, ``logprobs``,
+        ``stop_reason``, ``routed_experts_key`` (``return_routed_experts``)."""
         params = _bodies.params_from(SamplingParams, sampling_params, fields)
         body = _bodies.build_sample(
             model_inputs,
@@ -224,9 +211,8 @@ class AsyncSession:
         weight_sync_type: str = models.WeightSyncType.WEIGHT_SYNC_TYPE_SYNCHRONOUS.value,
         *,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[WeightsSyncResult]:
-        """Publish the trainer's weights to the sampler; the result's ``.weights_version``
-        is the version samples submitted afterwards use."""
+    ) -> AsyncOperationFuture[_results.WeightsSyncResult]:
+        """Publish the trainer's weights to the sampler (``.weights_version``: their version)."""
         body = _bodies.build_weights_sync(weight_sync_type)
         return await self._submit(_results.WEIGHTS_SYNC, body, idempotency_key)
 
@@ -236,15 +222,15 @@ class AsyncSession:
         gradients: Sequence[Any],
         *,
         idempotency_key: str | None = None,
-    ) -> AsyncOperationFuture[CustomForwardBackwardResult]:
-        """Backpropagate client-computed per-token gradients dLoss/dlogp (one array per
-        sample, as long as the sample) and accumulate them like a built-in loss."""
+    ) -> AsyncOperationFuture[_results.CustomForwardBackwardResult]:
+        """Backpropagate your per-token gradients dLoss/dlogp (one array per sample, as long as
+        it), accumulated like a built-in loss's."""
         body = _bodies.build_custom_forward_backward(samples, gradients)
         return await self._submit(_results.CUSTOM_FORWARD_BACKWARD, body, idempotency_key)
 
     async def get_forward_backward(
         self, operation_id: str
-    ) -> AsyncOperationFuture[ForwardBackwardResult]:
+    ) -> AsyncOperationFuture[_results.ForwardBackwardResult]:
         """Re-attach to a forward-backward by id (e.g. after an ``OperationTimeoutError``)."""
         return await self._attach(_results.FORWARD_BACKWARD, operation_id)
 
@@ -265,17 +251,102 @@ class AsyncSession:
         body: dict[str, Any] | None,
         idempotency_key: str | None,
     ) -> AsyncOperationFuture[R]:
-        """POST an operation (``body`` None: a kind without a request body)."""
-        key = idempotency_key or _http.new_idempotency_key()
+        key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else await self._client._operation_content(self.id, body)
         spec = _http.endpoint_request(kind.submit, content, self.id, idempotency_key=key)
-        state = _responses.interpret_operation(await self._client._json(spec), kind)
-        forward_only = bool(body and body.get("forward_only"))
-        learned_as = duration_class(kind.name, forward_only)
+        state = _results.interpret_operation(await self._client._json(spec), kind)
+        # a forward-only pass, much shorter than one with a backward, is learned apart
+        learned_as = kind.name + (":forward" if body and body.get("forward_only") else "")
+        now = self._client._http.clock()
         work = _bodies.operation_work(body)
-        now, done = self._client._http.clock(), state.server_done
-        poll = self._planner.submitted(learned_as, now, work, done)
+        poll = self._planner.submitted(learned_as, now, work, state.server_done)
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:
             await future._download()
         return future
+
+
+class AsyncOperationFuture(Generic[R]):
+    """The pending result of one submitted operation: ``result(timeout=)`` polls on the session's
+    schedule and returns the kind's result (an offloaded output downloaded first); awaitable."""
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        state: OperationState,
+        poll: OperationPoll,
+        idempotency_key: str | None,
+        kind: OperationKind[R],
+    ) -> None:
+        self.session = session
+        self.kind: OperationKind[R] = kind
+        self.operation_id = state.operation_id
+        self.idempotency_key = idempotency_key
+        self._state = state
+        self._poll = poll
+        self._lock = asyncio.Lock()
+
+    def done(self) -> bool:
+        """True once a terminal status has been seen (no request is sent)."""
+        return self._state.terminal
+
+    @property
+    def status(self) -> str:
+        """The last status seen."""
+        return self._state.status
+
+    async def result(self, timeout: float | None = DEFAULT_RESULT_TIMEOUT) -> R:
+        """The result, within ``timeout`` s (``None``: no limit): ``OperationFailedError`` if it
+        failed, ``OperationTimeoutError`` if the time is up (it runs on: call ``result`` again)."""
+        async with self._lock:
+            http = self.session._client._http
+            start = http.clock()
+            deadline = None if timeout is None else start + timeout
+            while not self._state.terminal:
+                if self._state.offloaded is not None:
+                    await self._download()
+                    continue
+                wait = poll_wait(self._poll.next_poll_at(), http.clock(), deadline)
+                if wait is None:
+                    remaining = 0.0 if deadline is None else max(0.0, deadline - http.clock())
+                    if remaining > 0:
+                        await http.sleep(remaining)
+                    raise OperationTimeoutError(self.operation_id, http.clock() - start)
+                if wait > 0:
+                    await http.sleep(wait)
+                await self._fetch()
+            if self._state.failure is not None:
+                raise self._state.failure
+            result: R = self._state.result
+            return result
+
+    async def _fetch(self) -> None:
+        client = self.session._client
+        sent_at = client._http.clock()
+        spec = _http.endpoint_request(self.kind.poll, None, self.session.id, self.operation_id)
+        self._state = _results.interpret_operation(await client._json(spec), self.kind)
+        self._poll.observe(sent_at=sent_at, done=self._state.server_done)
+
+    async def _download(self) -> None:
+        """Download the offloaded output and merge it into the inline one."""
+        state, client = self._state, self.session._client
+        assert state.offloaded is not None
+        endpoint = rl.create_payload_download_url.ENDPOINT
+        payload_id = str(state.offloaded["payload_id"])
+        url = (await client._call(endpoint, b"", self.session.id, payload_id)).download_url
+        output = _payloads.merge_offloaded(
+            state.offloaded, await client._json(_payloads.download_request(url))
+        )
+        self._state = _results.complete_operation(
+            self.kind, state.operation_id, state.status, output
+        )
+
+    # unasync: async only
+    def __await__(self) -> Generator[Any, None, R]:
+        return self.result().__await__()
+
+    # unasync: end
+
+    def __repr__(self) -> str:
+        where = f"operation_id={self.operation_id!r}, status={self.status!r}"
+        return f"{type(self).__name__}(kind={self.kind.name!r}, {where})"

@@ -1,6 +1,5 @@
-"""The checked wire bodies of every operation, as plain dicts (numpy arrays stay arrays: the attrs
-models' per-element loops cost on 64 x 2048 batches); ``AdamParams`` and ``SamplingParams``; and
-the bodies' orjson encoding, refusing non-finite numbers (JSON cannot carry one)."""
+"""Every operation's checked wire body, a plain dict (numpy arrays stay: the attrs models' loops
+cost on 64 x 2048 batches); ``AdamParams``, ``SamplingParams``; the bodies' orjson encoding."""
 
 from __future__ import annotations
 
@@ -30,7 +29,6 @@ __all__ = [
     "build_sample",
     "build_weights_sync",
     "encode_body",
-    "encode_json",
     "operation_work",
     "params_from",
 ]
@@ -74,8 +72,7 @@ class SamplingParams(_fields.SamplingParamsFields):
 def params_from(
     cls: type[ParamsT], value: ParamsT | Mapping[str, Any] | None, given: Mapping[str, Any]
 ) -> ParamsT | None:
-    """A ``cls`` from ``value`` (one, or a dict of its fields), or from ``given``, the keyword
-    arguments of its fields that are set; refused when both are given."""
+    """A ``cls`` from ``value`` (one, or a dict) or from ``given`` (its keywords), not both."""
     label = "adam_params" if cls is AdamParams else "sampling_params"
     names = [f.name for f in fields(cls)]
     _schema.known_keys(label, given, names, cls.__name__)
@@ -151,8 +148,7 @@ def build_sample(
     topk_prompt_logprobs: int = 0,
     return_routed_experts: bool = False,
 ) -> dict[str, Any]:
-    """The ``SampleBody``. ``model_inputs``: a list of prompts, each a token list, a 1-D numpy
-    array or a wire ``ModelInput`` dict; a single token list/array is one prompt."""
+    """The ``SampleBody`` of prompts (token lists, 1-D arrays or ``ModelInput`` dicts; or one)."""
     first = model_inputs[0] if isinstance(model_inputs, Sequence) and len(model_inputs) else None
     if isinstance(model_inputs, np.ndarray) or isinstance(first, numbers.Integral):
         model_inputs = [model_inputs]
@@ -160,8 +156,8 @@ def build_sample(
         raise invalid("model_inputs", "must be a list of prompts")
     if len(model_inputs) == 0:
         raise invalid("model_inputs", "must not be empty")
-    for flag, value in (("prompt_logprobs", prompt_logprobs),
-                        ("return_routed_experts", return_routed_experts)):  # fmt: skip
+    flags = {"prompt_logprobs": prompt_logprobs, "return_routed_experts": return_routed_experts}
+    for flag, value in flags.items():
         if not isinstance(value, bool):
             raise invalid(flag, "must be a boolean")
     body: dict[str, Any] = {
@@ -170,10 +166,7 @@ def build_sample(
     }
     if sampling_params is not None and (params := sampling_params.to_wire()):
         body["sampling_params"] = params
-    if prompt_logprobs:
-        body["prompt_logprobs"] = True
-    if return_routed_experts:
-        body["return_routed_experts"] = True
+    body.update((flag, True) for flag, on in flags.items() if on)
     name = "topk_prompt_logprobs"
     if topk := _schema.check_value(name, topk_prompt_logprobs, models.SampleBody, True):
         body[name] = topk
@@ -186,18 +179,17 @@ def _tokens(model_input: Mapping[str, Any]) -> int:
 
 
 def operation_work(body: Mapping[str, Any] | None) -> float:
-    """The work an operation's body asks for, the unit its duration is learned against: the
-    tokens of a forward-backward's samples; a sample's prompt tokens and completions (each
-    ``max_tokens`` long when it is set, one unit when it is not); 0 for a kind without tokens."""
+    """The work its duration is learned against: a forward-backward's tokens; a sample's prompt
+    tokens and completions (``max_tokens`` long, or 1 unit); 0 for a kind without tokens."""
     if not body:
         return 0.0
     if "samples" in body:
         return float(sum(_tokens(s.get("model_input") or {}) for s in body["samples"]))
     if "model_inputs" in body:
-        completions = len(body["model_inputs"]) * int(body.get("num_samples") or 1)
+        per_prompt = int(body.get("num_samples") or 1)
         length = (body.get("sampling_params") or {}).get("max_tokens") or 1
         prompts = sum(_tokens(m) for m in body["model_inputs"])
-        return float(prompts * int(body.get("num_samples") or 1) + completions * length)
+        return float(per_prompt * (prompts + len(body["model_inputs"]) * length))
     return 0.0
 
 
@@ -208,8 +200,8 @@ def build_weights_sync(weight_sync_type: str) -> dict[str, Any]:
 
 
 def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, Any]:
-    """One gradient, as long as its (wire) sample; an array's non-finite values are refused by
-    :func:`encode_body`, a list's here, naming the element."""
+    """One gradient, as long as its sample (non-finite values: refused here in a list, by
+    :func:`encode_body` in an array)."""
     field, dtype = f"gradients[{index}].data", models.GradientDType.D_TYPE_FLOAT32.value
     length = len(sample["loss_fn_inputs"]["target_tokens"]["data"])
     if isinstance(value, Mapping):
@@ -234,8 +226,8 @@ def _gradient(index: int, value: Any, sample: Mapping[str, Any]) -> dict[str, An
 def build_custom_forward_backward(
     samples: Sequence[Any], gradients: Sequence[Any]
 ) -> dict[str, Any]:
-    """The ``CustomForwardBackwardBody``: per sample (which needs only ``target_tokens``), one
-    gradient dLoss/dlogp per token (a list, a numpy array or a ``Gradient`` dict)."""
+    """The ``CustomForwardBackwardBody``: per sample (``target_tokens`` only needed), one
+    gradient per token (a list, a numpy array or a ``Gradient`` dict)."""
     wire = normalize_samples(samples, frozenset({"target_tokens"}), "custom-forward-backward")
     if isinstance(gradients, Mapping) or not isinstance(gradients, np.ndarray | Sequence):
         raise invalid("gradients", "must be a list (one per sample)")
@@ -247,15 +239,14 @@ def build_custom_forward_backward(
     return {"samples": wire, "gradients": [_gradient(i, g, s) for i, (s, g) in pairs]}
 
 
-_JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 _NULL = re.compile(rb"null")
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """orjson-encode an operation body, refusing non-finite numbers in its sample tensors and
-    gradients (orjson would silently write them as null; the builders check the other numbers)."""
+    """orjson-encode an operation body, refusing non-finite numbers in its tensors and gradients
+    (orjson would write them as null; the builders check the other numbers)."""
     try:
-        payload = orjson.dumps(body, option=_JSON_OPTIONS)
+        payload = orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError as exc:
         raise InvalidRequestError(f"the request body cannot be encoded as JSON: {exc}") from exc
     if _NULL.search(payload):  # a regex scans 5 MB about 2.5x faster than `b"null" in`
@@ -275,8 +266,3 @@ def encode_body(body: Mapping[str, Any]) -> bytes:
                 where = f"contains {kind} (at position {bad[0]})"
                 raise invalid(field, f"{where}; JSON cannot carry non-finite numbers")
     return payload
-
-
-def encode_json(value: Any) -> bytes:
-    """orjson-encode a small body (sessions, model resources)."""
-    return orjson.dumps(value, option=_JSON_OPTIONS)

@@ -52,9 +52,8 @@ class APITimeoutError(APIConnectionError, TimeoutError):
 
 
 class APIStatusError(TogetherRLError):
-    """The server answered with a non-2xx status: ``operation`` is the request that failed
-    (e.g. ``POST /rl/training-sessions``); ``message``, ``param``, ``type`` and ``code`` come from
-    the JSON error body when there is one; ``body`` holds the parsed JSON, or else the raw text."""
+    """A non-2xx answer to ``operation`` (e.g. ``POST /v1/rl/training-sessions``); ``message``,
+    ``param``, ``type`` and ``code`` from its JSON error body; ``body``: the JSON, or the text."""
 
     def __init__(
         self,
@@ -97,9 +96,8 @@ class NotFoundError(APIStatusError):
 
 
 class ConflictError(APIStatusError):
-    """409: the request conflicts with the resource's state (e.g. stopping model resources
-    while sessions run on them), or its Idempotency-Key is still in use; raised once the retries
-    (409 is retried first) are spent."""
+    """409: the resource's state forbids it (stopping model resources while sessions run), or
+    its Idempotency-Key is still in use; raised once the retries are spent."""
 
 
 class PayloadTooLargeError(APIStatusError):
@@ -118,7 +116,8 @@ class InternalServerError(APIStatusError):
     """5xx (including non-standard codes such as 520)."""
 
 
-_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+#: the exception class of an HTTP status (other 5xx: InternalServerError; others: APIStatusError)
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     400: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
@@ -128,12 +127,6 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     422: UnprocessableEntityError,
     429: RateLimitError,
 }
-
-
-def status_error_class(status_code: int) -> type[APIStatusError]:
-    """The exception class for an HTTP status."""
-    default = InternalServerError if status_code >= 500 else APIStatusError
-    return _STATUS_ERRORS.get(status_code, default)
 
 
 class OperationFailedError(TogetherRLError):
@@ -147,9 +140,8 @@ class OperationFailedError(TogetherRLError):
 
 
 class OperationTimeoutError(TogetherRLError, TimeoutError):
-    """``future.result(timeout=)`` expired before the operation of any kind finished (``waited``:
-    the seconds spent). It keeps running on the server: call ``result`` again, or re-attach by
-    id with ``session.get_operation(kind, operation_id)``."""
+    """``future.result(timeout=)`` expired (``waited`` s); the operation keeps running: call
+    ``result`` again, or re-attach with ``session.get_operation(kind, operation_id)``."""
 
     def __init__(self, operation_id: str, waited: float) -> None:
         super().__init__(
@@ -165,14 +157,12 @@ class ResourceStateError(TogetherRLError):
 
 
 class NotReadyError(TogetherRLError, TimeoutError):
-    """A session or model resources did not become ready within the wait's ``timeout``; they
-    may still: fetch them again later."""
+    """A session or model resources not ready within ``timeout``; they may still become so."""
 
 
 class MalformedResponseError(TogetherRLError):
-    """A 2xx answer the wrapper cannot read: not JSON, or not the shape the spec gives it.
-    ``operation`` names the request when it is known; ``body`` holds (the start of) what was
-    received."""
+    """A 2xx answer the wrapper cannot read (not JSON, or not the spec's shape); ``operation``
+    names the request when known; ``body`` holds (the start of) what was received."""
 
     def __init__(self, message: str, *, operation: str | None = None, body: Any = None) -> None:
         super().__init__(f"{operation}: {message}" if operation else message)

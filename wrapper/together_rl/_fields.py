@@ -14,6 +14,9 @@ from typing import Any, ClassVar, TypedDict
 from together_rl_client import models
 
 __all__ = [
+    "EXCLUSIVE_INPUTS",
+    "INPUT_DTYPES",
+    "LOSS_TYPES",
     "UPLOAD_THRESHOLD_BYTES",
     "AdamParamsFields",
     "AdamParamsKeywords",
@@ -33,6 +36,27 @@ __all__ = [
 
 #: Operation bodies whose compact JSON is longer are uploaded (x-upload-threshold-bytes)
 UPLOAD_THRESHOLD_BYTES = 524288
+#: ``loss_fn_inputs`` key -> its dtypes, the first sent for a bare array or list
+INPUT_DTYPES: dict[str, tuple[str, ...]] = {
+    "target_tokens": ("int64",),
+    "logprobs": ("float32",),
+    "advantages": ("float32",),
+    "reference_logprobs": ("float32",),
+    "weights": ("float32", "int64"),
+    "mask": ("int64", "float32"),
+}
+#: groups of ``loss_fn_inputs`` keys of which a sample holds one at most
+EXCLUSIVE_INPUTS: tuple[tuple[str, ...], ...] = (("weights", "mask"),)
+#: loss type -> its ``LossConfig`` params key and the inputs every sample needs
+LOSS_TYPES: dict[str, tuple[str | None, frozenset[str]]] = {
+    "LOSS_TYPE_CROSS_ENTROPY": ("cross_entropy_params", frozenset(["target_tokens", "weights"])),
+    "LOSS_TYPE_GRPO": ("grpo_params", frozenset(["advantages", "logprobs", "target_tokens"])),
+    "LOSS_TYPE_IMPORTANCE_SAMPLING": (None, frozenset(["advantages", "logprobs", "target_tokens"])),
+    "LOSS_TYPE_PPO": ("ppo_params", frozenset(["advantages", "logprobs", "target_tokens"])),
+    "LOSS_TYPE_CISPO": ("cispo_params", frozenset(["advantages", "logprobs", "target_tokens"])),
+    "LOSS_TYPE_DRO": ("dro_params", frozenset(["advantages", "logprobs", "target_tokens"])),
+    "LOSS_TYPE_DPPO": ("dppo_params", frozenset(["advantages", "logprobs", "target_tokens"])),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +97,9 @@ class GRPOLossParamsFields:
     """The fields of the spec's ``GRPOLossParams``."""
 
     spec_model: ClassVar[type | None] = models.GRPOLossParams
+    inputs_when_positive: ClassVar[dict[str, frozenset[str]]] = {
+        "beta": frozenset(["reference_logprobs"])
+    }
     clip_low_threshold: float | None = None
     clip_high_threshold: float | None = None
     beta: float | None = None

@@ -1,14 +1,16 @@
-"""HTTP without I/O: every request built one way, from an endpoint's generated ``ENDPOINT`` (its
-``request_parts`` seam, its path and its request body model); configuration; the typed errors of
-a failed call (from an error body whatever its shape, or from a transport error), and the JSON of
-a 2xx body."""
+"""HTTP without I/O, for both clients: every request built from an ``ENDPOINT``; configuration; the
+retry policy (what to retry, how long to wait); the typed errors of a failed call; 2xx JSON."""
 
 from __future__ import annotations
 
+import contextlib
+import email.utils
 import importlib.metadata
+import math
 import os
-import uuid
-from collections.abc import Mapping
+import random
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
@@ -20,16 +22,17 @@ from . import _errors
 from ._schema import invalid, known_keys, schema_of
 
 __all__ = [
-    "API_PREFIX",
-    "DEFAULT_BASE_URL",
     "USER_AGENT",
     "VERSION",
     "RequestSpec",
+    "RetryPolicy",
+    "RetryState",
+    "backoff_delay",
     "endpoint_request",
-    "new_idempotency_key",
     "parse_json",
+    "parse_retry_after",
     "resolve_config",
-    "set_values",
+    "should_retry_status",
     "status_error",
     "transport_error",
 ]
@@ -41,8 +44,7 @@ API_PREFIX = "/v1"
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """One HTTP request: an endpoint's ``request_parts`` (or a presigned URL) and the body we
-    encoded. ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
+    """One HTTP request; ``operation`` labels it in errors (``"POST /v1/rl/training-sessions"``)."""
 
     method: str
     url: str
@@ -54,14 +56,8 @@ class RequestSpec:
     authenticated: bool = True
 
 
-def new_idempotency_key() -> str:
-    """A fresh Idempotency-Key (a uuid4): one per logical call, reused on its retries."""
-    return str(uuid.uuid4())
-
-
 def set_values(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The values that are set (``None`` leaves a field or parameter to the spec's default),
-    generated models turned into their wire dicts."""
+    """The values that are not ``None``, generated models as their wire dicts."""
     return {
         key: value.to_dict() if hasattr(value, "to_dict") else value
         for key, value in values.items()
@@ -76,9 +72,7 @@ def endpoint_request(
     *args: P.args,
     **kwargs: P.kwargs,
 ) -> RequestSpec:
-    """The request of ``endpoint``: path parameters positional (each refused when empty),
-    query and header parameters by keyword (``None`` leaves one out), and ``body`` either the
-    fields of its request model (checked by it) or an already encoded body."""
+    """The request of ``endpoint`` (``body``: its model's fields, or encoded)."""
     for name, value in zip(endpoint.path_params, args, strict=False):
         if not value:
             raise invalid(name, "must not be empty")
@@ -135,7 +129,8 @@ def status_error(response: httpx.Response, operation: str) -> _errors.APIStatusE
     elif isinstance(body, str) and body.strip():
         error = {"message": " ".join(body.split())[:200]}
     message = str(error.get("message") or "")
-    return _errors.status_error_class(status)(
+    default = _errors.InternalServerError if status >= 500 else _errors.APIStatusError
+    return _errors.STATUS_ERRORS.get(status, default)(
         status,
         operation=operation,
         message=message or httpx.codes.get_reason_phrase(status) or "unknown status",
@@ -166,3 +161,104 @@ def parse_json(response: httpx.Response, operation: str) -> Any:
             operation=operation,
             body=response.text[:200],
         ) from exc
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """What to retry and how long to wait. Retried: connection errors, timeouts, 408, 409, 429
+    and statuses >= 500 (``x-should-retry: true|false`` overrides), after ``Retry-After``
+    (``retry-after-ms``, seconds or an HTTP date) capped at ``max_retry_after``, else after
+    ``min(initial_backoff * 2**n, max_backoff)`` less up to ``jitter`` of it; the first retry
+    after a broken connection or a timeout, after ``reconnect_delay``. ``call_timeout``: a call."""
+
+    max_retries: int = 8
+    initial_backoff: float = 0.25
+    max_backoff: float = 8.0
+    jitter: float = 0.25
+    reconnect_delay: float = 0.02
+    max_retry_after: float = 60.0
+    call_timeout: float | None = 600.0
+    request_timeout: float = 120.0
+    connect_timeout: float = 10.0
+
+
+def should_retry_status(status_code: int, headers: Mapping[str, str]) -> bool:
+    """Whether a response with this status (and these headers) is worth another attempt."""
+    override = headers.get("x-should-retry", "").strip().lower()
+    if override in ("true", "false"):
+        return override == "true"
+    return status_code in (408, 409, 429) or status_code >= 500
+
+
+def parse_retry_after(
+    headers: Mapping[str, str], *, wall_clock: Callable[[], float] = time.time
+) -> float | None:
+    """Seconds the server asks us to wait, or None when it does not say (or says nonsense)."""
+    with contextlib.suppress(KeyError, ValueError):
+        seconds = float(headers["retry-after-ms"]) / 1000.0
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    raw = headers.get("retry-after", "").strip()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            return max(0.0, email.utils.parsedate_to_datetime(raw).timestamp() - wall_clock())
+        except (TypeError, ValueError, IndexError):
+            return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def backoff_delay(policy: RetryPolicy, retries_taken: int, rand: float) -> float:
+    """Exponential backoff with jitter: ``rand`` in [0, 1) removes up to ``jitter`` of it."""
+    base = min(policy.initial_backoff * (2.0**retries_taken), policy.max_backoff)
+    return base * (1.0 - policy.jitter * rand)
+
+
+class RetryState:
+    """The retry bookkeeping of one logical call (one Idempotency-Key, many attempts)."""
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        self.policy = policy
+        self.retries = 0
+        self._clock = clock
+        self._wall_clock = wall_clock
+        self._rand = rand
+        self.deadline = None if policy.call_timeout is None else clock() + policy.call_timeout
+
+    def attempt_timeout(self) -> float:
+        """The next attempt's read timeout, bounded by the deadline."""
+        if self.deadline is None:
+            return self.policy.request_timeout
+        return max(0.001, min(self.policy.request_timeout, self.deadline - self._clock()))
+
+    def after_status(self, status_code: int, headers: Mapping[str, str]) -> float | None:
+        """Seconds to wait before retrying a non-2xx answer, or None to give up and raise."""
+        if not should_retry_status(status_code, headers):
+            return None
+        retry_after = parse_retry_after(headers, wall_clock=self._wall_clock)
+        if retry_after is not None:
+            retry_after = min(retry_after, self.policy.max_retry_after)
+        return self._next_delay(retry_after)
+
+    def after_transport_error(self) -> float | None:
+        """Seconds to wait before retrying a connection error or timeout, or None to give up."""
+        return self._next_delay(self.policy.reconnect_delay if self.retries == 0 else None)
+
+    def _next_delay(self, retry_after: float | None) -> float | None:
+        if self.retries >= self.policy.max_retries:
+            return None
+        delay = retry_after
+        if delay is None:
+            delay = backoff_delay(self.policy, self.retries, self._rand())
+        if self.deadline is not None and self._clock() + delay >= self.deadline:
+            return None
+        self.retries += 1
+        return delay

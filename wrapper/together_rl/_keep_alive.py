@@ -1,6 +1,5 @@
-"""Keep model resources up through a long phase without operations (computing rewards, say):
-extend their expiry now and then every ``every`` seconds, in the background, until the block
-ends. The sync helper uses a thread, the async one a task; both stop with their block."""
+"""Keep model resources up through a phase without operations (computing rewards, say): their
+expiry extended now and every ``every`` seconds, in a thread (sync) or a task (async)."""
 
 from __future__ import annotations
 
@@ -13,9 +12,8 @@ __all__ = ["AsyncKeepAlive", "KeepAlive"]
 
 
 class KeepAlive:
-    """``with resources.keep_alive(): ...``: calls ``extend()`` on entry and every ``every``
-    seconds in a daemon thread until the block exits. ``errors`` keeps what a call raised (the
-    next call is still made: a transient error must not end the keep-alive)."""
+    """``with resources.keep_alive(): ...``: ``extend()`` on entry and every ``every`` seconds in
+    a daemon thread until the block exits; ``errors`` keeps what a call raised (it goes on)."""
 
     def __init__(self, extend: Callable[[], object], every: float) -> None:
         self._extend = extend

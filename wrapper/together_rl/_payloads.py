@@ -1,33 +1,29 @@
-"""The large-payload protocol of the official SDK's hand-written layer (docs/wire-facts.md §2.6,
-docs/wrapper.md "Large payloads"), without I/O: when a request body is uploaded, the stand-in
-body POSTed in its place, and how an offloaded result is merged back."""
+"""Presigned-URL transfers without I/O: the official SDK's large-payload protocol (wire-facts.md
+§2.6: upload, stand-in, merge of an offloaded result); checkpoint files' paths, a progress bar."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
 
 import numpy as np
 
-from ._errors import APIStatusError, InvalidRequestError, MalformedResponseError
-from ._fields import UPLOAD_THRESHOLD_BYTES
+from ._errors import InvalidRequestError, MalformedResponseError
 from ._http import RequestSpec
 from ._schema import all_of_type
 
 __all__ = [
-    "MAX_UPLOAD_BYTES",
-    "UPLOAD_THRESHOLD",
+    "checkpoint_file_path",
     "download_request",
     "merge_offloaded",
     "needs_upload",
     "shrink_body",
+    "terminal_progress",
     "upload_request",
-    "upload_unsupported",
 ]
 
-#: bodies larger than this many bytes of compact JSON are uploaded (the official SDK's limit, the
-#: spec's `x-upload-threshold-bytes`)
-UPLOAD_THRESHOLD = UPLOAD_THRESHOLD_BYTES
 #: the official SDK refuses bodies above 4.995 GiB
 MAX_UPLOAD_BYTES = int(4.995 * 1024**3)
 STAND_IN_LENGTH = 8
@@ -41,12 +37,6 @@ def needs_upload(size: int, threshold: int | None) -> bool:
             f"the request body is {size} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
         )
     return threshold is not None and size > threshold
-
-
-def upload_unsupported(error: APIStatusError) -> bool:
-    """Whether an ``upload-url`` refusal means the server has no upload protocol (then the
-    body goes inline, and the client stops asking)."""
-    return error.status_code in (404, 405)
 
 
 def _shrink(value: Any) -> Any:
@@ -64,8 +54,7 @@ def _shrink(value: Any) -> Any:
 
 
 def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
-    """The chunks of one model input share a single budget of 8 tokens (at least one chunk
-    with one token is kept, so the stand-in stays a valid ``ModelInput``)."""
+    """Its chunks share 8 tokens (one at least, so the stand-in stays a valid ``ModelInput``)."""
     budget = STAND_IN_LENGTH
     chunks = []
     for chunk in model_input["chunks"]:
@@ -83,14 +72,12 @@ def _shrink_model_input(model_input: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def shrink_body(body: Mapping[str, Any], payload_id: str) -> dict[str, Any]:
-    """The stand-in POSTed with an uploaded body: every numeric array cut to its first 8
-    elements, ``shape``/``sparse_*`` removed, 8 tokens per model input, the rest (loss, flags,
-    sampling parameters) unchanged, plus ``payload_id``."""
+    """An uploaded body's stand-in: arrays cut to 8 elements, ``shape`` dropped, ``payload_id``."""
     return {**{k: _shrink(v) for k, v in body.items()}, "payload_id": payload_id}
 
 
 def merge_offloaded(output: Mapping[str, Any], downloaded: Any) -> dict[str, Any]:
-    """The full output: the downloaded object over the inline fields, without ``payload_id``."""
+    """The downloaded object over the inline fields, without ``payload_id``."""
     if not isinstance(downloaded, Mapping):
         raise MalformedResponseError(
             "the offloaded result is not a JSON object", body=str(downloaded)[:200]
@@ -111,3 +98,33 @@ def upload_request(upload_url: str, content: bytes) -> RequestSpec:
 def download_request(download_url: str) -> RequestSpec:
     """The GET of a presigned URL, without ``Authorization``."""
     return RequestSpec("GET", download_url, "GET <download_url>", authenticated=False)
+
+
+BAR_WIDTH = 30
+
+
+def terminal_progress(
+    label: str, stream: TextIO | None = None
+) -> Callable[[int, int | None], None] | None:
+    """``progress(done, total)`` drawing ``label [####....] 42% 1.2/2.9 MB`` on a terminal."""
+    out = stream if stream is not None else sys.stderr
+    if not out.isatty():
+        return None
+
+    def progress(done: int, total: int | None) -> None:
+        line = f"{label} {done / 1e6:.1f}"
+        if total:
+            filled = min(BAR_WIDTH, done * BAR_WIDTH // total)
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            line = f"{label} [{bar}] {done * 100 // total:3d}% {done / 1e6:.1f}/{total / 1e6:.1f}"
+        out.write(f"\r{line} MB" + ("\n" if total is not None and done >= total else ""))
+        out.flush()
+
+    return progress
+
+
+def checkpoint_file_path(folder: Path, filename: str) -> Path:
+    """A bare file name inside ``folder`` (one with a directory part could write anywhere)."""
+    if not filename or Path(filename).name != filename or filename in (".", ".."):
+        raise InvalidRequestError(f"unsafe checkpoint file name {filename!r}", field="filename")
+    return folder / filename

@@ -1,4 +1,5 @@
-"""When the next GET of an operation goes out: pure arithmetic on a clock's times.
+"""The polling schedule, pure arithmetic on a clock's times: its knobs (:class:`PollPolicy`), how
+long an operation will run (:class:`DurationEstimate`), when the next GET goes out; readiness.
 
 Two schedules meet here. The safety schedule keeps the guarantee whatever the durations: after
 a GET sent ``e`` s after the operation's latest possible start, the next goes at most
@@ -10,11 +11,137 @@ prediction costs no GET it does not need and never widens a gap past the bound."
 
 from __future__ import annotations
 
+import collections
 import math
+from dataclasses import dataclass
 
-from ._poll_policy import SAFETY_MARGIN, PollPolicy
+__all__ = [
+    "DEFAULT_RESULT_TIMEOUT",
+    "DurationEstimate",
+    "PollPolicy",
+    "next_get",
+    "poll_wait",
+    "readiness_wait",
+    "window",
+]
 
-__all__ = ["next_get", "window"]
+DEFAULT_RESULT_TIMEOUT = 300.0  # how long a blocking `result()` waits, as the official SDK
+# A session or model resources starting: the first wait, its growth per GET, the longest wait.
+_READINESS = (0.05, 1.5, 5.0)
+SAFETY_MARGIN = 0.9  # safety GETs go this fraction of the bound apart: a GET goes out late
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    """The polling schedule's knobs. The guarantee: an operation that is done is seen within
+    ``max(lateness_floor, lateness x its duration)`` of finishing (or of its result being asked
+    for, if later), whatever the durations are. Predictions of the durations only place GETs
+    where the operation is expected to end, ``precision`` x its duration apart; no two GETs of
+    an operation are closer than ``min_gap`` and none waits longer than ``max_interval``."""
+
+    lateness: float = 0.5
+    lateness_floor: float = 0.05
+    precision: float = 0.05
+    min_gap: float = 0.005
+    max_interval: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_gap <= SAFETY_MARGIN * self.lateness_floor:
+            raise ValueError(
+                f"min_gap must be above 0 and at most {SAFETY_MARGIN} x lateness_floor "
+                f"({SAFETY_MARGIN * self.lateness_floor} s), got {self.min_gap}"
+            )
+        if self.max_interval < self.min_gap or self.lateness <= 0 or self.precision <= 0:
+            raise ValueError(
+                "max_interval must be at least min_gap, lateness and precision above 0, got "
+                f"{self.max_interval}, {self.lateness}, {self.precision}"
+            )
+
+    def safety_gap(self, elapsed: float) -> float:
+        """The longest wait after a GET sent ``elapsed`` s after the operation's latest
+        possible start: it keeps the guarantee for any operation still running then."""
+        bound = max(self.lateness_floor, self.lateness * max(0.0, elapsed))
+        return max(self.min_gap, min(self.max_interval, SAFETY_MARGIN * bound))
+
+    def precision_gap(self, duration: float) -> float:
+        """GETs around a predicted end go half the precision of ``duration`` apart."""
+        return max(self.min_gap, self.precision * duration / 2)
+
+
+def readiness_wait(attempt: int) -> float:
+    """Wait before the ``attempt``-th GET of a starting session or model resources."""
+    first, growth, longest = _READINESS
+    return float(min(longest, first * growth**attempt))
+
+
+def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float | None:
+    """Seconds to sleep before the next GET, or None when the deadline comes first."""
+    if deadline is not None and next_poll_at > deadline:
+        return None
+    return max(0.0, next_poll_at - now)
+
+
+_REMEMBERED = 8  # intervals kept per kind: a drift is followed within a few operations
+_SPAN = 1.3  # the works must span this ratio before a slope is fitted
+
+
+class DurationEstimate:
+    """One kind's last durations, as intervals ``(work, shortest, longest)`` from its GETs; a line
+    through their middles, weighed by how narrow each is, predicts the next, give or take."""
+
+    def __init__(self) -> None:
+        self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
+            maxlen=_REMEMBERED
+        )
+
+    def observe(self, work: float, shortest: float, longest: float) -> None:
+        """An operation of ``work`` ran at least ``shortest`` and at most ``longest`` s."""
+        if longest >= shortest >= 0 and math.isfinite(longest):
+            self._seen.append((work, shortest, longest))
+
+    def predict(self, work: float) -> tuple[float, float] | None:
+        """The shortest and longest duration expected of ``work`` (None: nothing like it seen)."""
+        if not self._seen:
+            return None
+        weights = [1 / max(high - low, 1e-4) ** 2 for _, low, high in self._seen]
+        middles = [(low + high) / 2 for _, low, high in self._seen]
+        works = [w for w, _, _ in self._seen]
+        total = sum(weights)
+        mean_w = sum(k * w for k, w in zip(weights, works, strict=True)) / total
+        mean_d = sum(k * d for k, d in zip(weights, middles, strict=True)) / total
+        slope, reach = 0.0, 1.0
+        if len(works) < 2 or max(works) <= _SPAN * min(works):
+            if not all(w / _SPAN <= work <= w * _SPAN for w in works):
+                return self._scaled(work)
+        else:
+            spread = sum(k * (w - mean_w) ** 2 for k, w in zip(weights, works, strict=True))
+            slope = max(0.0, sum(
+                k * (w - mean_w) * (d - mean_d)
+                for k, w, d in zip(weights, works, middles, strict=True)
+            ) / spread)  # fmt: skip
+            reach += (work - mean_w) ** 2 * total / spread  # a slope's error grows away
+        errors = [
+            (high - low) ** 2 / 12 + (d - mean_d - slope * (w - mean_w)) ** 2
+            for (w, low, high), d in zip(self._seen, middles, strict=True)
+        ]
+        variance = sum(k * e for k, e in zip(weights, errors, strict=True)) / total
+        spread_d = math.sqrt(variance * reach)
+        center = max(0.0, mean_d + slope * (work - mean_w))
+        return max(0.0, center - spread_d), center + spread_d
+
+    def _scaled(self, work: float) -> tuple[float, float] | None:
+        """Before a slope: the durations of ``work`` if they grow with it, at most in proportion."""
+        lows, highs = [], []
+        for seen, low, high in self._seen:
+            if seen == work or (seen > 0 and work > 0):
+                ratio = work / seen if seen > 0 else 1.0
+                lows.append(low * min(1.0, ratio))
+                highs.append(high * max(1.0, ratio))
+        if not lows:
+            return None
+        low, high = max(lows), min(highs)
+        return (low, high) if low <= high else (high, low)
+
 
 # After the window's end, GETs whose gaps grow from its spacing this much each, six of them:
 # an operation a little later than predicted is seen soon, a much later one by the safety GETs
@@ -25,10 +152,9 @@ _WINDOW_GETS = 24  # a window wider than this many precision gaps is spread over
 def window(
     policy: PollPolicy, start: tuple[float, float], duration: tuple[float, float]
 ) -> list[float]:
-    """The GETs a prediction asks for: an operation that started between ``start``'s times
-    and runs between ``duration``'s ends between the earliest sum and the latest; GETs
-    :meth:`PollPolicy.precision_gap` apart over that (just its end when it is narrower), then
-    a few more, further and further apart."""
+    """The GETs a prediction asks for: an operation that started within ``start`` and runs within
+    ``duration`` ends between the sums; GETs :meth:`PollPolicy.precision_gap` apart over that (just
+    its end when narrower), then a few more, further and further apart."""
     low, high = start[0] + duration[0], start[1] + duration[1]
     gap = policy.precision_gap(duration[1])
     count = min(_WINDOW_GETS, math.ceil((high - low) / gap - 1e-9))
@@ -38,8 +164,7 @@ def window(
 
 
 def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
-    """The earliest time a GET can go out and still have the next, at ``target``, within
-    :meth:`PollPolicy.safety_gap`: the safety schedule counted back from ``target``."""
+    """The safety schedule counted back one GET from ``target``."""
     geometric = SAFETY_MARGIN * policy.lateness
     floor = SAFETY_MARGIN * policy.lateness_floor
     within = min(target - floor, (target + geometric * anchor) / (1 + geometric))
@@ -47,10 +172,9 @@ def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
 
 
 def next_get(policy: PollPolicy, last: float, anchor: float | None, planned: list[float]) -> float:
-    """When the GET after the one sent at ``last`` goes out (before the first GET, ``last`` is
-    when polling began). ``anchor``: the operation's latest possible start (None: unknown,
-    as behind an operation not seen done: every gap is then the floor's); ``planned``: the
-    prediction's window (:func:`window`), ascending."""
+    """When the GET after the one at ``last`` (or polling's start) goes out. ``anchor``: the
+    operation's latest possible start (None: unknown, behind an operation not seen done: every
+    gap is then the floor's); ``planned``: the prediction's window (:func:`window`), ascending."""
     reach = last + policy.safety_gap(0.0 if anchor is None else last - anchor)
     soonest = last + policy.min_gap
     target = next((max(t, soonest) for t in planned if t > last), None)

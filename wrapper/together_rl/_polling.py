@@ -1,22 +1,17 @@
-"""A session's operations in flight, the only part of the polling that knows of more than one
-operation: a session runs them in submission order, so one starts when the one ahead of it
-finishes, which bounds when it could have started. No I/O and no sleeping here: the clients
-ask :meth:`OperationPoll.next_poll_at`, wait, GET, and tell :meth:`OperationPoll.observe`."""
+"""A session's operations in flight, run in order (one starts when the one ahead finishes). No I/O:
+the clients ask :meth:`OperationPoll.next_poll_at`, wait, GET, and report to ``observe``."""
 
 from __future__ import annotations
 
 import threading
 
-from ._poll_estimate import DurationEstimate
-from ._poll_plan import next_get, window
-from ._poll_policy import PollPolicy
+from ._poll_plan import DurationEstimate, PollPolicy, next_get, window
 
 __all__ = ["OperationPoll", "PollPlanner", "PollPolicy"]
 
 
 class OperationPoll:
-    """The GETs of one operation (of ``work``: the tokens its duration grows with), submitted
-    at ``submitted_at`` behind ``ahead`` (None: nothing was queued ahead of it)."""
+    """The GETs of one operation of ``work``, submitted at ``submitted_at`` behind ``ahead``."""
 
     def __init__(
         self,
@@ -32,12 +27,9 @@ class OperationPoll:
         self.last_pending_at: float | None = None  # the last GET that found it running
         self.finished_at: float | None = None  # the GET that found it done
         self._start: tuple[float, float | None] | None = None  # fixed once seen done
-        self._planned: tuple[object, list[float]] = (None, [])  # the window, and what it is of
 
     def start_bounds(self) -> tuple[float, float | None]:
-        """When it started at the earliest and at the latest (None: not known yet, the one
-        ahead not seen done): after the one ahead was last seen running, by when it was seen
-        done."""
+        """Its earliest and latest start (None: the one ahead not yet seen done)."""
         if self._start is not None:
             return self._start
         ahead, submitted = self._ahead, self.submitted_at
@@ -51,27 +43,21 @@ class OperationPoll:
         return max(submitted, earliest), max(submitted, ahead.finished_at)
 
     def next_poll_at(self) -> float:
-        """When the next GET is due, on the client's clock (a query: nothing changes; a time
-        already past means at once)."""
+        """When the next GET is due, on the client's clock (a time past: at once)."""
         policy = self._planner.policy
         with self._planner.lock:
             early, late = self.start_bounds()
-            key = (self._estimate.version, early, late)
-            if self._planned[0] != key:
-                predicted = None if late is None else self._estimate.predict(self.work)
-                planned = []
-                if predicted is not None and late is not None:
-                    planned = window(policy, (early, late), predicted)
-                self._planned = key, planned
-        planned = self._planned[1]
+            predicted = None if late is None else self._estimate.predict(self.work)
+        planned = []
+        if predicted is not None and late is not None:
+            planned = window(policy, (early, late), predicted)
         last = self.last_pending_at
         if last is None:  # it may have finished as soon as it could have started
             last = early
         return next_get(policy, last, late, planned)
 
     def observe(self, *, sent_at: float, done: bool) -> None:
-        """One GET's answer: ``done`` when its status was terminal (``sent_at``: when it went
-        out). An operation seen done teaches its kind the interval of its duration."""
+        """A GET sent at ``sent_at`` saw it ``done`` or not; seen done, it teaches its kind."""
         with self._planner.lock:
             self.gets += 1
             if not done:
@@ -89,8 +75,7 @@ class OperationPoll:
 
 
 class PollPlanner:
-    """One session's polling: what it learned of each kind's durations, and the last operation
-    submitted (each holds the one ahead of it until it is seen done)."""
+    """One session's polling: each kind's durations, and the last operation submitted."""
 
     def __init__(self, policy: PollPolicy | None = None) -> None:
         self.policy = policy or PollPolicy()

@@ -1,6 +1,5 @@
-"""The result types of the operation kinds, how a completed operation's ``output`` becomes one
-(numpy arrays for tensors, tokens and logprobs), and the operation kinds, one line each: the
-kind's name, which finds its generated POST and GET endpoints, and the parser of its result."""
+"""The result types and how an ``output`` becomes one (numpy arrays), the operation kinds, and how
+every answer is read, without I/O: any 2xx body (:func:`read_body`), readiness, operations."""
 
 from __future__ import annotations
 
@@ -11,14 +10,15 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 from together_rl_client.api import rl
+from together_rl_client.models import ModelResources, OperationStatus, Session
 from together_rl_client.types import Endpoint
 
-from ._errors import MalformedResponseError
+from ._errors import MalformedResponseError, OperationFailedError, ResourceStateError
 from ._schema import invalid
 
 R = TypeVar("R")
 
-#: the public result types (the operation kinds below are the clients' own)
+#: the public result types (the kinds and the readers below are the clients' own)
 __all__ = [
     "CheckpointResult",
     "CustomForwardBackwardResult",
@@ -34,17 +34,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _OperationResult:
-    """What every result carries first: the id of the operation that produced it."""
+    """Every result's first field: the id of the operation that produced it."""
 
     operation_id: str
 
 
 @dataclass(frozen=True)
 class ForwardBackwardResult(_OperationResult):
-    """The output of a completed forward-backward (or forward) operation. ``loss_fn_outputs``
-    has one mapping per sample, in request order, from output name (``"logprobs"`` for the
-    built-in losses) to a numpy array (float32 or int64); empty unless ``return_loss_fn_outputs``
-    was set."""
+    """A completed forward-backward (or forward). ``loss_fn_outputs``: per sample, output name
+    (``"logprobs"``) -> numpy array (float32 or int64), if ``return_loss_fn_outputs`` was set."""
 
     loss: float
     metrics: dict[str, float] = field(default_factory=dict)
@@ -79,10 +77,8 @@ class CustomForwardBackwardResult(_OperationResult):
 
 @dataclass(frozen=True)
 class CheckpointResult(_OperationResult):
-    """A saved checkpoint: ``id`` (resume a session from it with
-    ``sessions.create(..., resume_from_checkpoint_id=id)``; download an inference checkpoint with
-    ``client.checkpoints.download(id, to=...)``), the trainer ``step`` it holds, and its
-    ``registration`` in the model registry when the server gives one."""
+    """A saved checkpoint: ``id`` (for ``resume_from_checkpoint_id`` or
+    ``client.checkpoints.download``), its trainer ``step``, its model ``registration`` if any."""
 
     id: str
     step: int
@@ -92,10 +88,8 @@ class CheckpointResult(_OperationResult):
 
 @dataclass(frozen=True)
 class SampledSequence:
-    """One sampled completion (the prompt is not repeated): ``tokens`` (numpy int64),
-    ``logprobs`` (numpy float64: each token's log-probability under the sampling policy; ``None``
-    when the server sent none), ``stop_reason`` (``"STOP_REASON_LENGTH"``, ``"STOP_REASON_STOP"``
-    or any other string the server sent)."""
+    """One sampled completion: ``tokens`` (numpy int64), ``logprobs`` (numpy float64, under the
+    sampling policy; ``None`` if not sent), ``stop_reason`` (``"STOP_REASON_LENGTH"``, ...)."""
 
     tokens: Any
     logprobs: Any | None
@@ -127,8 +121,7 @@ class PromptSamples:
 
 @dataclass(frozen=True)
 class SampleResult(_OperationResult):
-    """A completed sample operation: one :class:`PromptSamples` per model input, in request
-    order. Indexable and iterable: ``result[0].sequences[1].tokens``."""
+    """One :class:`PromptSamples` per model input, in order: ``result[0].sequences[1].tokens``."""
 
     results: list[PromptSamples]
 
@@ -142,9 +135,6 @@ class SampleResult(_OperationResult):
         return len(self.results)
 
 
-# ----------------------------------------------------------------------------- output parsers
-
-
 def _int64(field: str, value: Any) -> int:
     """An ``Int64Value``: a JSON integer or a decimal string."""
     try:
@@ -154,14 +144,7 @@ def _int64(field: str, value: Any) -> int:
 
 
 def _int64_result(cls: Callable[[str, int], R], key: str) -> Callable[[str, Mapping[str, Any]], R]:
-    """The parser of a result whose one field is the output's int64 ``key``."""
     return lambda operation_id, output: cls(operation_id, _int64(key, output[key]))
-
-
-def parse_custom_forward_backward(
-    operation_id: str, output: Mapping[str, Any]
-) -> CustomForwardBackwardResult:
-    return CustomForwardBackwardResult(operation_id, dict(output))
 
 
 def parse_checkpoint(operation_id: str, output: Mapping[str, Any]) -> CheckpointResult:
@@ -206,10 +189,6 @@ def _prompt_samples(raw: Mapping[str, Any]) -> PromptSamples:
     )
 
 
-def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
-    return SampleResult(operation_id, [_prompt_samples(r) for r in output.get("results") or ()])
-
-
 def _output_array(tensor: Mapping[str, Any]) -> Any:
     data = tensor.get("data", [])
     dtype = np.int64 if tensor.get("dtype") == "int64" else np.float32
@@ -221,8 +200,11 @@ def _output_array(tensor: Mapping[str, Any]) -> Any:
     return np.array(data, dtype=dtype)
 
 
+def parse_sample(operation_id: str, output: Mapping[str, Any]) -> SampleResult:
+    return SampleResult(operation_id, [_prompt_samples(r) for r in output.get("results") or ()])
+
+
 def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> ForwardBackwardResult:
-    """Turn a completed operation's ``output`` into a :class:`ForwardBackwardResult`."""
     outputs = [
         {name: _output_array(tensor) for name, tensor in item.get("tensors", {}).items()}
         for item in output.get("loss_fn_outputs") or ()
@@ -235,14 +217,9 @@ def parse_forward_backward(operation_id: str, output: Mapping[str, Any]) -> Forw
     )
 
 
-# ----------------------------------------------------------------------------- operation kinds
-
-
 @dataclass(frozen=True)
 class OperationKind(Generic[R]):
-    """One operation kind: its path segment (``"optim-step"``), its POST and GET endpoints and
-    how its ``output`` becomes a result. ``output_optional``: the result has no fields, so a
-    COMPLETED body may carry no output."""
+    """An operation kind (``"optim-step"``): its endpoints and output parser (maybe no output)."""
 
     name: str
     submit: Endpoint[..., Any]
@@ -257,14 +234,12 @@ _OPERATION_ENDPOINTS = {
     for module in vars(rl).values()
     if isinstance(module, ModuleType) and module.ENDPOINT.operation_kind is not None
 }
-#: every kind by name (``"optim-step"``)
 KINDS: dict[str, OperationKind[Any]] = {}
 
 
 def _kind(
     name: str, parse: Callable[[str, Mapping[str, Any]], R], output_optional: bool = False
 ) -> OperationKind[R]:
-    """The kind ``name`` over its generated POST and GET endpoints, entered in :data:`KINDS`."""
     submit, poll = _OPERATION_ENDPOINTS["POST", name], _OPERATION_ENDPOINTS["GET", name]
     kind = KINDS[name] = OperationKind(name, submit, poll, parse, output_optional)
     return kind
@@ -274,13 +249,105 @@ FORWARD_BACKWARD = _kind("forward-backward", parse_forward_backward)
 OPTIM_STEP = _kind("optim-step", _int64_result(OptimStepResult, "step"))
 SAMPLE = _kind("sample", parse_sample)
 WEIGHTS_SYNC = _kind("weights-sync", _int64_result(WeightsSyncResult, "weights_version"))
-CUSTOM_FORWARD_BACKWARD = _kind("custom-forward-backward", parse_custom_forward_backward, True)
+CUSTOM_FORWARD_BACKWARD = _kind(
+    "custom-forward-backward",
+    lambda id_, output: CustomForwardBackwardResult(id_, dict(output)),
+    True,
+)
 TRAINING_CHECKPOINT = _kind("training-checkpoint", parse_checkpoint)
 INFERENCE_CHECKPOINT = _kind("inference-checkpoint", parse_checkpoint)
 
 
 def operation_kind(name: str) -> OperationKind[Any]:
-    """The kind called ``name`` (``"optim-step"``), refused when there is none."""
     if name not in KINDS:
         raise invalid("kind", f"must be one of {sorted(KINDS)}, got {name!r}")
     return KINDS[name]
+
+
+M = TypeVar("M")
+COMPLETED = OperationStatus.TRAINING_OPERATION_STATUS_COMPLETED.value
+FAILED = OperationStatus.TRAINING_OPERATION_STATUS_FAILED.value
+#: the last word of the SessionStatus and ModelResourcesStatus members that are usable, and of
+#: those that never will be (``..._STATUS_CREATING``, an unknown status, ...: still waiting)
+_READY = {"RUNNING", "READY"}
+_DEAD = {"STOPPED", "STOPPING", "ERROR", "EXPIRED"}
+#: what a reader raises on a body of the wrong shape
+_UNREADABLE = (KeyError, TypeError, ValueError, AttributeError)
+
+
+def _malformed(what: str, data: Any, operation: str | None = None) -> MalformedResponseError:
+    return MalformedResponseError(what, operation=operation, body=str(data)[:200])
+
+
+def read_body(endpoint: Endpoint[Any, M], data: Any, operation: str | None = None) -> M:
+    """The generated model of ``endpoint``'s 2xx body, or a :class:`MalformedResponseError`."""
+    parse = endpoint.parse_response
+    assert parse is not None, f"{endpoint.path} has no JSON answer"
+    try:
+        return parse(data)
+    except _UNREADABLE as exc:
+        raise _malformed(f"the answer cannot be read: {exc!r}", data, operation) from exc
+
+
+def readiness(info: Session | ModelResources) -> bool:
+    """RUNNING or READY: True; starting: False; raises when they can no longer become usable."""
+    status = info.status
+    state = status.name.rsplit("_", 1)[-1]  # an unknown status is named UNKNOWN
+    if state in _DEAD:
+        what = "session" if isinstance(info, Session) else "model resources"
+        raise ResourceStateError(f"{what} {info.id} is {status.value}, it will not become usable")
+    return state in _READY
+
+
+@dataclass(frozen=True)
+class OperationState:
+    """A polled operation: a result or failure, still going, or an ``offloaded`` output to fetch."""
+
+    operation_id: str
+    status: str
+    result: Any = None
+    failure: MalformedResponseError | OperationFailedError | None = None
+    offloaded: Mapping[str, Any] | None = None
+
+    @property
+    def terminal(self) -> bool:  # a result or a failure is known: nothing is left to fetch
+        return self.result is not None or self.failure is not None
+
+    @property
+    def server_done(self) -> bool:  # the server has finished it: polling stops here
+        return self.terminal or self.offloaded is not None
+
+
+def complete_operation(
+    kind: OperationKind[Any], operation_id: str, status: str, output: Mapping[str, Any]
+) -> OperationState:
+    """The terminal state of a COMPLETED operation whose (merged) ``output`` is known."""
+    try:
+        return OperationState(operation_id, status, result=kind.parse_output(operation_id, output))
+    except _UNREADABLE as exc:
+        what = f"operation {operation_id} completed with an output that cannot be read: {exc!r}"
+        return OperationState(operation_id, status, failure=_malformed(what, output))
+
+
+def interpret_operation(data: Any, kind: OperationKind[Any] = FORWARD_BACKWARD) -> OperationState:
+    """Classify an operation body of ``kind``: only COMPLETED and FAILED are terminal."""
+    if not isinstance(data, Mapping) or "id" not in data or "status" not in data:
+        raise _malformed("an operation body needs 'id' and 'status'", data)
+    operation_id, status = str(data["id"]), str(data["status"])
+    if status == COMPLETED:
+        output = data.get("output")
+        if output is None and kind.output_optional:
+            output = {}
+        if not isinstance(output, Mapping):
+            missing = _malformed(f"operation {operation_id} completed without an output", data)
+            return OperationState(operation_id, status, failure=missing)
+        if output.get("payload_id"):
+            return OperationState(operation_id, status, offloaded=output)
+        return complete_operation(kind, operation_id, status, output)
+    if status == FAILED:
+        error = data.get("error")
+        error = error if isinstance(error, Mapping) else {}
+        code, message = (str(error[k]) if error.get(k) else None for k in ("code", "message"))
+        failure = OperationFailedError(operation_id, code, message)
+        return OperationState(operation_id, status, failure=failure)
+    return OperationState(operation_id, status)

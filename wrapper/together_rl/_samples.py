@@ -1,5 +1,4 @@
-"""Samples: the builder (prompt + completion tokens in, one wire ``Sample`` out) and the check of
-any sample against a loss before it is sent, with the rules read from the spec."""
+"""Samples: the builder, and the check of any sample against a loss (the spec's rules)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,8 @@ import numpy as np
 from together_rl_client.models import DType
 
 from ._errors import InvalidRequestError
-from ._schema import EXCLUSIVE_INPUTS, INPUT_DTYPES, all_of_type, invalid
+from ._fields import EXCLUSIVE_INPUTS, INPUT_DTYPES
+from ._schema import all_of_type, invalid
 
 __all__ = ["Sample", "as_int_vector", "normalize_samples", "wire_array"]
 
@@ -20,8 +20,7 @@ _PER_TOKEN_INPUTS = ("logprobs", "advantages", "reference_logprobs", "weights")
 
 
 def wire_array(array: Any) -> Any:
-    """A numpy array in the form orjson serialises exactly as the official SDK's ``tolist()``
-    would: float64 for floats (a float32 0.1 goes out as 0.10000000149011612), int64 otherwise."""
+    """An array orjson writes as the official SDK's ``tolist()``: float64 or int64."""
     kind = array.dtype.kind
     if kind == "f":
         return np.ascontiguousarray(array, dtype=np.float64)
@@ -46,8 +45,7 @@ def as_int_vector(name: str, values: Any) -> Any:
 
 
 def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
-    """Per-completion-token values (``length`` numbers, or one number) in the last ``length``
-    slots, after ``prompt_slots`` masked slots of 0.0."""
+    """``length`` values (or one number) after ``prompt_slots`` masked slots of 0.0."""
     if not (isinstance(values, numbers.Real) and not isinstance(values, bool)):  # not one number
         if isinstance(values, np.ndarray) and values.ndim != 1:
             raise invalid(name, "must be one-dimensional")
@@ -64,11 +62,9 @@ def _shifted(name: str, values: Any, prompt_slots: int, length: int) -> Any:
 
 
 class Sample:
-    """One training sample: the model input tokens and its per-slot loss tensors. Build it with
-    :meth:`from_completion` (which does the shift and the masking) or :meth:`from_sequence` (a
-    sampled sequence: its tokens, log-probs and routed-experts key), or from already-aligned
-    ``tokens`` and ``loss_fn_inputs`` (each value a ``TensorData`` dict, a numpy array or a
-    list). A plain wire dict is accepted wherever a Sample is."""
+    """One training sample: model input tokens and per-slot loss tensors, from
+    :meth:`from_completion`, :meth:`from_sequence`, or aligned ``tokens`` and ``loss_fn_inputs``
+    (``TensorData`` dicts, numpy arrays or lists). A wire dict is accepted wherever a Sample is."""
 
     __slots__ = ("loss_fn_inputs", "routed_experts_key", "tokens")
 
@@ -95,11 +91,9 @@ class Sample:
         weights: float | Sequence[float] | Any | None = None,
         routed_experts_key: str | None = None,
     ) -> Sample:
-        """Align a sampled completion with the wire format (the spec's ``Sample``): ``model_input``
-        is ``(prompt + completion)[:-1]``, ``target_tokens`` ``(prompt + completion)[1:]`` (slot
-        ``t`` predicts token ``t + 1``). The per-completion-token values go to the last
-        ``len(completion)`` slots; the prompt slots are masked (``weights`` 0, the others 0.0).
-        ``advantages`` may be one number per sequence; ``weights`` defaults to 1.0."""
+        """``model_input`` ``(prompt + completion)[:-1]``, ``target_tokens`` ``[1:]``; per-token
+        values fill the completion's slots, prompt slots masked (``weights`` 0, others 0.0);
+        ``advantages`` may be one number; ``weights`` defaults to 1.0."""
         prompt = as_int_vector("prompt_tokens", prompt_tokens)
         completion = as_int_vector("completion_tokens", completion_tokens)
         for name, tokens in (("prompt_tokens", prompt), ("completion_tokens", completion)):
@@ -123,10 +117,8 @@ class Sample:
         reference_logprobs: Sequence[float] | Any | None = None,
         weights: float | Sequence[float] | Any | None = None,
     ) -> Sample:
-        """:meth:`from_completion` of a sampled ``sequence`` (a :class:`SampledSequence`, or
-        the official SDK's): its tokens, its sampler ``logprobs`` and, when the server returned
-        one (a mixture-of-experts model sampled with ``return_routed_experts=True``), its
-        ``routed_experts_key``, so the training pass replays the sampler's expert routing."""
+        """:meth:`from_completion` of a sampled ``sequence`` (ours or the SDK's): its tokens,
+        ``logprobs`` and ``routed_experts_key`` (the training pass replays its expert routing)."""
         tokens = np.asarray(list(sequence.tokens) if not isinstance(sequence.tokens, np.ndarray)
                             else sequence.tokens, dtype=np.int64)  # fmt: skip
         logprobs = getattr(sequence, "logprobs", None)
@@ -162,8 +154,7 @@ class Sample:
 
 
 def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
-    """One ``loss_fn_inputs`` value (a TensorData dict, a numpy array or a list) as a TensorData
-    dict of ``n_tokens`` values; a bare array or list takes the spec's dtype of ``key``."""
+    """One ``loss_fn_inputs`` value as a TensorData dict of ``n_tokens`` values."""
     known = INPUT_DTYPES.get(key)
     mapping = isinstance(value, Mapping)
     data = value.get("data") if mapping else value
@@ -176,10 +167,8 @@ def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
     elif isinstance(data, list | tuple):
         floats = known is None and any(isinstance(v, float) for v in data)
     else:
-        kind = type(data).__name__
-        raise invalid(
-            label, f"must be a TensorData dict, a numpy array or a list of numbers, got {kind}"
-        )
+        kind = f"a TensorData dict, a numpy array or a list of numbers, got {type(data).__name__}"
+        raise invalid(label, f"must be {kind}")
     dtype = value["dtype"] if mapping else known[0] if known else _FLOAT32 if floats else _INT64
     if known is not None and dtype not in known:
         raise invalid(f"{label}.dtype", f"must be one of {sorted(known)}, got {dtype!r}")
@@ -189,7 +178,7 @@ def _tensor(label: str, key: str, value: Any, n_tokens: int) -> dict[str, Any]:
 
 
 def _token_count(label: str, model_input: Any) -> tuple[dict[str, Any], int]:
-    """``model_input`` (its numpy token arrays in wire form) and its token count."""
+    """``model_input`` (numpy tokens in wire form) and its token count."""
     if not isinstance(model_input, Mapping) or not isinstance(model_input.get("chunks"), list):
         raise InvalidRequestError(f"{label}.model_input.chunks must be a list", field=label)
     total, chunks = 0, []
@@ -220,11 +209,9 @@ def _normalize_sample(
     inputs, prefix = sample.get("loss_fn_inputs"), f"{label}.loss_fn_inputs"
     if not isinstance(inputs, Mapping):
         raise invalid(prefix, "must be an object")
-    missing = sorted(required - inputs.keys())
-    if missing:
-        raise invalid(
-            f"{prefix}.{missing[0]}", f"is required by {needed_by} (missing: {', '.join(missing)})"
-        )
+    if missing := sorted(required - inputs.keys()):
+        reason = f"is required by {needed_by} (missing: {', '.join(missing)})"
+        raise invalid(f"{prefix}.{missing[0]}", reason)
     for group in EXCLUSIVE_INPUTS:
         present = [key for key in group if key in inputs]
         if len(present) > 1:
@@ -237,8 +224,7 @@ def _normalize_sample(
 def normalize_samples(
     samples: Any, required: frozenset[str], needed_by: str
 ) -> list[dict[str, Any]]:
-    """The wire dicts of ``samples`` (a non-empty list or iterable; a single sample is refused),
-    each checked against ``required``, the ``loss_fn_inputs`` keys ``needed_by`` needs."""
+    """The checked wire dicts of ``samples``, with the inputs ``needed_by`` requires."""
     if isinstance(samples, Sample | Mapping) or not hasattr(samples, "__iter__"):
         raise invalid("samples", "must be a list of samples")
     listed = list(samples)

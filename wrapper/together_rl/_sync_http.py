@@ -1,7 +1,6 @@
 # Derived from _async_http.py by scripts/unasync.py (make derive): edit the source, not this.
-"""The sync HTTP client: one pooled ``httpx.Client`` per wrapper client, and the retry
-loop (:class:`RetryState` decides whether and when to retry; the typed errors come from
-:mod:`._http`)."""
+"""The sync HTTP client: one pooled ``httpx.Client`` per wrapper client, and the retry loop
+(:class:`RetryState` decides whether and when to retry)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from pathlib import Path
 import httpx
 
 from . import _http
-from ._http import RequestSpec
-from ._retry import RetryPolicy, RetryState
+from ._http import RequestSpec, RetryPolicy, RetryState
 
 __all__ = ["SyncHTTP"]
 
@@ -66,8 +64,20 @@ class SyncHTTP:
         a non-2xx or a transport error is retried as :class:`RetryState` decides."""
         state = RetryState(self.policy, clock=self.clock)
         while True:
+            # each attempt's read timeout is bounded by the call's deadline
+            timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
+            request = self.client.build_request(
+                spec.method,
+                spec.url,
+                params=spec.params,
+                headers=spec.headers,
+                content=spec.content,
+                timeout=timeout,
+            )
+            if not spec.authenticated:
+                del request.headers["Authorization"]
             try:
-                response = self.client.send(self._request(spec, state), stream=True)
+                response = self.client.send(request, stream=True)
                 try:
                     if response.is_success and sink is not None:
                         sink(response)
@@ -85,21 +95,6 @@ class SyncHTTP:
                 if delay is None:
                     raise _http.transport_error(exc, spec.operation, state.retries + 1) from exc
             self.sleep(delay)
-
-    def _request(self, spec: RequestSpec, state: RetryState) -> httpx.Request:
-        """The attempt's request: its read timeout bounded by the call's deadline."""
-        timeout = httpx.Timeout(state.attempt_timeout(), connect=self.policy.connect_timeout)
-        request = self.client.build_request(
-            spec.method,
-            spec.url,
-            params=spec.params,
-            headers=spec.headers,
-            content=spec.content,
-            timeout=timeout,
-        )
-        if not spec.authenticated:
-            del request.headers["Authorization"]
-        return request
 
     def close(self) -> None:
         self.client.close()

@@ -1,33 +1,35 @@
 # Derived from _async_resources.py by scripts/unasync.py (make derive): edit the source, not this.
-"""``client.model_resources`` and ``client.rollouts``, and the handle on model resources that
-stops them on exit."""
+"""``client.model_resources``, ``client.rollouts``, ``client.checkpoints``, and the handle on model
+resources."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 
-from . import _fields
+from . import _fields, _payloads
 from ._keep_alive import KeepAlive
 from ._schema import enum_member
-from ._sync_sessions import Session
+from ._sync_sessions import ResourceAPI, Session
 
 if TYPE_CHECKING:
     from ._sync import Client
 
-__all__ = ["ModelResources", "ModelResourcesAPI", "RolloutsAPI"]
+__all__ = [
+    "CheckpointsAPI",
+    "ModelResources",
+    "ModelResourcesAPI",
+    "RolloutsAPI",
+]
 
 
-class ModelResourcesAPI:
-    """``client.model_resources``: create, open, get, list, stop, extend and price model
-    resources (the GPUs that bill until stopped)."""
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
+class ModelResourcesAPI(ResourceAPI):
+    """``client.model_resources``: the GPUs that bill until stopped."""
 
     def create(
         self,
@@ -38,12 +40,12 @@ class ModelResourcesAPI:
         **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> ModelResourcesInfo:
         """Create model resources (``options``: the other ``ModelResourcesCreate`` fields) and,
-        with ``wait``, poll until READY (raising ``ResourceStateError`` on ERROR/STOPPED)."""
+        with ``wait``, poll until READY (``ResourceStateError`` on ERROR/STOPPED)."""
         body = {"base_model": base_model, **options}
         info = self._client._call(rl.create_model_resources.ENDPOINT, body)
-        if not wait:
-            return info
-        return self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        if wait:
+            info = self._client._wait_ready(info, rl.get_model_resources.ENDPOINT, timeout)
+        return info
 
     def get(self, model_resources_id: str) -> ModelResourcesInfo:
         """The model resources as they are now."""
@@ -56,9 +58,8 @@ class ModelResourcesAPI:
         timeout: float | None = 3600.0,
         **options: Unpack[_fields.ModelResourcesCreateKeywords],
     ) -> ModelResources:
-        """Create model resources, wait until READY, and return a handle that stops them
-        (``force``: their sessions too) when its ``with`` block exits, exceptions
-        included: billing stops with the block."""
+        """Create model resources, wait until READY, and return a handle that stops them and
+        their sessions when its ``with`` block exits, exceptions included."""
         info = self.create(base_model, timeout=timeout, **options)
         return ModelResources(self._client, info.id, info)
 
@@ -81,8 +82,7 @@ class ModelResourcesAPI:
         )
 
     def stop(self, model_resources_id: str, *, force: bool = False) -> ModelResourcesInfo:
-        """Stop them (billing ends). Without ``force`` the server refuses (``ConflictError``,
-        naming them) while sessions run; with it, those sessions stop too."""
+        """Stop them (billing ends); while sessions run, only with ``force`` (which stops them)."""
         endpoint = rl.stop_model_resources.ENDPOINT
         return self._client._call(endpoint, None, model_resources_id, force=force)
 
@@ -99,11 +99,8 @@ class ModelResourcesAPI:
         return self._client._call(rl.estimate_model_resources_cost.ENDPOINT, body)
 
 
-class RolloutsAPI:
+class RolloutsAPI(ResourceAPI):
     """``client.rollouts``: what rollouts would take and cost, before any resource exists."""
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
 
     def estimate(
         self,
@@ -117,10 +114,8 @@ class RolloutsAPI:
         added_tokens_per_turn: int,
         **options: Unpack[_fields.RolloutEstimateRequestKeywords],
     ) -> models.RolloutEstimate:
-        """The rollout-only time, generator and billed GPU-hours and price of ``episodes``
-        episodes of ``turns`` turns, ``concurrency`` at a time (``options``: the other
-        ``RolloutEstimateRequest`` fields: GPU type, training mode, layout, prompt sharing).
-        Nothing is created; the server checks the bounds and the rules (a 400 names the field)."""
+        """The rollout time, GPU-hours and price of ``episodes`` episodes of ``turns`` turns,
+        ``concurrency`` at a time (``options``: ``RolloutEstimateRequest``'s); creates nothing."""
         body = {
             "base_model": base_model,
             "episodes": episodes,
@@ -135,8 +130,8 @@ class RolloutsAPI:
 
 
 class ModelResources:
-    """A handle on model resources that bill until stopped: ``with`` stops them (with
-    their sessions) on exit, exceptions included. ``info`` is their last known state."""
+    """Model resources that bill until stopped (``info``: their last known state); ``with``
+    stops them and their sessions."""
 
     def __init__(self, client: Client, model_resources_id: str, info: ModelResourcesInfo) -> None:
         self._client = client
@@ -159,8 +154,7 @@ class ModelResources:
         return self.info
 
     def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
-        """A block during which the resources stay up without operations: their expiry is
-        moved to ``seconds`` from now on entry and every ``every`` seconds after."""
+        """A block during which their expiry is moved ``seconds`` ahead now and every ``every``."""
         return KeepAlive(lambda: self.extend_expiry(seconds), every)
 
     def create_session(self, **options: Any) -> Session:
@@ -175,3 +169,57 @@ class ModelResources:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id!r}, stopped with its sessions on exit of with)"
+
+
+class CheckpointsAPI(ResourceAPI):
+    """``client.checkpoints``: list, get and download checkpoints."""
+
+    def list(
+        self,
+        *,
+        session_id: str | None = None,
+        base_model: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> models.CheckpointsListResponse:
+        """One page (newest first); ``type``: ``CHECKPOINT_TYPE_TRAINING`` or ``_INFERENCE``."""
+        checkpoint_type = None if type is None else enum_member("type", models.CheckpointType, type)
+        return self._client._page(
+            rl.list_checkpoints.ENDPOINT,
+            after=after,
+            limit=limit,
+            session_id=session_id,
+            base_model=base_model,
+            type_=checkpoint_type,
+        )
+
+    def get(self, checkpoint_id: str) -> models.Checkpoint:
+        """One checkpoint by id."""
+        return self._client._call(rl.get_checkpoint.ENDPOINT, None, checkpoint_id)
+
+    def download(
+        self,
+        checkpoint_id: str,
+        to: str | Path,
+        *,
+        variant: str = "CHECKPOINT_VARIANT_UNSPECIFIED",
+        progress: bool | None = None,
+    ) -> tuple[Path, ...]:
+        """Stream an inference checkpoint's files into the folder ``to``; their paths. ``variant``:
+        ``..._MERGED``, ``..._ADAPTER`` or ``..._UNSPECIFIED``. A progress bar on a terminal."""
+        folder = Path(to)
+        folder.mkdir(parents=True, exist_ok=True)
+        listing = self._client._call(
+            rl.download_checkpoint.ENDPOINT,
+            None,
+            checkpoint_id,
+            variant=enum_member("variant", models.CheckpointVariant, variant),
+        )
+        paths = []
+        for item in listing.data:
+            path = _payloads.checkpoint_file_path(folder, item.filename)
+            bar = None if progress is False else _payloads.terminal_progress(item.filename)
+            self._client._http.download(_payloads.download_request(item.url), path, bar)
+            paths.append(path)
+        return tuple(paths)

@@ -1,6 +1,4 @@
-"""Typed loss builders: each checks its bounds on construction, naming the bad field, and turns
-into the wire ``LossConfig`` (:meth:`Loss.to_wire`); wire dicts get the same checks
-(:func:`normalize_loss`). The rules are the spec's; CISPO's low <= high is its description's."""
+"""Loss builders checked on construction with the spec's rules, and wire ``LossConfig`` dicts."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from typing import Any, ClassVar
 from together_rl_client import models
 
 from . import _fields
-from ._schema import check_enum, check_fields, invalid, known_keys, schema_of, set_fields
+from ._schema import check_enum, check_fields, invalid, known_keys, set_fields
 
 __all__ = [
     "CISPO",
@@ -25,36 +23,28 @@ __all__ = [
     "normalize_loss",
 ]
 
-_CONFIG = schema_of(models.LossConfig)
-#: params class name -> its ``LossConfig`` key (``"GRPOLossParams"`` -> ``"grpo_params"``)
-_PARAMS_KEY_OF = {p["class"]: key for key, p in _CONFIG["properties"].items() if "class" in p}
-
 
 @dataclass(frozen=True)
 class Loss:
-    """Base class of the loss builders: ``wire_type`` is the ``LossType``; a builder's fields and
-    ``spec_model`` (the generated params class: its key in ``LossConfig`` and its bounds come from
-    the spec) are its ``_fields`` base's, derived from the spec."""
+    """Base of the loss builders (``wire_type``: the ``LossType``; fields: the spec's)."""
 
     wire_type: ClassVar[str]
     spec_model: ClassVar[type | None] = None
     params_key: ClassVar[str | None] = None
     required_inputs: ClassVar[frozenset[str]] = frozenset()
+    inputs_when_positive: ClassVar[dict[str, frozenset[str]]] = {}
 
     def __init_subclass__(cls, loss_type: models.LossType | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if loss_type is not None:  # a subclass of a builder keeps its loss
             cls.wire_type = loss_type.value
-            model = cls.spec_model
-            cls.params_key = None if model is None else _PARAMS_KEY_OF[model.__name__]
-            cls.required_inputs = frozenset(_CONFIG["x-required-inputs"][cls.wire_type])
+            cls.params_key, cls.required_inputs = _fields.LOSS_TYPES[cls.wire_type]
 
     def __post_init__(self) -> None:
         if self.spec_model is not None:
             check_fields(self, f"loss.{self.params_key}", self.spec_model)
 
-    def params(self) -> dict[str, Any]:
-        """The params object's fields that are set."""
+    def params(self) -> dict[str, Any]:  # the params object's fields that are set
         return set_fields(self)
 
     def to_wire(self) -> dict[str, Any]:
@@ -65,17 +55,12 @@ class Loss:
         return {"type": self.wire_type}
 
     def required_sample_inputs(self) -> frozenset[str]:
-        """The ``loss_fn_inputs`` keys every sample needs with this loss: its type's, and those
-        the spec requires when a parameter is positive (GRPO's ``beta``)."""
+        """The inputs a sample needs: its type's, and a positive parameter's (GRPO's ``beta``)."""
         required = self.required_inputs
         for name, value in self.params().items():
-            if self.spec_model is not None and isinstance(value, int | float) and value > 0:
-                prop = schema_of(self.spec_model)["properties"][name]
-                required |= frozenset(prop.get("x-requires-inputs-when-positive", ()))
+            if isinstance(value, int | float) and value > 0:
+                required |= self.inputs_when_positive.get(name, frozenset())
         return required
-
-
-# The builders: each field is keyword-only and None (the server default) unless set.
 
 
 @dataclass(frozen=True)
@@ -87,8 +72,7 @@ class CrossEntropy(
 
 @dataclass(frozen=True)
 class GRPO(_fields.GRPOLossParamsFields, Loss, loss_type=models.LossType.LOSS_TYPE_GRPO):
-    """GRPO. Clip thresholds are absolute ratio bounds (low <= 1 <= high); ``beta`` > 0 makes
-    ``reference_logprobs`` required."""
+    """GRPO: absolute clip bounds (low <= 1 <= high); ``beta`` > 0 needs ``reference_logprobs``."""
 
 
 @dataclass(frozen=True)
@@ -128,9 +112,7 @@ _PARAMS_KEYS = frozenset(cls.params_key for cls in _BUILDERS.values() if cls.par
 
 
 def normalize_loss(loss: Loss | Mapping[str, Any]) -> tuple[dict[str, Any], Loss]:
-    """Check a loss (builder or wire dict) and return its wire dict and its builder. A wire dict
-    keeps its shape after a builder's checks: a known ``type`` (short names such as ``"grpo"``
-    expanded, as the official SDK does), no params object of another loss, the params' bounds."""
+    """A loss (builder or wire dict, short ``type`` names expanded): its wire dict and builder."""
     if isinstance(loss, Loss):
         return loss.to_wire(), loss
     if not isinstance(loss, Mapping):
