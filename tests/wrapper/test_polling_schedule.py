@@ -11,7 +11,8 @@ import pytest
 from polling_checker import Step, run_session
 from together_rl import Client, PollPolicy, Sample
 from together_rl._bodies import build_forward_backward, build_sample, operation_work
-from together_rl._poll_plan import DurationEstimate, next_get, poll_wait, readiness_wait, window
+from together_rl._poll_estimate import DurationEstimate
+from together_rl._poll_plan import next_get, poll_wait, readiness_wait, window
 from together_rl._polling import OperationPoll, PollPlanner
 
 POLICY = PollPolicy()

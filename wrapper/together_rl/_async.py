@@ -1,24 +1,17 @@
-"""The asynchronous client: every request goes through one call over the generated endpoints
-(:meth:`AsyncClient._call`); the resource APIs' public names are exported here too."""
+"""The asynchronous client over :class:`AsyncClientCore`; re-exports the resource APIs' names."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-import weakref
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Awaitable, Callable
 
 import httpx
 from together_rl_client import models
 from together_rl_client.api import rl
-from together_rl_client.models import ModelResources as ModelResourcesInfo
-from together_rl_client.models import Session as SessionInfo
-from together_rl_client.types import Endpoint
 
-from . import _bodies, _fields, _http, _payloads, _results
-from ._async_http import AsyncHTTP
+from . import _fields, _http
+from ._async_http import AsyncClientCore, AsyncHTTP
 from ._async_resources import (
     AsyncCheckpointsAPI,
     AsyncModelResources,
@@ -26,10 +19,8 @@ from ._async_resources import (
     AsyncRolloutsAPI,
 )
 from ._async_sessions import AsyncOperationFuture, AsyncSession, AsyncSessionsAPI
-from ._errors import APIStatusError, NotReadyError
-from ._http import RequestSpec, RetryPolicy
-from ._poll_plan import PollPolicy, readiness_wait
-from ._polling import PollPlanner
+from ._http import RetryPolicy
+from ._poll_plan import PollPolicy
 
 __all__ = [
     "AsyncCheckpointsAPI",
@@ -42,12 +33,8 @@ __all__ = [
     "AsyncSessionsAPI",
 ]
 
-P = ParamSpec("P")
-M = TypeVar("M")
-InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
-
-class AsyncClient:
+class AsyncClient(AsyncClientCore):
     """Asynchronous client of the RL training API. ``api_key`` defaults to ``TOGETHER_API_KEY``,
     ``base_url`` to ``TOGETHER_BASE_URL`` or ``https://api.together.ai`` (without ``/v1``); ``async
     with`` it or :meth:`close` it. ``transport``, ``sleep``, ``clock``: for tests. Operation
@@ -68,13 +55,8 @@ class AsyncClient:
         key, root = _http.resolve_config(api_key, base_url)
         self.base_url = root
         self.retry_policy = retry_policy or RetryPolicy()
-        self.poll_policy = poll_policy or PollPolicy()
-        self.upload_threshold = upload_threshold
-        self._uploads_supported = True
-        self._http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
-        # A session's planner lives as long as a handle on the session (or a future of it).
-        self._planners = weakref.WeakValueDictionary[str, PollPlanner]()
-        self._planners_lock = threading.Lock()
+        http = AsyncHTTP(key, root, self.retry_policy, transport, sleep, clock)
+        super().__init__(http, poll_policy or PollPolicy(), upload_threshold)
         self.sessions = AsyncSessionsAPI(self)
         self.model_resources = AsyncModelResourcesAPI(self)
         self.checkpoints = AsyncCheckpointsAPI(self)
@@ -97,61 +79,3 @@ class AsyncClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-    # internals, shared by the resource APIs
-    async def _call(
-        self,
-        endpoint: Endpoint[P, M],
-        body: Mapping[str, Any] | bytes | None,
-        /,
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> M:
-        """The one way to call an endpoint (``body``: the fields of its request model, or the
-        encoded body)."""
-        spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
-        return _results.read_body(endpoint, await self._json(spec), spec.operation)
-
-    async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
-        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
-        return await self._call(endpoint, None, **query)
-
-    async def _json(self, spec: RequestSpec) -> Any:
-        return _http.parse_json(await self._http.send(spec), spec.operation)
-
-    def _planner(self, session_id: str) -> PollPlanner:
-        with self._planners_lock:
-            return self._planners.setdefault(session_id, PollPlanner(self.poll_policy))
-
-    async def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
-        """An operation's encoded body or, above the upload threshold, the stand-in of the body
-        uploaded for ``session_id`` (inline from then on when the server has no upload protocol)."""
-        content = _bodies.encode_body(body)
-        if not self._uploads_supported or not _payloads.needs_upload(
-            len(content), self.upload_threshold
-        ):
-            return content
-        try:
-            upload = await self._call(rl.create_payload_upload_url.ENDPOINT, b"", session_id)
-        except APIStatusError as exc:
-            if exc.status_code not in (404, 405):  # 404, 405: the server has no upload protocol
-                raise
-            self._uploads_supported = False
-            return content
-        await self._http.send(_payloads.upload_request(upload.upload_url, content))
-        return _bodies.encode_body(_payloads.shrink_body(body, upload.payload_id))
-
-    async def _wait_ready(
-        self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None
-    ) -> InfoT:
-        """Poll ``info``'s session or model resources (``get``) until ready."""
-        what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
-        attempt = 0
-        deadline = None if timeout is None else self._http.clock() + timeout
-        while not _results.readiness(info):
-            if deadline is not None and self._http.clock() >= deadline:
-                raise NotReadyError(f"{what} not ready after {timeout} s")
-            await self._http.sleep(readiness_wait(attempt))
-            attempt += 1
-            info = await self._call(get, None, info.id)
-        return info

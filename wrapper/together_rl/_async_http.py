@@ -1,19 +1,34 @@
-"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, and the retry loop
-(:class:`RetryState` decides whether and when to retry)."""
+"""The async HTTP client: one pooled ``httpx.AsyncClient`` per wrapper client, the retry loop
+(:class:`RetryState` decides whether and when to retry), and the calls the resource APIs make
+through it (:class:`AsyncClientCore`)."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import httpx
+from together_rl_client.api import rl
+from together_rl_client.models import ModelResources as ModelResourcesInfo
+from together_rl_client.models import Session as SessionInfo
+from together_rl_client.types import Endpoint
 
-from . import _http
+from . import _bodies, _http, _payloads, _results
+from ._errors import APIStatusError, NotReadyError
 from ._http import RequestSpec, RetryPolicy, RetryState
+from ._poll_plan import PollPolicy, readiness_wait
+from ._polling import PollPlanner
 
-__all__ = ["AsyncHTTP"]
+__all__ = ["AsyncClientCore", "AsyncHTTP"]
+
+P = ParamSpec("P")
+M = TypeVar("M")
+InfoT = TypeVar("InfoT", SessionInfo, ModelResourcesInfo)
 
 
 class AsyncHTTP:
@@ -112,3 +127,75 @@ async def _stream_to(
             written += len(chunk)
             if progress is not None:
                 progress(written, total)
+
+
+class AsyncClientCore:
+    """What the resource APIs and handles call on the client: every request through one call over
+    the generated endpoints (:meth:`_call`), a session's polling planner, an operation's body
+    (uploaded above the threshold) and the wait for readiness."""
+
+    def __init__(self, http: AsyncHTTP, poll_policy: PollPolicy, upload_threshold: int | None):
+        self.poll_policy = poll_policy
+        self.upload_threshold = upload_threshold
+        self._uploads_supported = True
+        self._http = http
+        # A session's planner lives as long as a handle on the session (or a future of it).
+        self._planners = weakref.WeakValueDictionary[str, PollPlanner]()
+        self._planners_lock = threading.Lock()
+
+    async def _call(
+        self,
+        endpoint: Endpoint[P, M],
+        body: Mapping[str, Any] | bytes | None,
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> M:
+        """The one way to call an endpoint (``body``: the fields of its request model, or the
+        encoded body)."""
+        spec = _http.endpoint_request(endpoint, body, *args, **kwargs)
+        return _results.read_body(endpoint, await self._json(spec), spec.operation)
+
+    async def _page(self, endpoint: Endpoint[..., M], **query: Any) -> M:
+        """One page of a list endpoint (``query``: its parameters; ``None`` leaves one out)."""
+        return await self._call(endpoint, None, **query)
+
+    async def _json(self, spec: RequestSpec) -> Any:
+        return _http.parse_json(await self._http.send(spec), spec.operation)
+
+    def _planner(self, session_id: str) -> PollPlanner:
+        with self._planners_lock:
+            return self._planners.setdefault(session_id, PollPlanner(self.poll_policy))
+
+    async def _operation_content(self, session_id: str, body: dict[str, Any]) -> bytes:
+        """An operation's encoded body or, above the upload threshold, the stand-in of the body
+        uploaded for ``session_id`` (inline from then on when the server has no upload protocol)."""
+        content = _bodies.encode_body(body)
+        if not self._uploads_supported or not _payloads.needs_upload(
+            len(content), self.upload_threshold
+        ):
+            return content
+        try:
+            upload = await self._call(rl.create_payload_upload_url.ENDPOINT, b"", session_id)
+        except APIStatusError as exc:
+            if exc.status_code not in (404, 405):  # 404, 405: the server has no upload protocol
+                raise
+            self._uploads_supported = False
+            return content
+        await self._http.send(_payloads.upload_request(upload.upload_url, content))
+        return _bodies.encode_body(_payloads.shrink_body(body, upload.payload_id))
+
+    async def _wait_ready(
+        self, info: InfoT, get: Endpoint[..., InfoT], timeout: float | None
+    ) -> InfoT:
+        """Poll ``info``'s session or model resources (``get``) until ready."""
+        what = f"{'session' if isinstance(info, SessionInfo) else 'model resources'} {info.id}"
+        attempt = 0
+        deadline = None if timeout is None else self._http.clock() + timeout
+        while not _results.readiness(info):
+            if deadline is not None and self._http.clock() >= deadline:
+                raise NotReadyError(f"{what} not ready after {timeout} s")
+            await self._http.sleep(readiness_wait(attempt))
+            attempt += 1
+            info = await self._call(get, None, info.id)
+        return info

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import ModelResources as ModelResourcesInfo
 
 from . import _fields, _payloads
-from ._async_sessions import AsyncResourceAPI, AsyncSession
+from ._async_http import AsyncClientCore
+from ._async_sessions import AsyncResourceAPI, AsyncSession, AsyncSessionsAPI
 from ._keep_alive import AsyncKeepAlive
 from ._schema import enum_member
-
-if TYPE_CHECKING:
-    from ._async import AsyncClient
 
 __all__ = [
     "AsyncCheckpointsAPI",
@@ -133,7 +131,7 @@ class AsyncModelResources:
     stops them and their sessions."""
 
     def __init__(
-        self, client: AsyncClient, model_resources_id: str, info: ModelResourcesInfo
+        self, client: AsyncClientCore, model_resources_id: str, info: ModelResourcesInfo
     ) -> None:
         self._client = client
         self.id = model_resources_id
@@ -141,17 +139,17 @@ class AsyncModelResources:
 
     async def refresh(self) -> ModelResourcesInfo:
         """Fetch their state again (``info``)."""
-        self.info = await self._client.model_resources.get(self.id)
+        self.info = await AsyncModelResourcesAPI(self._client).get(self.id)
         return self.info
 
     async def stop(self, *, force: bool = True) -> ModelResourcesInfo:
         """Stop them; with ``force`` (the default here) their sessions too."""
-        self.info = await self._client.model_resources.stop(self.id, force=force)
+        self.info = await AsyncModelResourcesAPI(self._client).stop(self.id, force=force)
         return self.info
 
     async def extend_expiry(self, seconds: int) -> ModelResourcesInfo:
         """Keep them up at least ``seconds`` from now without any operation."""
-        self.info = await self._client.model_resources.extend_expiry(self.id, seconds)
+        self.info = await AsyncModelResourcesAPI(self._client).extend_expiry(self.id, seconds)
         return self.info
 
     def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> AsyncKeepAlive:
@@ -160,7 +158,7 @@ class AsyncModelResources:
 
     async def create_session(self, **options: Any) -> AsyncSession:
         """A session on these resources (``options``: those of ``client.sessions.create``)."""
-        return await self._client.sessions.create(self.id, **options)
+        return await AsyncSessionsAPI(self._client).create(self.id, **options)
 
     async def __aenter__(self) -> AsyncModelResources:
         return self

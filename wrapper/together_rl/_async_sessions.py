@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
+from typing import Any, Generic, TypeVar, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
 from together_rl_client.models import Session as SessionInfo
 
 from . import _bodies, _fields, _http, _payloads, _results
+from ._async_http import AsyncClientCore
 from ._bodies import AdamParams, SamplingParams
 from ._errors import OperationTimeoutError
 from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
@@ -20,9 +21,6 @@ from ._polling import OperationPoll
 from ._results import OperationKind, OperationState
 from ._schema import enum_member, invalid
 from .losses import Loss
-
-if TYPE_CHECKING:
-    from ._async import AsyncClient
 
 __all__ = ["AsyncOperationFuture", "AsyncResourceAPI", "AsyncSession", "AsyncSessionsAPI"]
 
@@ -32,7 +30,7 @@ R = TypeVar("R")
 class AsyncResourceAPI:
     """What every resource API of the client (``client.sessions``, ...) holds: the client."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
 
@@ -68,9 +66,8 @@ class AsyncSessionsAPI(AsyncResourceAPI):
         after: str | None = None,
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = [
-            enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
-        ]
+        item = models.ListTrainingSessionsStatusItem
+        statuses = [enum_member("status", item, v) for v in status or ()]
         endpoint = rl.list_training_sessions.ENDPOINT
         return await self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
@@ -90,7 +87,7 @@ class AsyncSession:
     retries share one Idempotency-Key (``idempotency_key`` or a uuid4); results come as futures."""
 
     def __init__(
-        self, client: AsyncClient, session_id: str, info: SessionInfo | None = None
+        self, client: AsyncClientCore, session_id: str, info: SessionInfo | None = None
     ) -> None:
         self._client = client
         self.id = session_id
@@ -104,12 +101,12 @@ class AsyncSession:
 
     async def stop(self) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
-        self.info = await self._client.sessions.stop(self.id)
+        self.info = await AsyncSessionsAPI(self._client).stop(self.id)
         return self.info
 
     async def update(self, **fields: Unpack[_fields.SessionUpdateKeywords]) -> SessionInfo:
         """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
-        self.info = await self._client.sessions.update(self.id, **fields)
+        self.info = await AsyncSessionsAPI(self._client).update(self.id, **fields)
         return self.info
 
     async def save_checkpoint(
@@ -246,10 +243,7 @@ class AsyncSession:
         return future
 
     async def _submit(
-        self,
-        kind: OperationKind[R],
-        body: dict[str, Any] | None,
-        idempotency_key: str | None,
+        self, kind: OperationKind[R], body: dict[str, Any] | None, idempotency_key: str | None
     ) -> AsyncOperationFuture[R]:
         key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else await self._client._operation_content(self.id, body)
@@ -257,8 +251,7 @@ class AsyncSession:
         state = _results.interpret_operation(await self._client._json(spec), kind)
         # a forward-only pass, much shorter than one with a backward, is learned apart
         learned_as = kind.name + (":forward" if body and body.get("forward_only") else "")
-        now = self._client._http.clock()
-        work = _bodies.operation_work(body)
+        now, work = self._client._http.clock(), _bodies.operation_work(body)
         poll = self._planner.submitted(learned_as, now, work, state.server_done)
         future = AsyncOperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from ._poll_plan import DurationEstimate, PollPolicy, next_get, window
+from ._poll_estimate import DurationEstimate
+from ._poll_plan import PollPolicy, next_get, window
 
 __all__ = ["OperationPoll", "PollPlanner", "PollPolicy"]
 

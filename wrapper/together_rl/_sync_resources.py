@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
@@ -15,10 +15,8 @@ from together_rl_client.models import ModelResources as ModelResourcesInfo
 from . import _fields, _payloads
 from ._keep_alive import KeepAlive
 from ._schema import enum_member
-from ._sync_sessions import ResourceAPI, Session
-
-if TYPE_CHECKING:
-    from ._sync import Client
+from ._sync_http import ClientCore
+from ._sync_sessions import ResourceAPI, Session, SessionsAPI
 
 __all__ = [
     "CheckpointsAPI",
@@ -133,24 +131,26 @@ class ModelResources:
     """Model resources that bill until stopped (``info``: their last known state); ``with``
     stops them and their sessions."""
 
-    def __init__(self, client: Client, model_resources_id: str, info: ModelResourcesInfo) -> None:
+    def __init__(
+        self, client: ClientCore, model_resources_id: str, info: ModelResourcesInfo
+    ) -> None:
         self._client = client
         self.id = model_resources_id
         self.info = info
 
     def refresh(self) -> ModelResourcesInfo:
         """Fetch their state again (``info``)."""
-        self.info = self._client.model_resources.get(self.id)
+        self.info = ModelResourcesAPI(self._client).get(self.id)
         return self.info
 
     def stop(self, *, force: bool = True) -> ModelResourcesInfo:
         """Stop them; with ``force`` (the default here) their sessions too."""
-        self.info = self._client.model_resources.stop(self.id, force=force)
+        self.info = ModelResourcesAPI(self._client).stop(self.id, force=force)
         return self.info
 
     def extend_expiry(self, seconds: int) -> ModelResourcesInfo:
         """Keep them up at least ``seconds`` from now without any operation."""
-        self.info = self._client.model_resources.extend_expiry(self.id, seconds)
+        self.info = ModelResourcesAPI(self._client).extend_expiry(self.id, seconds)
         return self.info
 
     def keep_alive(self, *, every: float = 600.0, seconds: int = 1800) -> KeepAlive:
@@ -159,7 +159,7 @@ class ModelResources:
 
     def create_session(self, **options: Any) -> Session:
         """A session on these resources (``options``: those of ``client.sessions.create``)."""
-        return self._client.sessions.create(self.id, **options)
+        return SessionsAPI(self._client).create(self.id, **options)
 
     def __enter__(self) -> ModelResources:
         return self

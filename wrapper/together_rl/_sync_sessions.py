@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
+from typing import Any, Generic, TypeVar, Unpack
 
 from together_rl_client import models
 from together_rl_client.api import rl
@@ -20,10 +20,8 @@ from ._poll_plan import DEFAULT_RESULT_TIMEOUT, poll_wait
 from ._polling import OperationPoll
 from ._results import OperationKind, OperationState
 from ._schema import enum_member, invalid
+from ._sync_http import ClientCore
 from .losses import Loss
-
-if TYPE_CHECKING:
-    from ._sync import Client
 
 __all__ = ["OperationFuture", "ResourceAPI", "Session", "SessionsAPI"]
 
@@ -33,7 +31,7 @@ R = TypeVar("R")
 class ResourceAPI:
     """What every resource API of the client (``client.sessions``, ...) holds: the client."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: ClientCore) -> None:
         self._client = client
 
 
@@ -69,9 +67,8 @@ class SessionsAPI(ResourceAPI):
         after: str | None = None,
     ) -> models.SessionsListResponse:
         """One page of sessions (newest first); pass ``after=page.meta.next_cursor`` for more."""
-        statuses = [
-            enum_member("status", models.ListTrainingSessionsStatusItem, v) for v in status or ()
-        ]
+        item = models.ListTrainingSessionsStatusItem
+        statuses = [enum_member("status", item, v) for v in status or ()]
         endpoint = rl.list_training_sessions.ENDPOINT
         return self._client._page(endpoint, after=after, limit=limit, status=statuses or None)
 
@@ -90,7 +87,9 @@ class Session:
     """A training session (``info``: its last known state; ``with`` stops it): a submit's
     retries share one Idempotency-Key (``idempotency_key`` or a uuid4); results come as futures."""
 
-    def __init__(self, client: Client, session_id: str, info: SessionInfo | None = None) -> None:
+    def __init__(
+        self, client: ClientCore, session_id: str, info: SessionInfo | None = None
+    ) -> None:
         self._client = client
         self.id = session_id
         self.info = info
@@ -103,12 +102,12 @@ class Session:
 
     def stop(self) -> SessionInfo:
         """Stop the session (its model resources keep running, and billing)."""
-        self.info = self._client.sessions.stop(self.id)
+        self.info = SessionsAPI(self._client).stop(self.id)
         return self.info
 
     def update(self, **fields: Unpack[_fields.SessionUpdateKeywords]) -> SessionInfo:
         """Change ``display_name`` and ``metadata``; ``""`` clears a value."""
-        self.info = self._client.sessions.update(self.id, **fields)
+        self.info = SessionsAPI(self._client).update(self.id, **fields)
         return self.info
 
     def save_checkpoint(
@@ -245,10 +244,7 @@ class Session:
         return future
 
     def _submit(
-        self,
-        kind: OperationKind[R],
-        body: dict[str, Any] | None,
-        idempotency_key: str | None,
+        self, kind: OperationKind[R], body: dict[str, Any] | None, idempotency_key: str | None
     ) -> OperationFuture[R]:
         key = idempotency_key or str(uuid.uuid4())  # one per call, the same on its retries
         content = None if body is None else self._client._operation_content(self.id, body)
@@ -256,8 +252,7 @@ class Session:
         state = _results.interpret_operation(self._client._json(spec), kind)
         # a forward-only pass, much shorter than one with a backward, is learned apart
         learned_as = kind.name + (":forward" if body and body.get("forward_only") else "")
-        now = self._client._http.clock()
-        work = _bodies.operation_work(body)
+        now, work = self._client._http.clock(), _bodies.operation_work(body)
         poll = self._planner.submitted(learned_as, now, work, state.server_done)
         future = OperationFuture(self, state, poll, key, kind)
         if state.offloaded is not None:

@@ -1,12 +1,6 @@
-"""What the wrapper sends and reads, without a client or a server: the request builders (checked
-against the spec as the client's methods are), a body's encoding, the reading of an operation's
-answer, and the polling planner (no I/O, on any clock). For comparing another client's bodies
-with the wrapper's and for measuring its cost; a training loop needs only ``together_rl``::
-
-    sample = Sample.from_completion([1, 2, 3], [4, 5], logprobs=[-1.2, -0.7], advantages=1.0)
-    body = build_forward_backward([sample], losses.GRPO())  # the checked body, a plain dict
-    raw = encode_body(body)  # the bytes the POST carries: b'{"samples":[{"model_input":...'
-"""
+"""What the wrapper sends and reads, without a client or a server (for comparing another
+client's bodies with the wrapper's, and measuring its cost): the checked request builders, a
+body's encoding, the reading of an operation's answer and the polling planner (no I/O)."""
 
 from ._bodies import (
     build_custom_forward_backward,
