@@ -8,6 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polling_checker import Step, run_session
 from together_rl import Client, PollPolicy, Sample
 from together_rl._bodies import build_forward_backward, build_sample, operation_work
@@ -92,6 +94,33 @@ def test_the_estimator_says_nothing_of_work_when_it_saw_only_operations_without(
     estimate.observe(-1.0, 0.1, 0.2)  # refused: no negative work, no reversed interval
     estimate.observe(1.0, 0.3, 0.2)
     assert len(estimate._seen) == 2
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(
+    fixed=st.floats(0.0, 2.0),
+    per_work=st.floats(0.0, 1e-3),
+    seen=st.lists(
+        st.tuples(st.floats(0.0, 1e4), st.floats(0.0, 0.2), st.floats(0.0, 0.2)),
+        min_size=1,
+        max_size=12,
+    ),
+    work=st.floats(0.0, 1e5),
+)
+def test_where_durations_follow_the_work_the_prediction_holds_the_next_one(
+    fixed: float, per_work: float, seen: list[tuple[float, float, float]], work: float
+) -> None:
+    """Durations that are a fixed cost plus a cost per work, each seen within an interval around
+    it: the next one, of any work, is within the prediction."""
+    estimate = DurationEstimate()
+    for seen_work, below, above in seen:
+        duration = fixed + per_work * seen_work
+        estimate.observe(seen_work, max(0.0, duration - below), duration + above)
+    predicted = estimate.predict(work)
+    if predicted is None:
+        assert work > 1e-9 and all(seen_work <= 1e-9 for seen_work, _, _ in seen)
+        return
+    assert predicted[0] <= fixed + per_work * work <= predicted[1]
 
 
 def test_the_planner_counts_the_safety_gets_back_from_the_predicted_end() -> None:

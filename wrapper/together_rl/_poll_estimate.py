@@ -11,8 +11,10 @@ __all__ = ["DurationEstimate"]
 
 _REMEMBERED = 8  # intervals kept per kind
 _SLACK = (0.01, 0.001)  # each interval widened by this fraction and these seconds: jitter
+_SOME_WORK = 1e-9  # less work than this says nothing of the cost per work
 
 Costs = tuple[float, float]  # (fixed, per unit of work), both in seconds
+Interval = tuple[float, float, float]  # (work, shortest, longest)
 
 
 class DurationEstimate:
@@ -22,21 +24,19 @@ class DurationEstimate:
     over it. A drift or a jump leaves the older intervals out: the prediction follows at once."""
 
     def __init__(self) -> None:
-        self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
-            maxlen=_REMEMBERED
-        )
+        self._seen: collections.deque[Interval] = collections.deque(maxlen=_REMEMBERED)
         self._costs: list[Costs] = []  # the polygon's corners
         self._worked = False  # an interval in the fit had work: the cost per work is bounded
 
     def observe(self, work: float, shortest: float, longest: float) -> None:
         """An operation of ``work`` ran at least ``shortest`` and at most ``longest`` s."""
-        if longest >= shortest >= 0 and math.isfinite(longest) and work >= 0:
+        if longest >= shortest >= 0 and math.isfinite(longest) and 0 <= work < math.inf:
             self._seen.append((work, shortest, longest))
             self._fit()
 
     def predict(self, work: float) -> tuple[float, float] | None:
         """The shortest and longest duration expected of ``work`` (None: nothing like it seen)."""
-        if not self._costs or (work > 0 and not self._worked):
+        if not self._costs or (work > _SOME_WORK and not self._worked):
             return None
         durations = [fixed + per_work * work for fixed, per_work in self._costs]
         return max(0.0, min(durations)), max(durations)
@@ -45,15 +45,21 @@ class DurationEstimate:
         fraction, seconds = _SLACK
         widened = [(w, low * (1 - fraction) - seconds, high * (1 + fraction) + seconds)
                    for w, low, high in self._seen]  # fmt: skip
-        most = max(high for _, _, high in widened)
-        per_work = max((high / w for w, _, high in widened if w > 0), default=0.0)
-        costs, worked = [(0.0, 0.0), (most, 0.0), (most, per_work), (0.0, per_work)], False
-        for work, low, high in reversed(widened):  # the newest first
-            fitting = _cut(_cut(costs, work, high, 1.0), work, low, -1.0)
-            if not fitting:
+        for count in range(1, len(widened) + 1):  # the newest, then older ones while they fit
+            if not (costs := _fitting(recent := widened[-count:])):
                 break
-            costs, worked = fitting, worked or work > 0
-        self._costs, self._worked = costs, worked
+            self._costs, self._worked = costs, any(w > _SOME_WORK for w, _, _ in recent)
+
+
+def _fitting(intervals: list[Interval]) -> list[Costs]:
+    """The costs within every interval: a box that holds them all (its sides the tightest each
+    interval allows alone, so that no corner dwarfs the others), cut by each interval."""
+    most = min(high for _, _, high in intervals)
+    per_work = min((high / w for w, _, high in intervals if w > _SOME_WORK), default=0.0)
+    costs = [(0.0, 0.0), (most, 0.0), (most, per_work), (0.0, per_work)]
+    for work, low, high in intervals:
+        costs = _cut(_cut(costs, work, high, 1.0), work, low, -1.0)
+    return costs
 
 
 def _cut(corners: list[Costs], work: float, limit: float, sign: float) -> list[Costs]:

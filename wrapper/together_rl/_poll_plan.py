@@ -29,9 +29,9 @@ SAFETY_MARGIN = 0.9  # safety GETs go this fraction of the bound apart: a GET go
 class PollPolicy:
     """The polling schedule's knobs. The guarantee: an operation that is done is seen within
     ``max(lateness_floor, lateness x its duration)`` of finishing (or of its result being asked
-    for, if later), whatever the durations are. Predictions of the durations only place GETs
-    where the operation is expected to end, ``precision`` x its duration apart; no two GETs of
-    an operation are closer than ``min_gap`` and none waits longer than ``max_interval``."""
+    for, if later), whatever the durations are. Predictions of the durations only add GETs where
+    the operation is expected to end, to see it within ``precision`` x its duration; no two GETs
+    of an operation are closer than ``min_gap`` and none waits longer than ``max_interval``."""
 
     lateness: float = 0.5
     lateness_floor: float = 0.05
@@ -70,14 +70,11 @@ def readiness_wait(attempt: int) -> float:
 
 def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float | None:
     """Seconds to sleep before the next GET, or None when the deadline comes first."""
-    if deadline is not None and next_poll_at > deadline:
-        return None
-    return max(0.0, next_poll_at - now)
+    late = deadline is not None and next_poll_at > deadline
+    return None if late else max(0.0, next_poll_at - now)
 
 
-# After the window's end, GETs whose gaps grow from its spacing this much each, six of them:
-# an operation a little later than predicted is seen soon, a much later one by the safety GETs
-_OVERRUN_GROWTH = 1.5
+_OVERRUN_GROWTH = 1.5  # six GETs after a window's end, gaps growing this much: late, seen soon
 _WINDOW_GETS = 64  # a window needing more GETs than this ends with a wider gap to its end
 
 
@@ -85,9 +82,8 @@ def window(
     policy: PollPolicy, start: tuple[float, float], duration: tuple[float, float]
 ) -> list[float]:
     """The GETs a prediction asks for: an operation that started within ``start`` and runs within
-    ``duration`` ends between the sums; GETs over that, each :meth:`PollPolicy.precision_gap`
-    of the shortest duration ending there after the one before, then a few more, further and
-    further apart."""
+    ``duration`` ends between the sums; GETs over that, each :meth:`PollPolicy.precision_gap` of
+    the shortest duration ending there after the one before; then six, further and further apart."""
     low, high = start[0] + duration[0], start[1] + duration[1]
     points = [low]  # each GET sees one that ended since the GET before within its precision
     while points[-1] < high - 1e-9 and len(points) <= _WINDOW_GETS:

@@ -49,9 +49,7 @@ class OperationPoll:
         with self._planner.lock:
             early, late = self.start_bounds()
             predicted = None if late is None else self._estimate.predict(self.work)
-        planned = []
-        if predicted is not None and late is not None:
-            planned = window(policy, (early, late), predicted)
+        planned = window(policy, (early, late), predicted) if predicted and late is not None else []
         last = self.last_pending_at
         if last is None:  # it may have finished as soon as it could have started
             last = early
