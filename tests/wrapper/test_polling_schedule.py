@@ -47,18 +47,51 @@ def test_with_nothing_predicted_gets_grow_geometrically_up_to_the_max_interval()
     assert max(gaps) == pytest.approx(POLICY.max_interval)
 
 
-def test_the_estimator_fits_the_work_and_says_how_sure_it_is() -> None:
+def widened(low: float, high: float) -> tuple[float, float]:
+    """An interval as the estimator takes it: 1 % and 1 ms wider each side, for jitter."""
+    return low * 0.99 - 0.001, high * 1.01 + 0.001
+
+
+def test_the_estimator_predicts_every_duration_a_line_through_the_intervals_allows() -> None:
     estimate = DurationEstimate()
     assert estimate.predict(100.0) is None
     estimate.observe(100.0, 0.40, 0.60)
-    assert estimate.predict(100.0) == pytest.approx((0.5 - 0.2 / 12**0.5, 0.5 + 0.2 / 12**0.5))
-    # another work, before a slope: what growing at most in proportion allows
-    assert estimate.predict(300.0) == pytest.approx((0.40, 1.80))
-    assert estimate.predict(0.0) is None
-    for work in (100.0, 200.0, 300.0):
+    assert estimate.predict(100.0) == pytest.approx(widened(0.40, 0.60))
+    # another work: a fixed cost and a cost per work, neither below zero, allow at most
+    # growing in proportion, and at least nothing per work
+    low, high = widened(0.40, 0.60)
+    assert estimate.predict(300.0) == pytest.approx((low, 3 * high))
+    assert estimate.predict(50.0) == pytest.approx((low / 2, high))
+    assert estimate.predict(0.0) == pytest.approx((0.0, high))
+    for work in (100.0, 200.0, 300.0):  # 0.1 s + 1 ms per work, each seen within 2 ms
         estimate.observe(work, 0.1 + 0.001 * work - 0.002, 0.1 + 0.001 * work + 0.002)
     low, high = estimate.predict(250.0)  # type: ignore[misc]
     assert low < 0.35 < high and high - low < 0.02
+    low, high = estimate.predict(1000.0)  # type: ignore[misc]  # far out, still on the line
+    assert low < 1.1 < high and high - low < 0.1
+
+
+def test_the_estimator_follows_a_jump_within_one_operation() -> None:
+    estimate = DurationEstimate()
+    for _ in range(5):
+        estimate.observe(10.0, 0.99, 1.0)
+    estimate.observe(10.0, 0.099, 0.1)  # ten times faster: the older intervals no longer fit
+    assert estimate.predict(10.0) == pytest.approx(widened(0.099, 0.1))
+    estimate.observe(10.0, 0.1, 0.101)
+    assert estimate.predict(10.0) == pytest.approx((widened(0.1, 0.1)[0], widened(0.1, 0.1)[1]))
+
+
+def test_the_estimator_says_nothing_of_work_when_it_saw_only_operations_without() -> None:
+    estimate = DurationEstimate()
+    estimate.observe(0.0, 0.04, 0.05)
+    assert estimate.predict(0.0) == pytest.approx(widened(0.04, 0.05))
+    assert estimate.predict(8.0) is None
+    estimate.observe(5.0, 0.06, 0.07)  # its cost per work is bounded now
+    fixed, at_5 = widened(0.04, 0.05), widened(0.06, 0.07)  # at 10: 2 x at_5 - fixed
+    assert estimate.predict(10.0) == pytest.approx((2 * at_5[0] - fixed[1], 2 * at_5[1] - fixed[0]))
+    estimate.observe(-1.0, 0.1, 0.2)  # refused: no negative work, no reversed interval
+    estimate.observe(1.0, 0.3, 0.2)
+    assert len(estimate._seen) == 2
 
 
 def test_the_planner_counts_the_safety_gets_back_from_the_predicted_end() -> None:
@@ -77,14 +110,26 @@ def test_the_planner_counts_the_safety_gets_back_from_the_predicted_end() -> Non
     assert len(sent) <= len(greedy) + 1
 
 
-def test_a_wide_window_is_polled_half_a_precision_apart() -> None:
+def test_a_wide_window_sees_every_end_within_half_a_precision() -> None:
+    """Started within (10.0, 10.02) s and running 0.9-1.1 s: wherever in (10.9, 11.12) it
+    ends, the next GET is within half the precision of the shortest duration ending there."""
     planned = window(POLICY, (10.0, 10.02), (0.9, 1.1))
     end = planned.index(11.12)
+    assert planned[0] == pytest.approx(10.9 + POLICY.precision_gap(0.9))
+    for step in range(2201):
+        ends = 10.9 + step * 1e-4
+        seen = next(at for at in planned if at >= ends - 1e-12)
+        assert seen - ends <= POLICY.precision_gap(max(0.9, ends - 10.02)) + 1e-9
     gaps = [b - a for a, b in itertools.pairwise(planned)]
-    assert planned[0] == pytest.approx(10.9)
-    assert max(gaps[:end]) <= POLICY.precision_gap(1.1) + 1e-9
+    assert len(planned[:end]) == 9  # not the 0.22 s / 5.5 ms = 40 GETs of the floor's gap
     # then six more, each gap 1.5 x the one before: a little late is seen soon
     assert gaps[end:] == pytest.approx([POLICY.precision_gap(1.1) * 1.5**k for k in range(6)])
+
+
+def test_a_window_too_wide_for_its_gets_ends_with_a_wider_gap() -> None:
+    planned = window(POLICY, (0.0, 0.0), (0.01, 1000.0))
+    end = planned.index(1000.0)
+    assert end == 63 and planned[end - 1] < 1000.0 / 2
 
 
 def test_behind_an_operation_not_seen_done_gets_are_the_floors_apart() -> None:

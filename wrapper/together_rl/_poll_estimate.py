@@ -1,5 +1,6 @@
-"""How long an operation of some work will run, learned from the intervals its kind's GETs
-bracketed: pure arithmetic, no clock."""
+"""How long an operation of some work will run, from the intervals its kind's GETs bracketed:
+every duration that a fixed cost plus a cost per unit of work (neither below zero) allows for
+the latest operations at once. Pure arithmetic, no clock."""
 
 from __future__ import annotations
 
@@ -8,63 +9,63 @@ import math
 
 __all__ = ["DurationEstimate"]
 
-_REMEMBERED = 8  # intervals kept per kind: a drift is followed within a few operations
-_SPAN = 1.3  # the works must span this ratio before a slope is fitted
+_REMEMBERED = 8  # intervals kept per kind
+_SLACK = (0.01, 0.001)  # each interval widened by this fraction and these seconds: jitter
+
+Costs = tuple[float, float]  # (fixed, per unit of work), both in seconds
 
 
 class DurationEstimate:
-    """One kind's last durations, as intervals ``(work, shortest, longest)`` from its GETs; a line
-    through their middles, weighed by how narrow each is, predicts the next, give or take."""
+    """One kind's last durations, as intervals ``(work, shortest, longest)``. The costs that fit
+    the newest interval, and as many of the ones before it as fit too, form a convex polygon;
+    ``work`` is predicted to run between the least and the most ``fixed + per_work x work``
+    over it. A drift or a jump leaves the older intervals out: the prediction follows at once."""
 
     def __init__(self) -> None:
         self._seen: collections.deque[tuple[float, float, float]] = collections.deque(
             maxlen=_REMEMBERED
         )
+        self._costs: list[Costs] = []  # the polygon's corners
+        self._worked = False  # an interval in the fit had work: the cost per work is bounded
 
     def observe(self, work: float, shortest: float, longest: float) -> None:
         """An operation of ``work`` ran at least ``shortest`` and at most ``longest`` s."""
-        if longest >= shortest >= 0 and math.isfinite(longest):
+        if longest >= shortest >= 0 and math.isfinite(longest) and work >= 0:
             self._seen.append((work, shortest, longest))
+            self._fit()
 
     def predict(self, work: float) -> tuple[float, float] | None:
         """The shortest and longest duration expected of ``work`` (None: nothing like it seen)."""
-        if not self._seen:
+        if not self._costs or (work > 0 and not self._worked):
             return None
-        weights = [1 / max(high - low, 1e-4) ** 2 for _, low, high in self._seen]
-        middles = [(low + high) / 2 for _, low, high in self._seen]
-        works = [w for w, _, _ in self._seen]
-        total = sum(weights)
-        mean_w = sum(k * w for k, w in zip(weights, works, strict=True)) / total
-        mean_d = sum(k * d for k, d in zip(weights, middles, strict=True)) / total
-        slope, reach = 0.0, 1.0
-        if len(works) < 2 or max(works) <= _SPAN * min(works):
-            if not all(w / _SPAN <= work <= w * _SPAN for w in works):
-                return self._scaled(work)
-        else:
-            spread = sum(k * (w - mean_w) ** 2 for k, w in zip(weights, works, strict=True))
-            slope = max(0.0, sum(
-                k * (w - mean_w) * (d - mean_d)
-                for k, w, d in zip(weights, works, middles, strict=True)
-            ) / spread)  # fmt: skip
-            reach += (work - mean_w) ** 2 * total / spread  # a slope's error grows away
-        errors = [
-            (high - low) ** 2 / 12 + (d - mean_d - slope * (w - mean_w)) ** 2
-            for (w, low, high), d in zip(self._seen, middles, strict=True)
-        ]
-        variance = sum(k * e for k, e in zip(weights, errors, strict=True)) / total
-        spread_d = math.sqrt(variance * reach)
-        center = max(0.0, mean_d + slope * (work - mean_w))
-        return max(0.0, center - spread_d), center + spread_d
+        durations = [fixed + per_work * work for fixed, per_work in self._costs]
+        return max(0.0, min(durations)), max(durations)
 
-    def _scaled(self, work: float) -> tuple[float, float] | None:
-        """Before a slope: the durations of ``work`` if they grow with it, at most in proportion."""
-        lows, highs = [], []
-        for seen, low, high in self._seen:
-            if seen == work or (seen > 0 and work > 0):
-                ratio = work / seen if seen > 0 else 1.0
-                lows.append(low * min(1.0, ratio))
-                highs.append(high * max(1.0, ratio))
-        if not lows:
-            return None
-        low, high = max(lows), min(highs)
-        return (low, high) if low <= high else (high, low)
+    def _fit(self) -> None:
+        fraction, seconds = _SLACK
+        widened = [(w, low * (1 - fraction) - seconds, high * (1 + fraction) + seconds)
+                   for w, low, high in self._seen]  # fmt: skip
+        most = max(high for _, _, high in widened)
+        per_work = max((high / w for w, _, high in widened if w > 0), default=0.0)
+        costs, worked = [(0.0, 0.0), (most, 0.0), (most, per_work), (0.0, per_work)], False
+        for work, low, high in reversed(widened):  # the newest first
+            fitting = _cut(_cut(costs, work, high, 1.0), work, low, -1.0)
+            if not fitting:
+                break
+            costs, worked = fitting, worked or work > 0
+        self._costs, self._worked = costs, worked
+
+
+def _cut(corners: list[Costs], work: float, limit: float, sign: float) -> list[Costs]:
+    """The convex polygon ``corners`` where ``sign x (fixed + per_work x work - limit) <= 0``."""
+    out: list[Costs] = []
+    for k, here in enumerate(corners):
+        there = corners[(k + 1) % len(corners)]
+        over_here = sign * (here[0] + work * here[1] - limit)
+        over_there = sign * (there[0] + work * there[1] - limit)
+        if over_here <= 0:
+            out.append(here)
+        if (over_here < 0 < over_there) or (over_there < 0 < over_here):
+            t = over_here / (over_here - over_there)
+            out.append((here[0] + t * (there[0] - here[0]), here[1] + t * (there[1] - here[1])))
+    return out

@@ -1,17 +1,13 @@
 """The polling schedule, pure arithmetic on a clock's times: its knobs (:class:`PollPolicy`), when
-the next GET goes out (the estimate of a duration is :mod:`._poll_estimate`'s); readiness.
+the next GET goes out (durations are :mod:`._poll_estimate`'s to predict); readiness.
 
-Two schedules meet here. The safety schedule keeps the guarantee whatever the durations: after
-a GET sent ``e`` s after the operation's latest possible start, the next goes at most
-:meth:`PollPolicy.safety_gap` (``e``) later, so an operation done just after a GET is seen
-within its bound (a geometric schedule, 1.45 x, between ``min_gap`` and ``max_interval``).
-The prediction adds a window of GETs where the operation is expected to end, and its first one
-takes the place of a safety GET: the safety GETs before it are counted back from it, so the
-prediction costs no GET it does not need and never widens a gap past the bound."""
+The safety schedule keeps the guarantee whatever the durations: the GET after one sent ``e`` s
+after the operation's latest possible start goes at most :meth:`PollPolicy.safety_gap` (``e``)
+later (geometric, 1.45 x). A prediction adds a window of GETs where the operation is expected to
+end; the safety GETs before it are counted back from its first: it never widens a gap."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 __all__ = [
@@ -82,21 +78,24 @@ def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float 
 # After the window's end, GETs whose gaps grow from its spacing this much each, six of them:
 # an operation a little later than predicted is seen soon, a much later one by the safety GETs
 _OVERRUN_GROWTH = 1.5
-_WINDOW_GETS = 24  # a window wider than this many precision gaps is spread over this many GETs
+_WINDOW_GETS = 64  # a window needing more GETs than this ends with a wider gap to its end
 
 
 def window(
     policy: PollPolicy, start: tuple[float, float], duration: tuple[float, float]
 ) -> list[float]:
     """The GETs a prediction asks for: an operation that started within ``start`` and runs within
-    ``duration`` ends between the sums; GETs :meth:`PollPolicy.precision_gap` apart over that (just
-    its end when narrower), then a few more, further and further apart."""
+    ``duration`` ends between the sums; GETs over that, each :meth:`PollPolicy.precision_gap`
+    of the shortest duration ending there after the one before, then a few more, further and
+    further apart."""
     low, high = start[0] + duration[0], start[1] + duration[1]
+    points = [low]  # each GET sees one that ended since the GET before within its precision
+    while points[-1] < high - 1e-9 and len(points) <= _WINDOW_GETS:
+        shortest = max(duration[0], points[-1] - start[1])  # of the durations ending there
+        points.append(points[-1] + policy.precision_gap(shortest))
     gap = policy.precision_gap(duration[1])
-    count = min(_WINDOW_GETS, math.ceil((high - low) / gap - 1e-9))
-    points = [low + k * (high - low) / count for k in range(count)] if count > 1 else []
     late = [high + gap * (_OVERRUN_GROWTH**k - 1) / (_OVERRUN_GROWTH - 1) for k in range(1, 7)]
-    return [*points, high, *late]
+    return [*points[1:-1], high, *late]
 
 
 def _latest_before(policy: PollPolicy, target: float, anchor: float) -> float:
