@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -156,31 +157,28 @@ class LoadReport:
 
 
 async def _client_loop(
-    base_url: str, session_id: str, index: int, deadline: float, recorder: Recorder,
-    results: list[float], errors: list[str],
+    session: together_rl.AsyncSession, index: int, deadline: float, results: list[float],
+    errors: list[str],
 ) -> None:  # fmt: skip
-    async with together_rl.AsyncClient(
-        api_key=LOAD_KEY, base_url=base_url, transport=RecordingTransport(recorder)
-    ) as client:
-        session = client.session(session_id)
-        in_flight: list[tuple[float, together_rl.AsyncForwardBackwardFuture]] = []
-        n = 0
-        while time.monotonic() < deadline or in_flight:
-            try:
-                if time.monotonic() < deadline and len(in_flight) < PIPELINE:
-                    samples, loss = submission(index * 1_000_000 + n, seed=3)
-                    n += 1
-                    in_flight.append(
-                        (time.monotonic(), await session.forward_backward(samples, loss))
-                    )
-                    continue
-                submitted, future = in_flight.pop(0)
-                await future.result(timeout=120)
-                results.append(time.monotonic() - submitted)
-            except Exception as exc:
-                errors.append(f"client {index}: {type(exc).__name__}: {exc}")
-                if len(errors) > 50:
-                    return
+    """Keep `PIPELINE` futures in flight until `deadline`, then collect the rest. The first
+    `PIPELINE` submissions go out whatever the clock says: on a starved machine the run gets
+    longer, never empty, so every client fills its pipeline at least once."""
+    in_flight: list[tuple[float, together_rl.AsyncForwardBackwardFuture]] = []
+    n = 0
+    while time.monotonic() < deadline or n < PIPELINE or in_flight:
+        try:
+            if (time.monotonic() < deadline or n < PIPELINE) and len(in_flight) < PIPELINE:
+                samples, loss = submission(index * 1_000_000 + n, seed=3)
+                n += 1
+                in_flight.append((time.monotonic(), await session.forward_backward(samples, loss)))
+                continue
+            submitted, future = in_flight.pop(0)
+            await future.result(timeout=120)
+            results.append(time.monotonic() - submitted)
+        except Exception as exc:
+            errors.append(f"client {index}: {type(exc).__name__}: {exc}")
+            if len(errors) > 50:
+                return
 
 
 async def _run(base_url: str, clients: int, sessions: int, seconds: float) -> tuple[
@@ -192,11 +190,21 @@ async def _run(base_url: str, clients: int, sessions: int, seconds: float) -> tu
             resources = await setup.model_resources.create(TINY_MODEL)
             session_ids.append((await setup.sessions.create(model_resources_id=resources.id)).id)
     recorder, results, errors = Recorder(), list[float](), list[str]()
-    deadline = time.monotonic() + seconds
-    await asyncio.gather(*(
-        _client_loop(base_url, session_ids[c % sessions], c, deadline, recorder, results, errors)
-        for c in range(clients)
-    ))  # fmt: skip
+    async with contextlib.AsyncExitStack() as stack:
+        # Every client is built before the clock starts: building one (its connection pool and
+        # TLS context) takes tens of ms of CPU, and on a loaded machine the last of 32 would
+        # otherwise start after the deadline.
+        sessions_of_clients = [
+            (await stack.enter_async_context(together_rl.AsyncClient(
+                api_key=LOAD_KEY, base_url=base_url, transport=RecordingTransport(recorder)
+            ))).session(session_ids[c % sessions])
+            for c in range(clients)
+        ]  # fmt: skip
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(
+            _client_loop(session, c, deadline, results, errors)
+            for c, session in enumerate(sessions_of_clients)
+        ))  # fmt: skip
     return recorder, results, errors
 
 

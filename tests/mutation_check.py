@@ -187,9 +187,8 @@ MUTATIONS = [
         "load-results-lost",
         "the load proof loses the results of all clients but the first",
         "reliability/load.py",
-        "                results.append(time.monotonic() - submitted)",
-        "                if index == 0:\n"
-        "                    results.append(time.monotonic() - submitted)",
+        "            results.append(time.monotonic() - submitted)",
+        "            if index == 0:\n                results.append(time.monotonic() - submitted)",
         ("tests/reliability/test_load_smoke.py::test_load_smoke_has_no_error_and_keeps_order",),
     ),
     Mutation(

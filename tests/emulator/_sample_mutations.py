@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 VOCAB = 1_024
 
-_TOKENS = st.sampled_from([0, VOCAB - 1, VOCAB, -1, 2**63, 2**64, 3.0, "7", "2000", 5])
+# Token ids may be decimal strings (`TokenId`'s pattern `^[0-9]{1,19}$`): good ones, and ones
+# with too many digits, signs, spaces, other digits or characters, beyond int64 or the vocabulary.
+_STRING_TOKENS = (
+    "7", "0", "0007", str(VOCAB - 1), str(VOCAB), "2000", "9" * 19, str(2**63 - 1), str(2**63),
+    "1" * 20, "-1", "+1", " 1", "1 ", "1a", "", "\u0661", "1_0", "0x1", "1e3", "1.0",
+)  # fmt: skip
+_TOKENS = st.sampled_from([0, VOCAB - 1, VOCAB, -1, 2**63, 2**64, 3.0, 5, *_STRING_TOKENS])
 _NUMBERS = st.sampled_from(
     [0, 1, -1, 2.5, -0.5, -0.0, VOCAB, VOCAB - 1, 2**62, 2**63 - 1, 2**63, -(2**63),
      -(2**63) - 1, 10**400, 3.4e38, 3.5e38, 1e300, float("nan"), float("inf")]

@@ -68,6 +68,24 @@ def test_vectorised_and_per_sample_checks_agree(
     assert valid_in_blocks("ForwardBackwardBody", body, "samples", block=2) == schema_valid
 
 
+def test_decimal_string_ids_are_checked_in_bulk() -> None:
+    """Token ids written as decimal strings (the schema's other form) are read in the one
+    vectorised pass, as ints; one beyond int64 leaves the batch to the per-sample checks."""
+    body = fb_body("LOSS_TYPE_GRPO", n_samples=5, length=3)
+    for sample in body["samples"]:
+        chunk = sample["model_input"]["chunks"][0]["encoded_text"]
+        chunk["tokens"] = [str(t) for t in chunk["tokens"]]
+    tokens = body["samples"][3]["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+    tokens[1] = str(VOCAB)
+    checked = checked_in_bulk(body["samples"], VOCAB, lambda keys: True, lambda key, dtype: True)
+    assert checked is not None and [i for i, a in enumerate(checked) if a is None] == [3]
+    assert checked[0][0].tolist() == [
+        int(t) for t in body["samples"][0]["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+    ]
+    tokens[1] = "9" * 19
+    assert checked_in_bulk(body["samples"], VOCAB, lambda k: True, lambda k, d: True) is None
+
+
 def test_a_clean_batch_is_checked_without_the_per_sample_checks() -> None:
     body = fb_body("LOSS_TYPE_GRPO", n_samples=50, length=6)
     body["samples"][37]["loss_fn_inputs"]["target_tokens"]["data"][2] = VOCAB

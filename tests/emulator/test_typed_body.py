@@ -129,6 +129,7 @@ _TEXT_CHANGES = (
     ),
     lambda t: t.replace(b'"loss":', b'"deep":' + b"[" * 300 + b"]" * 300 + b',"loss":', 1),
     lambda t: t.replace(b"1.0", b"1.0e0"),
+    lambda t: t.replace(b'"1', b'"\\u0031', 1),  # a token id's digit as a JSON escape
     lambda t: t.replace(b"[0", b"[18446744073709551616", 1),
     lambda t: b"[" + t + b"]",
 )
@@ -143,6 +144,7 @@ _TEXT_CHANGES = (
     mutations=st.lists(mutation(), max_size=3),
     body_change=st.none() | st.sampled_from(range(len(_BODY_CHANGES))),
     text_change=st.sampled_from(range(len(_TEXT_CHANGES))),
+    string_ids=st.sampled_from(["none", "all", "first", "last"]),
 )
 def test_typed_and_plain_paths_agree(
     loss_type: str,
@@ -152,14 +154,26 @@ def test_typed_and_plain_paths_agree(
     mutations: list[tuple[str, int, Any]],
     body_change: int | None,
     text_change: int,
+    string_ids: str,
 ) -> None:
     body = fb_body(loss_type, n_samples=n_samples, length=length, seed=seed)
+    _write_ids_as_strings(body, string_ids)
     for change in mutations:
         mutate(body, *change)
     if body_change is not None:
         _BODY_CHANGES[body_change](body)
     # The standard library writes ints of any size, NaN and Infinity (which orjson refuses).
     agree(_TEXT_CHANGES[text_change](json.dumps(body).encode()))
+
+
+def _write_ids_as_strings(body: dict[str, Any], which: str) -> None:
+    """The token ids of every sample, the first or the last one as decimal strings."""
+    samples = {"none": [], "all": body["samples"]}.get(which)
+    if samples is None:
+        samples = [body["samples"][0 if which == "first" else -1]]
+    for sample in samples:
+        for chunk in sample["model_input"]["chunks"]:
+            chunk["encoded_text"]["tokens"] = list(map(str, chunk["encoded_text"]["tokens"]))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -218,29 +232,68 @@ def test_the_typed_path_decides_a_batch_of_short_samples() -> None:
 
 
 def test_item_types_are_built_from_the_spec() -> None:
-    """Tokens are the spec's TokenId as a JSON integer (an int64 >= 0; a decimal string is left
-    to the plain path), tensor dtypes its DType: a change in the spec changes what the types
-    accept."""
+    """Tokens are the spec's TokenId (an int64 >= 0, or its decimal string of 1 to 19 ASCII
+    digits), tensor dtypes its DType: a change in the spec changes what the types accept."""
     sample_type = typed_items("ForwardBackwardBody", "samples")
     assert sample_type is not None
     one = copy.deepcopy(worst(1, None)["samples"][0])
     decoded = msgspec.json.decode(json.dumps(one).encode(), type=sample_type)
     assert decoded.loss_fn_inputs["weights"].dtype == "float32"
-    for bad in ('"7"', "-1", "9223372036854775808", "1.0", "true"):
-        text = json.dumps(one).replace("[", "[" + bad + ",", 1).encode()
+    for good in ('"7"', '"0007"', '"9999999999999999999"'):
+        text = json.dumps(one).replace('"tokens": [', '"tokens": [' + good + ",", 1).encode()
+        tokens = msgspec.json.decode(text, type=sample_type).model_input.chunks[0].encoded_text
+        assert tokens.tokens[0] == json.loads(good)
+    bad_strings = ('"-7"', '"+7"', '" 7"', '"7 "', '"7\\n"', '""', '"7a"', '"\\u0661"', '"1_0"')
+    for bad in (*bad_strings, '"12345678901234567890"', "-1", "9223372036854775808", "1.0"):
+        text = json.dumps(one).replace('"tokens": [', '"tokens": [' + bad + ",", 1).encode()
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(text, type=sample_type)
     assert typed_items("ForwardBackwardBody", "loss") is None  # not an array
 
 
-def test_string_token_ids_take_the_plain_path() -> None:
+def test_string_token_ids_take_the_typed_path() -> None:
+    """Decimal-string ids are decided by the typed path (not unsure): valid, outside the
+    vocabulary, beyond int64 (19 digits), and refused by the schema's pattern."""
     body = worst(4, None)
-    body["samples"][2]["model_input"]["chunks"][0]["encoded_text"]["tokens"][1] = "17"
-    assert typed(json.dumps(body).encode()) == UNSURE
-    body["samples"][3]["loss_fn_inputs"]["weights"]["dtype"] = "float64"
-    assert typed(json.dumps(body).encode()) == UNSURE  # sample 2 is refused first, and valid
-    body["samples"][1]["loss_fn_inputs"]["weights"]["dtype"] = "float64"
-    assert agree(json.dumps(body).encode())[2] == "samples[1].loss_fn_inputs.weights.dtype"
+    _write_ids_as_strings(body, "all")
+    tokens = body["samples"][2]["model_input"]["chunks"][0]["encoded_text"]["tokens"]
+    tokens[1] = "0017"
+    accepted = agree(json.dumps(body).encode())
+    assert accepted != UNSURE and accepted[0][2][1][1] == 17
+    path = "samples[2].model_input.chunks[0].encoded_text.tokens[1]"
+    for bad, reason in (
+        (str(VOCAB), "outside the vocabulary"),
+        ("9" * 19, "outside the vocabulary"),
+        ("-17", "decimal integers of at most 19 digits"),
+        ("1" * 20, "decimal integers of at most 19 digits"),
+    ):
+        tokens[1] = bad
+        refused = agree(json.dumps(body).encode())
+        assert refused != UNSURE and refused[2] == path and reason in refused[3], refused
+
+
+def test_string_token_ids_are_read_a_column_at_a_time() -> None:
+    """The columnar check reads a block of decimal-string ids (no sample-by-sample fallback)
+    and flags exactly the sample with an id outside the vocabulary."""
+    body = worst(4, 2)
+    _write_ids_as_strings(body, "all")
+    sample_type = typed_items("ForwardBackwardBody", "samples")
+    samples = msgspec.json.decode(json.dumps(body["samples"]).encode(), type=list[sample_type])
+    rules = _typed_samples.Rules(lambda keys: True, lambda key, dtype: True)
+    ok = _typed_samples._block_ok(samples, VOCAB, rules, ints_only=False)
+    assert ok is not None and ok.tolist() == [True, True, False, True]
+
+
+def test_a_refused_item_the_schema_accepts_hides_no_later_error() -> None:
+    """The types refuse sample 0 (an int beyond int64 in a tensor, which the schema accepts as
+    a number); the first schema error is in sample 1, before the unknown member: unsure."""
+    body = worst(2, None)
+    body["samples"][0]["loss_fn_inputs"]["weights"]["data"][0] = 2**64
+    body["samples"][1]["model_input"]["chunks"][0]["encoded_text"]["tokens"] = []
+    body["extra"] = 1
+    raw = json.dumps(body).encode()
+    assert plain(raw)[2] == "samples[1].model_input.chunks[0].encoded_text.tokens"
+    assert typed(raw) == UNSURE
 
 
 def test_a_body_of_long_lists_is_left_to_the_array_decoder() -> None:

@@ -52,9 +52,9 @@ def checked_in_bulk(
 
     `keys_ok(keys)`: whether a `loss_fn_inputs` with these keys has every required input and
     no two exclusive ones; `dtype_ok(key, dtype)`: whether `key` may have `dtype`. None overall
-    when the batch holds values these arrays cannot carry (token ids that are not JSON ints,
-    numbers beyond a double): then every sample is checked alone. `gather` reads the samples
-    (default: decoded JSON objects, `gather_dicts`; the typed decoder has its own).
+    when the batch holds values these arrays cannot carry (token ids written as floats or
+    beyond int64, numbers beyond a double): then every sample is checked alone. `gather` reads
+    the samples (default: decoded JSON objects, `gather_dicts`; the typed decoder has its own).
     """
     return checked_with_rules(samples, vocab_size, Rules(keys_ok, dtype_ok), gather)
 
@@ -213,12 +213,15 @@ def _odd(tensor: dict[str, Any]) -> bool:
 
 
 def concatenated(lists: list[Any], dtype: type, exact_ints: bool) -> np.ndarray | None:
-    """Every list's items in one array; None (for `exact_ints`) when an item is not an int."""
+    """Every list's items in one array; None (for `exact_ints`) when an item is neither an int
+    nor a string. `exact_ints` lists are token ids of a schema-valid body: their strings are
+    the decimal digits its pattern admits, which `fromiter` parses as `token_array` does (one
+    beyond int64 raises OverflowError)."""
     total = sum(map(len, lists))
     if exact_ints:
-        # The per-sample checks refuse 3.0 and parse decimal strings: leave those to them.
+        # The per-sample checks refuse 3.0 with their own message: leave it to them.
         kinds = set(map(type, itertools.chain.from_iterable(lists)))
-        if kinds - {int}:
+        if kinds - {int, str}:
             return None
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=dtype, count=total)
 

@@ -14,7 +14,9 @@ plain path, whose error is the one reported):
 
 When the types refuse item `k` of an array, the items before it are valid (the types accept no
 more than the schema), so the schema's first error is the one of the body with item `k` alone
-in that array, at index `k`: the check runs on that body, and its path is moved to `k`.
+in that array, at index `k`: the check runs on that body, and its path is moved to `k`. Unless
+that error is inside item `k` (of the one refused array), item `k` may be valid for the schema
+and a later item hold the first error: then it is unsure.
 """
 
 from __future__ import annotations
@@ -127,17 +129,26 @@ class TypedBody:
         if violation is None:
             return not refused
         param = violation.param or ""
-        for name in self._arrays:
-            head = f"{name}[0]"
-            if param == head or param.startswith((f"{head}.", f"{head}[")):
-                if name not in refused:
-                    return False  # the types accepted an item the schema refuses: unsure
-                param = f"{name}[{refused[name]}]{param[len(head) :]}"
+        inside = [name for name in self._arrays if _names_item(param, f"{name}[0]")]
+        if inside and inside[0] not in refused:
+            return False  # the types accepted an item the schema refuses: unsure
+        if len(refused) > len(inside):
+            # A refused item the schema accepts (the types are stricter) may hide the error
+            # of a later item of its array, which the full check could meet first: unsure.
+            return False
+        if inside:
+            head = f"{inside[0]}[0]"
+            param = f"{inside[0]}[{refused[inside[0]]}]{param[len(head) :]}"
         raise invalid(param or None, violation.reason, emulator_rule=violation.emulator_rule)
 
     def release(self) -> None:
         for array in self._arrays.values():
             array.release()
+
+
+def _names_item(param: str, head: str) -> bool:
+    """Whether the error's `param` is item `head` (`samples[0]`) or inside it."""
+    return param == head or param.startswith((f"{head}.", f"{head}["))
 
 
 def _members(raw: bytes) -> dict[str, tuple[int, int]]:

@@ -12,8 +12,8 @@ most what its schema accepts, and may refuse more (then the body takes the valid
   it a JSON `1.0` is refused here but left to the validator), `number` an int64 or a float;
 - a string its bounds, an `enum` of strings a Literal, a `pattern` of plain characters with
   its `$` read as the end of the text, as the validator reads it;
-- `oneOf` of branches of different JSON types, a union; with an `integer` branch, that
-  branch alone (a token id as a decimal string is left to the validator).
+- `oneOf` of branches of different JSON types, a union (a token id: a bounded int64, or a
+  decimal string of the digits its pattern allows).
 
 Any other keyword (and any schema this cannot translate exactly) gives None: no typed path.
 """
@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from ..base import load_spec, strict_components
+from ..base import STRICT_KEYWORDS, load_spec, strict_components
 
 __all__ = ["typed_items"]
 
@@ -78,11 +78,12 @@ class _Translator:
         if not isinstance(node, dict):
             raise _Untranslatable(node)
         rules = {key: value for key, value in node.items() if key not in _ANNOTATIONS}
-        # `x-` keywords other than those the validator runs are notes for later checks.
+        # `x-` keywords other than those the validator runs are notes for later checks (of
+        # those it runs, `x-int64-text` has no translation: its node is untranslatable).
         rules = {
             key: value
             for key, value in rules.items()
-            if not key.startswith("x-") or key == "x-whole-number"
+            if not key.startswith("x-") or key in STRICT_KEYWORDS
         }
         if "$ref" in rules:
             if set(rules) != {"$ref"} or not rules["$ref"].startswith(_REF):
@@ -122,10 +123,6 @@ class _Translator:
         # Disjoint JSON types only: then `oneOf` (exactly one) is `anyOf` is a union.
         if len(set(kinds)) != len(kinds) or not set(kinds) <= {"integer", "string", "boolean"}:
             raise _Untranslatable(branches)
-        # An integer's other forms (a token id as a decimal string) take the plain path: a
-        # batch holds JSON integers, and the typed checks read them as such.
-        if "integer" in kinds:
-            return self.type_of(branches[kinds.index("integer")])
         return Union[tuple(self.type_of(branch) for branch in branches)]  # noqa: UP007
 
     def _object(self, rules: dict[str, Any]) -> Any:

@@ -24,7 +24,8 @@ insertion and completion), `_store_trainers.py` (trainer states and their array 
 `_store_operations.py` (a stored operation's reads and state changes), `_store_sessions.py`
 (sessions), `_store_resources.py` (model resources and their expiry, checkpoints, payloads) and
 `_store_database.py` (the connection, every table, transactions). The features
-above it (`_model_resources.py`, `_checkpoints.py`, `_service.py`) hold the rules and call it.
+above it (`_model_resources.py`, `_training_sessions.py`, `_checkpoints.py`, `_service.py`) hold
+the rules and call it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The store's sessions table: create, read, list and stop sessions (all their SQL, none of
-their rules, which are `_service.py`'s)."""
+their rules, which are `service/_training_sessions.py`'s)."""
 
 from __future__ import annotations
 

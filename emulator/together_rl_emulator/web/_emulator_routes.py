@@ -30,7 +30,7 @@ async def emulator_stats(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
     body: dict[str, Any] = dict(st.stats.snapshot(owner))
-    body["sessions"] = st.service.session_stats(owner)
+    body["sessions"] = st.service.sessions.stats(owner)
     body["queued_operations"] = st.worker.pending(body["sessions"].keys())
     return json_response(body)
 

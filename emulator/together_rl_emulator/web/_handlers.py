@@ -136,7 +136,7 @@ async def start_training_session(request: Request) -> Response:
     owner = st.authenticate(request)
     body = parse_json(await read_body(request, st.max_body_bytes))
     # Off the event loop: with realistic timing the session's model is loaded here.
-    return json_response(await run_in_threadpool(st.service.start_session, owner, body))
+    return json_response(await run_in_threadpool(st.service.sessions.start, owner, body))
 
 
 async def list_training_sessions(request: Request) -> Response:
@@ -151,13 +151,13 @@ async def list_training_sessions(request: Request) -> Response:
         "created_by",
         "model_resources_id",
     )
-    return json_response(st.service.list_sessions(owner, page, **filters))
+    return json_response(st.service.sessions.list_page(owner, page, **filters))
 
 
 async def get_training_session(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
-    return json_response(st.service.get_session(owner, request.path_params["session_id"]))
+    return json_response(st.service.sessions.get(owner, request.path_params["session_id"]))
 
 
 async def update_training_session(request: Request) -> Response:
@@ -165,14 +165,14 @@ async def update_training_session(request: Request) -> Response:
     owner = st.authenticate(request)
     body = parse_json(await read_body(request, st.max_body_bytes))
     session_id = request.path_params["session_id"]
-    return json_response(st.service.update_session(owner, session_id, body))
+    return json_response(st.service.sessions.update(owner, session_id, body))
 
 
 async def stop_training_session(request: Request) -> Response:
     st = state_of(request)
     owner = st.authenticate(request)
     ignore_optional_body(await read_body(request, st.max_body_bytes))
-    return json_response(st.service.stop_session(owner, request.path_params["session_id"]))
+    return json_response(st.service.sessions.stop(owner, request.path_params["session_id"]))
 
 
 def submit_handler(name: str) -> Handler:
@@ -183,7 +183,7 @@ def submit_handler(name: str) -> Handler:
         kind = kind_named(name)
         st = state_of(request)
         owner = st.authenticate(request)
-        session = st.service.check_session(owner, request.path_params["session_id"])
+        session = st.service.sessions.check(owner, request.path_params["session_id"])
         key = validate_parameter(
             kind.submit_operation_id,
             "Idempotency-Key",
