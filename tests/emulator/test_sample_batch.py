@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from together_rl_emulator.base._errors import ApiError
 from together_rl_emulator.checking import _requests
 from together_rl_emulator.checking._requests import validate_forward_backward
-from together_rl_emulator.checking._sample_batch import checked_in_bulk
+from together_rl_emulator.checking._sample_batch import checked_in_bulk, reduce_ok
 from together_rl_emulator.checking._schema_blocks import valid_in_blocks
 from together_rl_emulator.checking._validation import validate_schema
 
@@ -98,3 +98,21 @@ def test_a_clean_batch_is_checked_without_the_per_sample_checks() -> None:
     )
     assert targets.dtype == np.int64
     assert list(inputs) == list(body["samples"][0]["loss_fn_inputs"])
+
+
+def test_a_sample_before_one_without_tensors_keeps_its_bad_value() -> None:
+    """The bulk pass reduces per-tensor results to samples; a last sample with no tensors must
+    not take the tensor before it (a float32 overflow in samples[1] went unseen)."""
+    body = fb_body("LOSS_TYPE_CROSS_ENTROPY", n_samples=3, length=1, seed=0)
+    body["samples"][1]["loss_fn_inputs"]["weights"]["data"] = [3.5e38]
+    body["samples"][2]["loss_fn_inputs"] = {}
+    outcome = _outcome(body, vectorised=True)
+    assert outcome == _outcome(body, vectorised=False)
+    assert outcome[2] == "samples[1].loss_fn_inputs.weights"
+
+
+@given(st.lists(st.lists(st.booleans(), max_size=3), max_size=6))
+def test_reducing_over_ranges_matches_all_of_each(ranges: list[list[bool]]) -> None:
+    ok = np.asarray([value for each in ranges for value in each], dtype=bool)
+    bounds = np.cumsum([0, *map(len, ranges)])
+    assert reduce_ok(ok, bounds).tolist() == [all(each) for each in ranges]

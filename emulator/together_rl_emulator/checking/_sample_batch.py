@@ -239,13 +239,10 @@ def data_ok(values: np.ndarray, lists: list[Any], kinds: list[int], vocab_size: 
 
 
 def reduce_ok(ok: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """`all` of `ok` over each `[bounds[i], bounds[i+1])` (True for an empty range)."""
-    starts = bounds[:-1]
-    if starts.size == 0:
-        return np.ones(0, dtype=bool)
-    if ok.size == 0:
-        return np.ones(starts.size, dtype=bool)
-    counts = np.diff(bounds)
-    # reduceat reads past an empty range; clip the starts and mend empty ranges after.
-    reduced = np.logical_and.reduceat(ok, np.minimum(starts, ok.size - 1))
-    return np.asarray(reduced | (counts == 0))
+    """`all` of `ok` over each `[bounds[i], bounds[i+1])` (True for an empty range); the last
+    bound is `ok.size`."""
+    starts, filled = bounds[:-1], np.diff(bounds) > 0
+    reduced = np.ones(starts.size, dtype=bool)
+    if filled.any():  # reduceat over the filled ranges alone: an empty one would take an item
+        reduced[filled] = np.logical_and.reduceat(ok, starts[filled])
+    return reduced

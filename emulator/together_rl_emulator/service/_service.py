@@ -9,6 +9,7 @@ anything it refuses. Another owner's resources are reported exactly like missing
 from __future__ import annotations
 
 import hmac
+import threading
 import uuid
 from typing import Any
 
@@ -59,6 +60,10 @@ class EmulatorService:
         self.stats = stats
         self.seed = seed
         self.idempotency = IdempotencyGate(store)
+        # Held from an operation's insert (which numbers it in its session) to its enqueue, so
+        # the worker runs a session's operations in their stored order, as a restart re-queues
+        # them; large bodies are submitted from several threads at once.
+        self._numbering = threading.Lock()
         self.clock = EmulatorClock()
         self.model_resources = ModelResources(store, self.clock)
         self.checkpoints = Checkpoints(store)
@@ -132,22 +137,27 @@ class EmulatorService:
                     else None,
                     idempotency_key=key,
                     body_hash=body_hash or body_hash_now(),
-                )
+                ),
+                request,
             )
         finally:
             self.idempotency.release(outcome)
         self.stats.count_operation_created(owner, kind.name)
         self.model_resources.touch(session.body["model_resources_id"])
-        self.worker.submit(
-            QueuedOperation(op.id, session.id, arrived_at, request, kind.name, op.seq)
-        )
         return op.to_json()
 
-    def _insert_operation(self, op: NewOperation) -> OperationRow:
-        try:
-            return self.store.insert_operation(op)
-        except SessionNotRunning as exc:
-            raise session_not_active(exc.status, op.kind) from None
+    def _insert_operation(self, op: NewOperation, request: Any) -> OperationRow:
+        """Store ``op`` and queue it for the worker, in one order for every thread."""
+        with self._numbering:
+            try:
+                row = self.store.insert_operation(op)
+            except SessionNotRunning as exc:
+                raise session_not_active(exc.status, op.kind) from None
+            queued = QueuedOperation(
+                row.id, op.session_id, op.submitted_at, request, op.kind, row.seq
+            )
+            self.worker.submit(queued)
+        return row
 
     def _uploaded_body(
         self, owner: str, session: SessionRow, body: dict[str, Any], fast: bool
