@@ -107,8 +107,11 @@ def test_no_operation_is_seen_later_than_the_bound(length: int, seed: int) -> No
 def test_the_alternating_small_and_large_sequence_is_seen_within_the_bound() -> None:
     """The sequence a new user tried: 8-token forward-only passes of ~10 ms between
     16,384-token ones of ~0.9 s, twelve of them; the first large one is not predicted
-    2,048 x the small one's time (it would have been seen 20 s late)."""
+    2,048 x the small one's time (it would have been seen 20 s late), and the first large one's
+    prediction, 1-2,048 x the small one's, is too vague to poll at its precision: its GETs
+    spread evenly over it, not hundreds of them from its low end."""
     steps = [Step(0.010, 8.0) if k % 2 == 0 else Step(0.9, 16_384.0) for k in range(12)]
     seen = run_session(PollPlanner(POLICY), steps)
     assert worst(seen) <= 1.0
     assert sum(s.lateness for s in seen) < 0.5
+    assert max(s.gets for s in seen) <= 24

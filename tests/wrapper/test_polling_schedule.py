@@ -155,10 +155,13 @@ def test_a_wide_window_sees_every_end_within_half_a_precision() -> None:
     assert gaps[end:] == pytest.approx([POLICY.precision_gap(1.1) * 1.5**k for k in range(6)])
 
 
-def test_a_window_too_wide_for_its_gets_ends_with_a_wider_gap() -> None:
+def test_a_window_too_vague_for_the_precision_is_spread_evenly() -> None:
+    """0.01-1000 s: keeping the precision would take hundreds of GETs; 24 go evenly over it."""
     planned = window(POLICY, (0.0, 0.0), (0.01, 1000.0))
     end = planned.index(1000.0)
-    assert end == 63 and planned[end - 1] < 1000.0 / 2
+    assert end == 23
+    gaps = [b - a for a, b in itertools.pairwise([0.01, *planned[: end + 1]])]
+    assert gaps == pytest.approx([(1000.0 - 0.01) / 24] * 24)
 
 
 def test_behind_an_operation_not_seen_done_gets_are_the_floors_apart() -> None:

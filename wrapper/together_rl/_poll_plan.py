@@ -75,7 +75,7 @@ def poll_wait(next_poll_at: float, now: float, deadline: float | None) -> float 
 
 
 _OVERRUN_GROWTH = 1.5  # six GETs after a window's end, gaps growing this much: late, seen soon
-_WINDOW_GETS = 64  # a window needing more GETs than this ends with a wider gap to its end
+_WINDOW_GETS, _SPREAD_GETS = 64, 24  # a window needing more for its precision: 24, evenly
 
 
 def window(
@@ -89,6 +89,8 @@ def window(
     while points[-1] < high - 1e-9 and len(points) <= _WINDOW_GETS:
         shortest = max(duration[0], points[-1] - start[1])  # of the durations ending there
         points.append(points[-1] + policy.precision_gap(shortest))
+    if points[-1] < high - 1e-9:  # too vague for the precision: the GETs spread evenly over it
+        points = [low + k * (high - low) / _SPREAD_GETS for k in range(_SPREAD_GETS + 1)]
     gap = policy.precision_gap(duration[1])
     late = [high + gap * (_OVERRUN_GROWTH**k - 1) / (_OVERRUN_GROWTH - 1) for k in range(1, 7)]
     return [*points[1:-1], high, *late]

@@ -23,8 +23,7 @@ class OperationPoll:
         ahead: OperationPoll | None,
     ) -> None:
         self._planner, self._estimate, self.work = planner, estimate, work
-        self.submitted_at, self._ahead = submitted_at, ahead
-        self.gets = 0
+        self.submitted_at, self._ahead, self.gets = submitted_at, ahead, 0
         self.last_pending_at: float | None = None  # the last GET that found it running
         self.finished_at: float | None = None  # the GET that found it done
         self._start: tuple[float, float | None] | None = None  # fixed once seen done
@@ -38,9 +37,8 @@ class OperationPoll:
             return submitted, submitted
         if ahead.finished_at is None:
             return submitted, None
-        earliest = ahead.last_pending_at
-        if earliest is None:
-            earliest = ahead.start_bounds()[0]
+        pending = ahead.last_pending_at
+        earliest = ahead.start_bounds()[0] if pending is None else pending
         return max(submitted, earliest), max(submitted, ahead.finished_at)
 
     def next_poll_at(self) -> float:
